@@ -1,0 +1,69 @@
+# Two commands do everything on a fresh machine: `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ADAPTER_SRC := $(shell find adapter -type f \( -name '*.py' -o -name '*.sql' -o -name '*.yml' -o -name '*.toml' -o -name '*.properties' \) 2>/dev/null)
+
+export DBT_PROFILES_DIR := $(CURDIR)
+export SPARK_WAREHOUSE_DIR ?= $(CURDIR)/.warehouse/warehouse
+export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: help setup java demo test lint unit functional dbt-build graph bench clean
+
+help:
+	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
+	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
+	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
+	@echo "make bench  - run the benchmarks in bench/"
+
+# ---- setup ---------------------------------------------------------------------------------
+$(VENV)/.installed: requirements.txt constraints.txt $(ADAPTER_SRC)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./adapter
+	@touch $@
+
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  echo "java is missing: installing Debian's openjdk-17-jre-headless"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
+	@java -version 2>&1 | head -1
+
+setup: $(VENV)/.installed java
+
+# ---- the main job on the embedded default ----------------------------------------------------
+demo: setup
+	$(BIN)/python scripts/demo.py
+
+# ---- tests ---------------------------------------------------------------------------------
+lint: setup
+	$(BIN)/sqlfluff lint models macros tests snapshots --dialect sparksql --processes 2 --disable-progress-bar
+	$(BIN)/ruff check python_hooks tests scripts bench adapter models
+	$(BIN)/ruff format --check python_hooks tests scripts bench adapter models
+
+unit: setup
+	$(BIN)/pytest tests -q
+
+dbt-build: setup
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	SPARK_WAREHOUSE_DIR=$$tmp/warehouse SPARK_METASTORE_DIR=$$tmp/metastore_db \
+	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs
+
+test: setup lint unit dbt-build
+
+graph: setup
+	$(BIN)/python -m python_hooks.workflow_graph
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf target logs .warehouse

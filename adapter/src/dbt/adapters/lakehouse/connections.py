@@ -1,0 +1,65 @@
+"""Credentials and connection manager: the `spark` ones, plus the run lock and session defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from dbt.adapters.contracts.connection import Connection
+from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.spark.connections import (
+    SparkConnectionManager,
+    SparkConnectionMethod,
+    SparkCredentials,
+)
+
+LOG4J_CONFIG = os.path.join(os.path.dirname(__file__), "log4j2.properties")
+
+
+@dataclass
+class LakehouseCredentials(SparkCredentials):
+    @property
+    def type(self) -> str:
+        return "lakehouse"
+
+
+def _metastore_dir(params: dict[str, str]) -> str | None:
+    url = params.get("spark.hadoop.javax.jdo.option.ConnectionURL", "")
+    marker = "databaseName="
+    if marker not in url:
+        return None
+    return url.split(marker, 1)[1].split(";", 1)[0]
+
+
+def session_parameters(params: dict[str, str]) -> dict[str, str]:
+    """The profile's Spark settings, completed with this plugin's defaults.
+
+    Quiet Spark logging (log4j2) and put derby.log beside the metastore instead of the working
+    directory.  Settings given in the profile win.
+    """
+    result = dict(params)
+    java_opts = result.get("spark.driver.extraJavaOptions", "")
+    if "log4j2.configurationFile" not in java_opts:
+        java_opts += f" -Dlog4j2.configurationFile=file:{LOG4J_CONFIG}"
+    metastore = _metastore_dir(result)
+    if metastore and "derby.stream.error.file" not in java_opts:
+        derby_log = os.path.join(os.path.dirname(os.path.abspath(metastore)), "derby.log")
+        java_opts += f" -Dderby.stream.error.file={derby_log}"
+    result["spark.driver.extraJavaOptions"] = java_opts.strip()
+    result.setdefault("spark.ui.enabled", "false")
+    result.setdefault("spark.ui.showConsoleProgress", "false")
+    result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
+    return result
+
+
+class LakehouseConnectionManager(SparkConnectionManager):
+    TYPE = "lakehouse"
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        creds = connection.credentials
+        if creds.method == SparkConnectionMethod.SESSION:
+            creds.server_side_parameters = session_parameters(creds.server_side_parameters)
+            warehouse = creds.server_side_parameters.get("spark.sql.warehouse.dir", "spark-warehouse")
+            run_lock.acquire(warehouse)
+        return super().open(connection)

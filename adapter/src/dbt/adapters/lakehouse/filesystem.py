@@ -1,0 +1,134 @@
+"""Files through the session's Hadoop FileSystem, so the same calls work on local disk, HDFS and
+object stores.  Every function takes the SparkSession and plain strings, returns plain Python."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from typing import Any
+
+from dbt_common.exceptions import DbtRuntimeError
+
+
+class FileSystemError(DbtRuntimeError):
+    """A filesystem operation that cannot be done as asked."""
+
+
+def _resolve(spark: Any, path: str) -> tuple[Any, Any]:
+    if not path or not str(path).strip():
+        raise FileSystemError("A filesystem path must not be empty.")
+    jpath = spark._jvm.org.apache.hadoop.fs.Path(str(path))
+    fs = jpath.getFileSystem(spark._jsc.hadoopConfiguration())
+    return fs, fs.makeQualified(jpath)
+
+
+def qualify(spark: Any, path: str) -> str:
+    """The fully qualified form of a path (`file:/x/y`, `hdfs://nn/x/y`), without a trailing slash."""
+    _, jpath = _resolve(spark, path)
+    return str(jpath.toString()).rstrip("/")
+
+
+def is_within(spark: Any, path: str, root: str) -> bool:
+    """True when `path` is `root` or lies inside it (compared on qualified paths)."""
+    p, r = qualify(spark, path), qualify(spark, root)
+    return p == r or p.startswith(r + "/")
+
+
+def _entry(status: Any) -> dict[str, Any]:
+    return {
+        "path": str(status.getPath().toString()),
+        "name": str(status.getPath().getName()),
+        "is_dir": bool(status.isDirectory()),
+        "size": int(status.getLen()),
+        "modification_time": int(status.getModificationTime()),
+    }
+
+
+def _walk(fs: Any, jpath: Any, recursive: bool) -> Iterator[dict[str, Any]]:
+    for status in fs.listStatus(jpath):
+        entry = _entry(status)
+        yield entry
+        if recursive and entry["is_dir"]:
+            yield from _walk(fs, status.getPath(), recursive)
+
+
+def list_dir(spark: Any, path: str, recursive: bool = False) -> list[dict[str, Any]]:
+    """Entries under a directory: path, name, is_dir, size (bytes), modification_time (epoch ms).
+
+    A missing path lists as empty; a file lists as itself.
+    """
+    fs, jpath = _resolve(spark, path)
+    if not fs.exists(jpath):
+        return []
+    if not fs.getFileStatus(jpath).isDirectory():
+        return [_entry(fs.getFileStatus(jpath))]
+    return sorted(_walk(fs, jpath, recursive), key=lambda e: e["path"])
+
+
+def exists(spark: Any, path: str) -> bool:
+    fs, jpath = _resolve(spark, path)
+    return bool(fs.exists(jpath))
+
+
+def summary(spark: Any, path: str) -> dict[str, int]:
+    """Files, directories and bytes under a path (zeros when it does not exist)."""
+    fs, jpath = _resolve(spark, path)
+    if not fs.exists(jpath):
+        return {"files": 0, "dirs": 0, "bytes": 0}
+    content = fs.getContentSummary(jpath)
+    return {
+        "files": int(content.getFileCount()),
+        "dirs": int(content.getDirectoryCount()),
+        "bytes": int(content.getLength()),
+    }
+
+
+def fingerprint(spark: Any, path: str) -> str:
+    """A digest of every data file under a path (name, size, modification time).
+
+    Two equal fingerprints mean no file was added, removed or rewritten in between; hidden files
+    (`_SUCCESS`, `.crc`) are ignored.
+    """
+    digest = hashlib.sha1()
+    for entry in list_dir(spark, path, recursive=True):
+        if entry["is_dir"] or entry["name"].startswith(("_", ".")):
+            continue
+        digest.update(f"{entry['path']}|{entry['size']}|{entry['modification_time']}\n".encode())
+    return digest.hexdigest()
+
+
+def mkdirs(spark: Any, path: str) -> bool:
+    fs, jpath = _resolve(spark, path)
+    return bool(fs.mkdirs(jpath))
+
+
+def move(spark: Any, source: str, destination: str) -> bool:
+    """Rename `source` to `destination`, creating the destination's parent directories.
+
+    Refuses to overwrite: an existing destination is an error, so nothing is ever lost by a move.
+    """
+    fs, src = _resolve(spark, source)
+    _, dst = _resolve(spark, destination)
+    if not fs.exists(src):
+        raise FileSystemError(f"Cannot move {source}: it does not exist.")
+    if fs.exists(dst):
+        raise FileSystemError(
+            f"Cannot move {source} to {destination}: the destination exists. "
+            "Remove it or choose another destination."
+        )
+    fs.mkdirs(dst.getParent())
+    if not fs.rename(src, dst):
+        raise FileSystemError(f"The filesystem refused to move {source} to {destination}.")
+    return True
+
+
+def delete(spark: Any, path: str, recursive: bool = True) -> dict[str, Any]:
+    """Delete a path; return what went: {deleted, files, bytes}.  A missing path deletes nothing."""
+    fs, jpath = _resolve(spark, path)
+    if not fs.exists(jpath):
+        return {"deleted": False, "files": 0, "bytes": 0}
+    before = summary(spark, path)
+    ok = bool(fs.delete(jpath, bool(recursive)))
+    if not ok:
+        raise FileSystemError(f"The filesystem refused to delete {path}.")
+    return {"deleted": True, "files": before["files"], "bytes": before["bytes"]}

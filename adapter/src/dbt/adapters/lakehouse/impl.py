@@ -1,0 +1,103 @@
+"""The adapter: SparkAdapter with a session submission method and filesystem methods for macros."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import os
+import sys
+from typing import Any
+
+from dbt.adapters.base import PythonJobHelper, available
+from dbt.adapters.lakehouse import filesystem, run_lock
+from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, session_parameters
+from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session
+from dbt.adapters.spark.connections import SparkConnectionMethod
+from dbt.adapters.spark.impl import SparkAdapter
+
+
+def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
+    return []
+
+
+class LakehouseAdapter(SparkAdapter):
+    ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
+
+    @classmethod
+    def type(cls) -> str:
+        return "lakehouse"
+
+    # ---- Python models -------------------------------------------------------------------
+    @property
+    def default_python_submission_method(self) -> str:
+        if self.config.credentials.method == SparkConnectionMethod.SESSION:
+            return "session"
+        return super().default_python_submission_method
+
+    @property
+    def python_submission_helpers(self) -> dict[str, builtins.type[PythonJobHelper]]:
+        return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
+
+    # ---- the session ---------------------------------------------------------------------
+    def spark_session(self) -> Any:
+        """The process's SparkSession (started, under the run lock, when it is not yet)."""
+        params = session_parameters(self.config.credentials.server_side_parameters)
+        run_lock.acquire(params.get("spark.sql.warehouse.dir", "spark-warehouse"))
+        return get_session(params)
+
+    # ---- filesystem methods for macros and hooks -----------------------------------------
+    @available.parse(_empty_list)
+    def fs_list(self, path: str, recursive: bool = False) -> list[dict[str, Any]]:
+        """Entries under `path`: path, name, is_dir, size, modification_time (epoch ms)."""
+        return filesystem.list_dir(self.spark_session(), path, recursive)
+
+    @available.parse_none
+    def fs_exists(self, path: str) -> bool:
+        return filesystem.exists(self.spark_session(), path)
+
+    @available.parse_none
+    def fs_summary(self, path: str) -> dict[str, int]:
+        """{files, dirs, bytes} under `path`."""
+        return filesystem.summary(self.spark_session(), path)
+
+    @available.parse_none
+    def fs_fingerprint(self, path: str) -> str:
+        return filesystem.fingerprint(self.spark_session(), path)
+
+    @available.parse_none
+    def fs_mkdirs(self, path: str) -> bool:
+        return filesystem.mkdirs(self.spark_session(), path)
+
+    @available.parse_none
+    def fs_move(self, source: str, destination: str) -> bool:
+        return filesystem.move(self.spark_session(), source, destination)
+
+    @available.parse_none
+    def fs_delete(self, path: str, recursive: bool = True) -> dict[str, Any]:
+        """Delete `path`; returns {deleted, files, bytes}."""
+        return filesystem.delete(self.spark_session(), path, recursive)
+
+    @available.parse_none
+    def fs_qualify(self, path: str) -> str:
+        return filesystem.qualify(self.spark_session(), path)
+
+    @available.parse_none
+    def fs_is_within(self, path: str, root: str) -> bool:
+        return filesystem.is_within(self.spark_session(), path, root)
+
+    # ---- Python hooks --------------------------------------------------------------------
+    @available.parse_none
+    def python_hook(self, target: str, **kwargs: Any) -> Any:
+        """Call `module:function(spark, **kwargs)` from the project's Python packages.
+
+        The project root is put on sys.path so that `python_hooks.<module>` imports; the
+        function receives the SparkSession first and returns plain Python for Jinja.
+        """
+        module_name, _, function_name = target.partition(":")
+        if not function_name:
+            raise ValueError(f"python_hook target {target!r} must look like 'package.module:function'.")
+        root = os.path.abspath(self.config.project_root)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        module = importlib.import_module(module_name)
+        return getattr(module, function_name)(self.spark_session(), **kwargs)

@@ -1,0 +1,116 @@
+"""One dbt run per warehouse.
+
+The embedded Derby metastore can only be booted by one JVM, and two runs that rewrite the same
+partitions would corrupt each other's work.  Before the Spark session starts, the adapter takes an
+exclusive ``flock`` on ``<warehouse>/.dbt-run.lock``.  The kernel releases the lock when the
+holding process ends, however it ends, so a killed run never blocks the next one; the file's
+contents (pid, host, command, start time) only serve the message a refused run prints.
+
+The lock is held for the life of the process: one process is one Spark driver.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import sys
+import threading
+from datetime import datetime, timezone
+from typing import IO, Any
+from urllib.parse import urlparse
+
+from dbt_common.exceptions import DbtRuntimeError
+
+LOCK_FILE_NAME = ".dbt-run.lock"
+
+
+class WarehouseInUseError(DbtRuntimeError):
+    """Another process holds the warehouse."""
+
+
+_held: dict[str, IO[str]] = {}
+_guard = threading.Lock()
+last_refusal: dict[str, Any] | None = None
+
+
+def local_dir(warehouse_dir: str) -> str | None:
+    """The local directory of a warehouse URI, or None when it is not on the local disk."""
+    parsed = urlparse(warehouse_dir)
+    if parsed.scheme in ("", "file"):
+        path = parsed.path if parsed.scheme == "file" else warehouse_dir
+        return os.path.abspath(path)
+    return None
+
+
+def _describe_holder(handle: IO[str]) -> str:
+    handle.seek(0)
+    try:
+        info = json.loads(handle.read() or "{}")
+    except ValueError:
+        info = {}
+    if not info:
+        return "another process"
+    return (
+        f"pid {info.get('pid')} on {info.get('host')}, running `{info.get('command')}` "
+        f"since {info.get('started_at')}"
+    )
+
+
+def acquire(warehouse_dir: str) -> str | None:
+    """Take the run lock of a warehouse for this process; return the lock file's path.
+
+    Raises WarehouseInUseError at once (no waiting) when another process holds it.  Warehouses
+    that are not on the local disk (HDFS, object stores) rely on the cluster's metastore for
+    concurrency and are not locked here.
+    """
+    global last_refusal
+    directory = local_dir(warehouse_dir)
+    if directory is None:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, LOCK_FILE_NAME)
+    with _guard:
+        if path in _held:
+            return path
+        handle = open(path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _describe_holder(handle)
+            handle.close()
+            last_refusal = {
+                "warehouse": directory,
+                "holder": holder,
+                "refused_at": datetime.now(timezone.utc).isoformat(),
+            }
+            raise WarehouseInUseError(
+                f"Another dbt run holds the warehouse {directory} ({holder}). "
+                "Only one run per warehouse is allowed: wait for it to finish and run again. "
+                "Nothing was changed by this run."
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                    "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
+                    "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                }
+            )
+        )
+        handle.flush()
+        _held[path] = handle
+        return path
+
+
+def release_all() -> None:
+    """Release every lock this process holds (tests and long-lived hosts use this)."""
+    with _guard:
+        for handle in _held.values():
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.close()
+        _held.clear()

@@ -1,0 +1,88 @@
+"""Shared fixtures: every functional test runs dbt in-process against one real Spark session.
+
+The session (a JVM, about 10 s to start) lives for the whole pytest process, with its own
+throwaway warehouse and Derby metastore under a temporary directory.  Test projects are built by
+dbt's own `dbt.tests.fixtures.project`, with this repo's macros copied in, so a test exercises
+the real macros and materializations.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["dbt.tests.fixtures.project"]
+
+REPO = Path(__file__).resolve().parents[1]
+WAREHOUSE_ROOT = Path(os.environ.get("TEST_WAREHOUSE_ROOT") or tempfile.mkdtemp(prefix="dbt-lakehouse-test-"))
+
+
+def spark_parameters(root: Path) -> dict[str, str]:
+    """The `local` target's Spark settings for a warehouse under `root`."""
+    return {
+        "spark.master": "local[2]",
+        "spark.app.name": "dbt-lakehouse-tests",
+        "spark.driver.memory": "3g",
+        "spark.sql.warehouse.dir": str(root / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={root / 'metastore_db'};create=true",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+    }
+
+
+def repo_files(*parts: str) -> dict[str, Any]:
+    """A directory of this repo as the nested dict that dbt's project fixture writes out."""
+
+    def walk(path: Path) -> dict[str, Any]:
+        files: dict[str, Any] = {}
+        for child in sorted(path.iterdir()):
+            if child.name.startswith((".", "__")):
+                continue
+            files[child.name] = walk(child) if child.is_dir() else child.read_text()
+        return files
+
+    return walk(REPO.joinpath(*parts))
+
+
+@pytest.fixture(scope="session")
+def warehouse_root() -> Path:
+    return WAREHOUSE_ROOT
+
+
+@pytest.fixture(scope="class")
+def dbt_profile_target() -> dict[str, Any]:
+    return {
+        "type": "lakehouse",
+        "method": "session",
+        "host": "localhost",
+        "threads": 1,
+        "server_side_parameters": spark_parameters(WAREHOUSE_ROOT),
+    }
+
+
+@pytest.fixture(scope="class")
+def macros() -> dict[str, Any]:
+    """The project's real macros, in every test project."""
+    return repo_files("macros")
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {"name": "compliance", "models": {"compliance": {"+file_format": "parquet"}}}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The process's SparkSession, for assertions (starts it when no dbt command has yet)."""
+    from dbt.adapters.lakehouse import run_lock
+    from dbt.adapters.lakehouse.connections import session_parameters
+    from dbt.adapters.lakehouse.python_job import get_session
+
+    params = session_parameters(spark_parameters(WAREHOUSE_ROOT))
+    run_lock.acquire(params["spark.sql.warehouse.dir"])
+    return get_session(params)

@@ -1,0 +1,62 @@
+"""A Python model runs in the local session and feeds a SQL model, with the same configs."""
+
+from pathlib import Path
+
+import pytest
+from dbt.tests.util import run_dbt
+
+PY_MODEL = """
+from pyspark.sql import functions as F
+
+
+def model(dbt, spark):
+    dbt.config(materialized="table", partition_by=["day"], tblproperties={"owner.team": "compliance"})
+    return spark.range(10).select(
+        F.col("id").alias("order_id"),
+        (F.col("id") * 1.5).alias("amount"),
+        F.when(F.col("id") < 4, F.lit("2024-01-01")).otherwise(F.lit("2024-01-02")).alias("day"),
+    )
+"""
+
+PANDAS_MODEL = """
+import pandas as pd
+
+
+def model(dbt, spark):
+    upstream = dbt.ref("py_orders").toPandas()
+    return pd.DataFrame({"n": [len(upstream)]})
+"""
+
+SQL_MODEL = """
+with orders as (select * from {{ ref('py_orders') }})
+select day, count(*) as orders, sum(amount) as amount from orders group by day
+"""
+
+
+class TestPythonModelFeedsSql:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"py_orders.py": PY_MODEL, "daily_orders.sql": SQL_MODEL, "py_count.py": PANDAS_MODEL}
+
+    def test_python_then_sql(self, project, spark):
+        results = run_dbt(["run"])
+        assert sorted(r.status for r in results) == ["success"] * 3
+        schema = project.test_schema
+        daily = {
+            r.day: (r.orders, r.amount) for r in spark.sql(f"select * from {schema}.daily_orders").collect()
+        }
+        assert daily == {"2024-01-01": (4, 9.0), "2024-01-02": (6, 58.5)}
+        # the Python model honoured partition_by and tblproperties, like a SQL model would
+        partitions = [r[0] for r in spark.sql(f"show partitions {schema}.py_orders").collect()]
+        assert partitions == ["day=2024-01-01", "day=2024-01-02"]
+        props = dict(spark.sql(f"show tblproperties {schema}.py_orders").collect())
+        assert props["owner.team"] == "compliance"
+        assert spark.sql(f"select n from {schema}.py_count").collect()[0].n == 10
+
+    def test_python_error_names_the_model(self, project):
+        broken = PY_MODEL.replace(
+            "return spark.range(10)", "raise ValueError('bad input 42')\n    return spark.range(10)"
+        )
+        Path(project.project_root, "models", "py_orders.py").write_text(broken)
+        results = run_dbt(["run", "--select", "py_orders"], expect_pass=False)
+        assert "py_orders failed: bad input 42" in results[0].message
