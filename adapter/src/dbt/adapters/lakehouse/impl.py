@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
-from dbt.adapters.lakehouse import filesystem, run_lock
+from dbt.adapters.lakehouse import filesystem, partitions, run_lock
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, session_parameters
 from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session
 from dbt.adapters.spark.connections import SparkConnectionMethod
@@ -84,6 +84,17 @@ class LakehouseAdapter(SparkAdapter):
     @available.parse_none
     def fs_is_within(self, path: str, root: str) -> bool:
         return filesystem.is_within(self.spark_session(), path, root)
+
+    # ---- partition specs ------------------------------------------------------------------
+    @available
+    def partition_values(self, spec: str) -> List[List[str]]:
+        """`k=v%3A1/k2=v2` as `show partitions` prints it -> [[k, 'v:1'], [k2, 'v2']] (unescaped)."""
+        return [list(pair) for pair in partitions.parse_spec(spec)]
+
+    @available
+    def partition_path(self, pairs: List[List[str]]) -> str:
+        """[[k, v], ...] (unescaped) -> the escaped directory path Hive uses, `k=v/k2=v2`."""
+        return partitions.spec_path([(str(k), str(v)) for k, v in pairs])
 
     # ---- Python hooks --------------------------------------------------------------------
     @available.parse_none

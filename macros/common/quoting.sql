@@ -1,0 +1,33 @@
+{#
+    Identifiers are quoted and literals escaped here and nowhere else: a partition value may
+    hold a space, a colon or a quote, and a table name may be a reserved word.
+#}
+{% macro quote_ident(name) -%}
+    `{{ name | string | replace('`', '``') }}`
+{%- endmacro %}
+
+{% macro table_ref(database, table) -%}
+    {{ compliance.quote_ident(database) }}.{{ compliance.quote_ident(table) }}
+{%- endmacro %}
+
+{% macro sql_string(value) -%}
+    {%- if value is none -%}
+        null
+    {%- else -%}
+        '{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `(k = 'v', k2 = 'v2')` from [[k, v], ...] (unescaped values): a PARTITION clause body. -#}
+{% macro partition_clause(pairs) -%}
+    ({%- for pair in pairs -%}
+        {{ compliance.quote_ident(pair[0]) }} = {{ compliance.sql_string(pair[1]) }}{{ ", " if not loop.last }}
+    {%- endfor -%})
+{%- endmacro %}
+
+{#- `k = 'v' and k2 = 'v2'` from [[k, v], ...], optionally qualified with a table alias. -#}
+{% macro partition_predicate(pairs, alias=none) -%}
+    {%- for pair in pairs -%}
+        {{ (alias ~ ".") if alias }}{{ compliance.quote_ident(pair[0]) }} = {{ compliance.sql_string(pair[1]) }}{{ " and " if not loop.last }}
+    {%- endfor -%}
+{%- endmacro %}
