@@ -1,0 +1,2 @@
+{# Placeholder until the purge log lands. #}
+select * from {{ ref('purge') }}
