@@ -107,6 +107,15 @@ def acquire(warehouse_dir: str) -> str | None:
         return path
 
 
+def release(path: str) -> None:
+    """Release one lock this process holds (by the path `acquire` returned)."""
+    with _guard:
+        handle = _held.pop(path, None)
+        if handle is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.close()
+
+
 def release_all() -> None:
     """Release every lock this process holds (tests and long-lived hosts use this)."""
     with _guard:
