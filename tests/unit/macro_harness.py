@@ -16,9 +16,8 @@ from types import SimpleNamespace
 from typing import Any, Callable, Dict, Optional
 
 import jinja2
-from dbt_common.clients.jinja import get_environment
-
 from dbt.adapters.lakehouse import partitions
+from dbt_common.clients.jinja import get_environment
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -17,4 +17,7 @@ def test_identifiers_are_quoted():
 def test_partition_clause_and_predicate_from_show_partitions_output():
     pairs = [["ds", "2024-01-01 10:00"], ["who", "o'brien"]]
     assert squash(render("partition_clause", pairs)) == "(`ds` = '2024-01-01 10:00', `who` = 'o\\'brien')"
-    assert squash(render("partition_predicate", pairs, "a")) == "a.`ds` = '2024-01-01 10:00' and a.`who` = 'o\\'brien'"
+    assert (
+        squash(render("partition_predicate", pairs, "a"))
+        == "a.`ds` = '2024-01-01 10:00' and a.`who` = 'o\\'brien'"
+    )

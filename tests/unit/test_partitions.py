@@ -1,9 +1,8 @@
 """Partition specs as `show partitions` prints them (path-escaped) and as SQL needs them."""
 
+from dbt.adapters.lakehouse.partitions import escape_path_name, parse_spec, spec_path, unescape_path_name
 from hypothesis import given
 from hypothesis import strategies as st
-
-from dbt.adapters.lakehouse.partitions import escape_path_name, parse_spec, spec_path, unescape_path_name
 
 
 def test_show_partitions_output_is_unescaped():
@@ -15,7 +14,9 @@ def test_show_partitions_output_is_unescaped():
 
 
 def test_spec_path_escapes_like_hive():
-    assert spec_path([("ts", "2024-01-01 10:00:00"), ("q", 'a"b/c')]) == "ts=2024-01-01 10%3A00%3A00/q=a%22b%2Fc"
+    assert (
+        spec_path([("ts", "2024-01-01 10:00:00"), ("q", 'a"b/c')]) == "ts=2024-01-01 10%3A00%3A00/q=a%22b%2Fc"
+    )
 
 
 def test_a_malformed_spec_is_named():

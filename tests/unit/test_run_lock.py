@@ -5,7 +5,6 @@ import sys
 import textwrap
 
 import pytest
-
 from dbt.adapters.lakehouse import run_lock
 
 

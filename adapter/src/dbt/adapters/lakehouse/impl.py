@@ -87,12 +87,12 @@ class LakehouseAdapter(SparkAdapter):
 
     # ---- partition specs ------------------------------------------------------------------
     @available
-    def partition_values(self, spec: str) -> List[List[str]]:
+    def partition_values(self, spec: str) -> list[list[str]]:
         """`k=v%3A1/k2=v2` as `show partitions` prints it -> [[k, 'v:1'], [k2, 'v2']] (unescaped)."""
         return [list(pair) for pair in partitions.parse_spec(spec)]
 
     @available
-    def partition_path(self, pairs: List[List[str]]) -> str:
+    def partition_path(self, pairs: list[list[str]]) -> str:
         """[[k, v], ...] (unescaped) -> the escaped directory path Hive uses, `k=v/k2=v2`."""
         return partitions.spec_path([(str(k), str(v)) for k, v in pairs])
 
