@@ -1,0 +1,199 @@
+{#
+    The statement-running side of an hourly compaction model (materialized incremental,
+    insert_overwrite by ds, hr).  pre-hook: compute this run's plan into `<model>__plan` (and, for
+    a recompaction from output, the merged hours into `<model>__recompact`).  Model SQL: the
+    deduplicated hours to publish.  post-hook, only after the overwrite succeeded: late rows into
+    `<model>_late`, completion records into `compaction_watermarks`, every decision into
+    `compaction_log`.  A run that dies before its post-hook leaves no completion record, so the
+    next run compacts the same hours again (an overwrite: no duplicates).
+#}
+{% macro compaction_relation(identifier, schema=none) -%}
+    {{ return(api.Relation.create(schema=schema or this.schema, identifier=identifier, type='table')) }}
+{%- endmacro %}
+
+{#- An input named in meta.compaction: a model name (ref) or `source_name.table_name` (source). -#}
+{% macro compaction_input(name) -%}
+    {%- if name is none or name == '' -%}
+        {{ return(none) }}
+    {%- elif '.' in name -%}
+        {%- set parts = name.split('.', 1) -%}
+        {{ return(source(parts[0], parts[1])) }}
+    {%- else -%}
+        {{ return(ref(name)) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro ensure_compaction_tables(schema) %}
+    {% call statement('create_compaction_watermarks') %}
+        create table if not exists {{ compliance.compaction_relation('compaction_watermarks', schema) }} (
+            dataset string,
+            `partition` string,
+            ds string,
+            hr string,
+            compaction_started_at timestamp,
+            rows_in bigint,
+            rows_out bigint,
+            action string,
+            invocation_id string,
+            recorded_at timestamp
+        ) using parquet
+    {% endcall %}
+    {% call statement('create_compaction_log') %}
+        create table if not exists {{ compliance.compaction_relation('compaction_log', schema) }} (
+            dataset string,
+            ds string,
+            hr string,
+            hour_start timestamp,
+            action string,
+            reason string,
+            rows_in bigint,
+            expected_count bigint,
+            late_rows bigint,
+            last_compacted_at timestamp,
+            compaction_started_at timestamp,
+            invocation_id string,
+            logged_at timestamp
+        ) using parquet
+    {% endcall %}
+{% endmacro %}
+
+{% macro hourly_inputs() -%}
+    {%- set meta = config.get('meta') or {} -%}
+    {%- set settings = compliance.hourly_settings(meta, model.name) -%}
+    {%- set given = meta.get('compaction') or {} -%}
+    {%- if not given.get('source') -%}
+        {{ exceptions.raise_compiler_error(
+            "Model " ~ model.name ~ " has no meta.compaction.source: name its hourly input (a model, or source_name.table_name)") }}
+    {%- endif -%}
+    {%- set source_relation = compliance.compaction_input(given.get('source')) -%}
+    {%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
+    {%- set names = adapter.get_columns_in_relation(source_relation) | map(attribute='name') | list -%}
+    {%- for required in ['ds', 'hr', settings.ingested_at] + settings.key + ([settings.order_by] if settings.order_by else []) -%}
+        {%- if required not in names -%}
+            {{ exceptions.raise_compiler_error(
+                "Hourly input " ~ source_relation ~ " of model " ~ model.name ~ " has no column '" ~ required
+                ~ "'; its columns: " ~ names | join(', ')) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- partition columns last, as in the partitioned output table -#}
+    {%- set columns = names | reject('in', ['ds', 'hr']) | list + ['ds', 'hr'] -%}
+    {{ return({
+        'settings': settings,
+        'source': source_relation,
+        'counts': counts_relation,
+        'columns': columns,
+        'plan': compliance.compaction_relation(this.identifier ~ '__plan'),
+        'recompact': compliance.compaction_relation(this.identifier ~ '__recompact'),
+        'late': compliance.compaction_relation(this.identifier ~ '_late'),
+        'watermarks': compliance.compaction_relation('compaction_watermarks'),
+        'log': compliance.compaction_relation('compaction_log'),
+    }) }}
+{%- endmacro %}
+
+{#- The model body: the hours this run publishes. -#}
+{% macro hourly_compaction_sql() -%}
+    {%- if not execute -%}
+        {{ return('select 1 as placeholder') }}
+    {%- endif -%}
+    {%- set inputs = compliance.hourly_inputs() -%}
+    {{ return(compliance.hourly_output_sql(
+        inputs.source, inputs.plan, inputs.recompact, inputs.columns, inputs.settings)) }}
+{%- endmacro %}
+
+{% macro prepare_hourly_compaction() %}
+    {%- if execute -%}
+    {%- set inputs = compliance.hourly_inputs() -%}
+    {%- set settings = inputs.settings -%}
+    {% do compliance.ensure_compaction_tables(this.schema) %}
+    {%- set late_exists = adapter.get_relation(database=none, schema=this.schema, identifier=inputs.late.identifier) is not none -%}
+    {% call statement('drop_compaction_plan') %}
+        drop table if exists {{ inputs.plan }}
+    {% endcall %}
+    {% call statement('create_compaction_plan') %}
+        create table {{ inputs.plan }} using parquet as
+        {{ compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
+            inputs.late if late_exists else none, settings) }}
+    {% endcall %}
+    {% if settings.recompact_from_output %}
+        {%- set target_exists = adapter.get_relation(database=none, schema=this.schema, identifier=this.identifier) is not none -%}
+        {% if not (late_exists and target_exists) %}
+            {{ exceptions.raise_compiler_error(
+                "recompact_from_output: " ~ this ~ " or its late table " ~ inputs.late
+                ~ " does not exist yet; run a regular compaction (late_data_policy copy_late) first") }}
+        {% endif %}
+        {% call statement('drop_recompact_staging') %}
+            drop table if exists {{ inputs.recompact }}
+        {% endcall %}
+        {#- materialized first: the overwrite cannot read the partitions it replaces -#}
+        {% call statement('create_recompact_staging') %}
+            create table {{ inputs.recompact }} using parquet as
+            {{ compliance.recompact_from_output_sql(this, inputs.late, inputs.plan, inputs.columns, settings) }}
+        {% endcall %}
+    {% endif %}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro finish_hourly_compaction() %}
+    {%- if execute -%}
+    {%- set inputs = compliance.hourly_inputs() -%}
+    {%- set settings = inputs.settings -%}
+    {%- set column_list -%}
+        {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
+    {%- endset -%}
+    {% if not settings.recompact_from_output %}
+        {% call statement('create_late_table') %}
+            create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
+            select {{ column_list }} from {{ this }} where false
+        {% endcall %}
+        {#- late rows first: if the run dies before its completion records, the next run copies
+            the same rows again and the anti-join keeps them single -#}
+        {% call statement('copy_late_rows') %}
+            insert into {{ inputs.late }} partition (`ds`, `hr`)
+            select {{ column_list }}
+            from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
+            where not exists (
+                select 1 from {{ inputs.late }} as copied
+                where {% for column in inputs.columns -%}
+                    copied.{{ compliance.quote_ident(column) }} <=> arrived.{{ compliance.quote_ident(column) }}
+                    {{- " and " if not loop.last }}
+                {% endfor %}
+            )
+        {% endcall %}
+        {% call statement('record_watermarks') %}
+            insert into {{ inputs.watermarks }}
+            select
+                plan.dataset,
+                concat('ds=', plan.ds, '/hr=', plan.hr) as `partition`,
+                plan.ds,
+                plan.hr,
+                plan.compaction_started_at,
+                plan.rows_in,
+                case when plan.action = 'copy_late' then coalesce(late.rows_out, 0)
+                    else coalesce(published.rows_out, 0) end as rows_out,
+                plan.action,
+                plan.invocation_id,
+                current_timestamp() as recorded_at
+            from {{ inputs.plan }} as plan
+            left join (
+                select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
+                from {{ this }}
+                group by 1, 2
+            ) as published on plan.ds = published.ds and plan.hr = published.hr
+            left join (
+                select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
+                from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
+                group by 1, 2
+            ) as late on plan.ds = late.ds and plan.hr = late.hr
+            where plan.action in ('compact', 'recompact', 'copy_late')
+        {% endcall %}
+    {% endif %}
+    {% call statement('log_compaction_plan') %}
+        insert into {{ inputs.log }}
+        select plan.*, current_timestamp() as logged_at
+        from {{ inputs.plan }} as plan
+    {% endcall %}
+    {% call statement('drop_recompact_staging') %}
+        drop table if exists {{ inputs.recompact }}
+    {% endcall %}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,23 @@
+{#-
+    Hourly dedup compaction of `kafka.page_view_hourly_staging` (Gobblin's MapReduce dedup
+    compactor).  Onboarding another hourly dataset is a copy of this file with its own meta.
+-#}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['ds', 'hr'],
+    meta={'compaction': {
+        'dataset': 'page_view',
+        'source': 'demo_page_view_hourly_staging',
+        'expected_counts': 'demo_ingestion_counts',
+        'dedup': 'key',
+        'key': ['event_id'],
+        'order_by': 'event_ts',
+        'tie_breakers': ['ingested_at desc'],
+    }},
+    pre_hook="{{ compliance.prepare_hourly_compaction() }}",
+    post_hook="{{ compliance.finish_hourly_compaction() }}",
+) }}
+-- depends_on: {{ ref('demo_page_view_hourly_staging') }}
+-- depends_on: {{ ref('demo_ingestion_counts') }}
+{{ compliance.hourly_compaction_sql() }}
