@@ -1,0 +1,70 @@
+{#
+    `materialized='purge'`: the purge node.  It purges every onboarded, whitelisted table, then
+    replaces its own relation with this run's result rows (one per table and partition), which
+    purge_log appends.  Any FAILED row fails the node, after every other table was done.
+#}
+{% materialization purge, default %}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set dry_run = var('purge_dry_run', false) in [true, 'true', 'True', 1, '1'] -%}
+    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run} -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {#- bad vars and a missing id table stop the run before any table is touched -#}
+    {%- set whitelist = compliance.parse_purge_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
+    {%- set blacklist = compliance.parse_purge_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
+    {%- set results = [] -%}
+    {%- if not whitelist -%}
+        {%- do exceptions.warn("purge: purge_whitelist is empty, so no table is purged. Set it to the databases or tables to purge (db, db.table, db*, db.table*).") -%}
+    {%- else -%}
+        {%- set ids = compliance.purge_id_source() -%}
+        {%- set candidates = compliance.purge_candidates(whitelist, blacklist) -%}
+        {%- if not candidates -%}
+            {%- do exceptions.warn("purge: purge_whitelist " ~ tojson(var('purge_whitelist')) ~ " (minus purge_blacklist) matches no table: nothing was purged.") -%}
+        {%- endif -%}
+        {%- do compliance.purge_say("run " ~ ctx.ts ~ (" (dry run: no DDL, no writes)" if dry_run else "") ~ ": " ~ candidates | length
+            ~ " whitelisted table(s), ids from " ~ ids.name ~ "." ~ ids.column) -%}
+        {%- for candidate in candidates -%}
+            {%- do results.extend(compliance.purge_table(candidate[0], candidate[1], ids, ctx)) -%}
+        {%- endfor -%}
+    {%- endif -%}
+
+    {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
+    {%- do compliance.purge_write_results(target_relation, results) -%}
+    {%- set failed = results | selectattr('state', 'equalto', 'FAILED') | list -%}
+    {%- do compliance.purge_summary(results, dry_run) -%}
+
+    {{ run_hooks(post_hooks) }}
+
+    {%- if failed -%}
+        {%- do compliance.purge_append_to_log(target_relation) -%}
+        {%- set lines = [] -%}
+        {%- for row in failed -%}
+            {%- do lines.append('  ' ~ row.database_name ~ '.' ~ row.table_name ~ (' ' ~ row.partition_spec if row.partition_spec else '') ~ ': ' ~ row.reason) -%}
+        {%- endfor -%}
+        {%- do exceptions.raise_compiler_error("The purge failed for " ~ failed | length ~ " table(s)/partition(s); every other one was done:\n"
+            ~ lines | join('\n') ~ "\nFix the cause and run `dbt run --select purge+` again: committed partitions hold no ids and are skipped.") -%}
+    {%- endif -%}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
+
+{% macro purge_epoch_ms() -%}
+    {%- set delta = modules.datetime.datetime.utcnow() - modules.datetime.datetime(1970, 1, 1) -%}
+    {{ return(delta.days * 86400000 + delta.seconds * 1000 + (delta.microseconds // 1000)) }}
+{%- endmacro %}
+
+{% macro purge_summary(results, dry_run) -%}
+    {%- set ns = namespace(rows=0, tables=[]) -%}
+    {%- for row in results -%}
+        {%- if row.state in ['COMMITTED', 'DRY_RUN'] -%}{%- set ns.rows = ns.rows + row.rows_purged -%}{%- endif -%}
+        {%- if (row.database_name ~ '.' ~ row.table_name) not in ns.tables -%}{%- do ns.tables.append(row.database_name ~ '.' ~ row.table_name) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- set by_state = {} -%}
+    {%- for state in ['COMMITTED', 'DRY_RUN', 'SKIPPED', 'FAILED'] -%}
+        {%- do by_state.update({state: results | selectattr('state', 'equalto', state) | list | length}) -%}
+    {%- endfor -%}
+    {%- do compliance.purge_say("summary: " ~ ns.tables | length ~ " table(s); partitions " ~ by_state.COMMITTED ~ " committed, "
+        ~ by_state.DRY_RUN ~ " dry-run, " ~ by_state.SKIPPED ~ " skipped, " ~ by_state.FAILED ~ " failed; "
+        ~ ns.rows ~ " row(s) " ~ ("would be " if dry_run else "") ~ "removed") -%}
+{%- endmacro %}

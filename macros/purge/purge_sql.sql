@@ -1,0 +1,144 @@
+{#
+    The SQL of one purge, clause by clause (Gobblin's five Hive steps).  These macros only build
+    text; purge_table.sql runs it.  Names and literals go through compliance.quote_ident /
+    compliance.sql_string, so partition values with spaces, colons or quotes are safe.
+#}
+
+{#- a.`metadata`.`guestid` from ['metadata', 'guestid'] -#}
+{% macro purge_identifier_expr(alias, path) -%}
+    {{ return(adapter.dispatch('purge_identifier_expr', 'compliance')(alias, path)) }}
+{%- endmacro %}
+
+{% macro default__purge_identifier_expr(alias, path) -%}
+    {{ alias }}.{% for part in path %}{{ compliance.quote_ident(part) }}{{ "." if not loop.last }}{% endfor %}
+{%- endmacro %}
+
+{#- The id table as a de-duplicated, NULL-free relation: a NULL id purges nothing. -#}
+{% macro purge_ids_relation(id_database, id_table, id_column) -%}
+    {{ return(adapter.dispatch('purge_ids_relation', 'compliance')(id_database, id_table, id_column)) }}
+{%- endmacro %}
+
+{% macro default__purge_ids_relation(id_database, id_table, id_column) -%}
+    (
+        select distinct {{ compliance.quote_ident(id_column) }}
+        from {{ compliance.table_ref(id_database, id_table) }}
+        where {{ compliance.quote_ident(id_column) }} is not null
+    )
+{%- endmacro %}
+
+{#-
+    The one scan per table: rows per partition and how many of them hold a listed id, so that
+    only partitions with ids are rewritten and the log has before/purged counts for every one.
+-#}
+{% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column) -%}
+    {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column)) }}
+{%- endmacro %}
+
+{% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column) -%}
+select /*+ BROADCAST(b) */
+    {%- for column in partition_columns %}
+    cast(a.{{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
+    {%- endfor %}
+    count(*) as rows_before,
+    count(b.{{ compliance.quote_ident(id_column) }}) as rows_purged
+from {{ compliance.table_ref(database, table) }} as a
+left outer join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
+    on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
+{%- if partition_columns %}
+group by
+    {%- for column in partition_columns %}
+    a.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+    {%- endfor %}
+{%- endif %}
+{%- endmacro %}
+
+{#- Step 1: an external staging table like the source, under `<table location>/<ts>`. -#}
+{% macro purge_staging_table_sql(database, staging_table, table, location) -%}
+    {{ return(adapter.dispatch('purge_staging_table_sql', 'compliance')(database, staging_table, table, location)) }}
+{%- endmacro %}
+
+{% macro default__purge_staging_table_sql(database, staging_table, table, location) -%}
+create table {{ compliance.table_ref(database, staging_table) }}
+like {{ compliance.table_ref(database, table) }}
+{{ compliance.purge_location_clause(location) }}
+{%- endmacro %}
+
+{% macro purge_location_clause(location) -%}
+location {{ compliance.sql_string(location) }}
+{%- endmacro %}
+
+{#- Step 2: the partition without the listed ids, written into the staging table. -#}
+{% macro purge_rewrite_sql(database, staging_table, table, data_columns, partition_pairs, identifier_path, id_database, id_table, id_column) -%}
+    {{ return(adapter.dispatch('purge_rewrite_sql', 'compliance')(database, staging_table, table, data_columns, partition_pairs, identifier_path, id_database, id_table, id_column)) }}
+{%- endmacro %}
+
+{% macro default__purge_rewrite_sql(database, staging_table, table, data_columns, partition_pairs, identifier_path, id_database, id_table, id_column) -%}
+insert overwrite table {{ compliance.table_ref(database, staging_table) }}
+{%- if partition_pairs %}
+partition {{ compliance.partition_clause(partition_pairs) }}
+{%- endif %}
+select /*+ BROADCAST(b) */
+    {%- for column in data_columns %}
+    a.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+    {%- endfor %}
+from {{ compliance.table_ref(database, table) }} as a
+left anti join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
+    on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
+{%- if partition_pairs %}
+where {{ compliance.partition_predicate(partition_pairs, 'a') }}
+{%- endif %}
+{%- endmacro %}
+
+{#- Rows of one partition (or of the whole table when there are no pairs). -#}
+{% macro purge_count_sql(database, table, partition_pairs) -%}
+select count(*) as row_count
+from {{ compliance.table_ref(database, table) }}
+{%- if partition_pairs %}
+where {{ compliance.partition_predicate(partition_pairs) }}
+{%- endif %}
+{%- endmacro %}
+
+{#- Step 3: the backup table, like the source; external, so dropping it never deletes data. -#}
+{% macro purge_backup_table_sql(database, backup_table, table, location) -%}
+    {{ return(adapter.dispatch('purge_backup_table_sql', 'compliance')(database, backup_table, table, location)) }}
+{%- endmacro %}
+
+{% macro default__purge_backup_table_sql(database, backup_table, table, location) -%}
+create table if not exists {{ compliance.table_ref(database, backup_table) }}
+like {{ compliance.table_ref(database, table) }}
+{{ compliance.purge_location_clause(location) }}
+{%- endmacro %}
+
+{#- Step 3 (partitioned): the backup's partition points at the old data, which is not moved. -#}
+{% macro purge_backup_partition_sql(database, backup_table, partition_pairs, location) -%}
+    {{ return(adapter.dispatch('purge_backup_partition_sql', 'compliance')(database, backup_table, partition_pairs, location)) }}
+{%- endmacro %}
+
+{% macro default__purge_backup_partition_sql(database, backup_table, partition_pairs, location) -%}
+alter table {{ compliance.table_ref(database, backup_table) }}
+add if not exists partition {{ compliance.partition_clause(partition_pairs) }}
+{{ compliance.purge_location_clause(location) }}
+{%- endmacro %}
+
+{#- Step 4: point the partition (or the unpartitioned table) at the purged data. -#}
+{% macro purge_swap_location_sql(database, table, partition_pairs, location) -%}
+    {{ return(adapter.dispatch('purge_swap_location_sql', 'compliance')(database, table, partition_pairs, location)) }}
+{%- endmacro %}
+
+{% macro default__purge_swap_location_sql(database, table, partition_pairs, location) -%}
+alter table {{ compliance.table_ref(database, table) }}
+{%- if partition_pairs %}
+partition {{ compliance.partition_clause(partition_pairs) }}
+{%- endif %}
+set {{ compliance.purge_location_clause(location) }}
+{%- endmacro %}
+
+{#- Step 5: drop the staging table (external: metadata only). -#}
+{% macro purge_drop_table_sql(database, table) -%}
+drop table if exists {{ compliance.table_ref(database, table) }}
+{%- endmacro %}
+
+{% macro purge_drop_backup_partition_sql(database, backup_table, partition_pairs) -%}
+alter table {{ compliance.table_ref(database, backup_table) }}
+drop if exists partition {{ compliance.partition_clause(partition_pairs) }}
+{%- endmacro %}

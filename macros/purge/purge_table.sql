@@ -1,0 +1,267 @@
+{#
+    Running a purge: one table at a time, one partition at a time.  Every step goes through
+    compliance.purge_execute, which reports an error instead of raising it, so one failing
+    partition or table is logged FAILED and the others go on.
+#}
+{% macro purge_catalog(function, kwargs) -%}
+    {{ return(adapter.python_hook('python_hooks.hive_catalog:' ~ function, **kwargs)) }}
+{%- endmacro %}
+
+{% macro purge_execute(name, sql) -%}
+    {%- do log('purge step ' ~ name ~ ':\n' ~ sql, info=false) -%}
+    {{ return(compliance.purge_catalog('execute', {'sql': sql | string})) }}
+{%- endmacro %}
+
+{#-
+    Extension point between the backup and the swap (tests use it to simulate a concurrent
+    writer; production leaves it empty).
+-#}
+{% macro purge_before_swap(database, table, partition_pairs, old_location) -%}
+    {{ return(adapter.dispatch('purge_before_swap', 'compliance')(database, table, partition_pairs, old_location)) }}
+{%- endmacro %}
+
+{% macro default__purge_before_swap(database, table, partition_pairs, old_location) -%}
+{%- endmacro %}
+
+{#-
+    The data files of a location (name, size, modification time), leaving out this run's staging
+    directory: an unpartitioned table's staging directory lies inside the table location.
+-#}
+{% macro purge_fingerprint(location, exclude) -%}
+    {%- set entries = [] -%}
+    {%- set skip = adapter.fs_qualify(exclude) -%}
+    {%- for entry in adapter.fs_list(location, recursive=true) -%}
+        {%- if not entry.is_dir and not entry.name.startswith('_') and not entry.name.startswith('.')
+            and entry.path != skip and not entry.path.startswith(skip ~ '/') -%}
+            {%- do entries.append(entry.path ~ '|' ~ entry.size ~ '|' ~ entry.modification_time) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(local_md5(entries | join('\n'))) }}
+{%- endmacro %}
+
+{% macro purge_say(message) -%}
+    {{ log('purge: ' ~ message, info=true) }}
+{%- endmacro %}
+
+{#- The validated id table: stops the run, before any table is touched, when it is unusable. -#}
+{% macro purge_id_source() -%}
+    {%- set name = var('compliance_id_table', '') | string | trim -%}
+    {%- set column = var('compliance_id_column', '') | string | trim -%}
+    {%- if not modules.re.match('^[A-Za-z0-9_]+\\.[A-Za-z0-9_]+$', name) -%}
+        {%- do exceptions.raise_compiler_error("Var compliance_id_table is " ~ tojson(name) ~ ": it must name the id table as db.table (for example u_purger.guestids). Nothing was purged.") -%}
+    {%- endif -%}
+    {%- if not column -%}
+        {%- do exceptions.raise_compiler_error("Var compliance_id_column is empty: name the column of " ~ name ~ " that holds the ids (for example guestid). Nothing was purged.") -%}
+    {%- endif -%}
+    {%- set parts = (name | lower).split('.') -%}
+    {%- set info = compliance.purge_catalog('describe_table', {'database': parts[0], 'table': parts[1]}) -%}
+    {%- if not info.exists -%}
+        {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " (var compliance_id_table) does not exist. Create it or point the var at the table of ids to purge. Nothing was purged.") -%}
+    {%- endif -%}
+    {%- set ns = namespace(column=none) -%}
+    {%- for existing in info.columns -%}
+        {%- if existing | lower == column | lower -%}{%- set ns.column = existing -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if ns.column is none -%}
+        {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " has no column " ~ tojson(column) ~ " (var compliance_id_column); its columns are: " ~ (info.columns.keys() | list | join(', ')) ~ ". Nothing was purged.") -%}
+    {%- endif -%}
+    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
+{%- endmacro %}
+
+{#- Whitelisted, not blacklisted tables: [(database, table)].  Only whitelisted databases are listed. -#}
+{% macro purge_candidates(whitelist, blacklist) -%}
+    {%- set found = [] -%}
+    {%- for database in compliance.purge_catalog('list_databases', {}) -%}
+        {%- if compliance.purge_database_selected(database, whitelist) -%}
+            {%- for table in compliance.purge_catalog('list_tables', {'database': database}) -%}
+                {%- if compliance.purge_table_selected(database, table, whitelist, blacklist) and not compliance.purge_is_working_table(table) -%}
+                    {%- do found.append([database, table]) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(found) }}
+{%- endmacro %}
+
+{#- Checks the descriptor against the table: {field, path} or {error}. -#}
+{% macro purge_resolve_identifier(info, ids) -%}
+    {%- set name = info.database ~ '.' ~ info.table -%}
+    {%- set parsed = compliance.purge_identifier_from_descriptor(name, info.properties['dataset.descriptor']) -%}
+    {%- if parsed.error -%}{{ return(parsed) }}{%- endif -%}
+    {%- set path = compliance.purge_catalog('resolve_field', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
+    {%- if path is none -%}
+        {{ return({'error': "Table " ~ name ~ ": the identifier " ~ tojson(parsed.field) ~ " of its dataset.descriptor is not a column or struct field (columns: "
+            ~ (info.columns.keys() | list | join(', ')) ~ "). Fix the descriptor with `dbt run-operation onboard`. The table was left as it was."}) }}
+    {%- endif -%}
+    {%- set field_type = compliance.purge_catalog('field_type', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
+    {%- if not compliance.purge_types_comparable(field_type, ids.type) -%}
+        {{ return({'error': "Table " ~ name ~ ": the identifier " ~ parsed.field ~ " is " ~ field_type ~ " but the id column "
+            ~ ids.name ~ "." ~ ids.column ~ " is " ~ ids.type ~ "; they cannot be compared safely. Point the descriptor at a "
+            ~ ids.type ~ " field or use an id table of " ~ field_type ~ " ids. The table was left as it was."}) }}
+    {%- endif -%}
+    {{ return({'field': parsed.field, 'path': path}) }}
+{%- endmacro %}
+
+{#- Purge one table; returns its result rows. -#}
+{% macro purge_table(database, table, ids, ctx) -%}
+    {%- set name = database ~ '.' ~ table -%}
+    {%- set results = [] -%}
+    {%- set started = compliance.purge_now() -%}
+    {%- set info = compliance.purge_catalog('describe_table', {'database': database, 'table': table}) -%}
+    {%- if not info.exists or info.is_view -%}{{ return(results) }}{%- endif -%}
+    {%- if 'dataset.descriptor' not in info.properties -%}
+        {%- do compliance.purge_say(name ~ " is whitelisted but has no dataset.descriptor table property: skipped (onboard it with `dbt run-operation onboard`)") -%}
+        {{ return(results) }}
+    {%- endif -%}
+    {%- set identifier = compliance.purge_resolve_identifier(info, ids) -%}
+    {%- if identifier.error -%}
+        {%- do compliance.purge_say(name ~ ": FAILED: " ~ identifier.error) -%}
+        {%- do results.append(compliance.purge_result(ctx, database, table, {'state': 'FAILED', 'reason': identifier.error, 'started_at': started})) -%}
+        {{ return(results) }}
+    {%- endif -%}
+    {%- set base = {'identifier_field': identifier.field, 'started_at': started} -%}
+    {%- set partition_columns = info.partition_columns -%}
+
+    {#- one scan: rows and rows with ids, per partition -#}
+    {%- set scan = compliance.purge_execute('scan', compliance.purge_scan_sql(database, table, partition_columns, identifier.path, ids.database, ids.table, ids.column)) -%}
+    {%- if not scan.ok -%}
+        {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}
+        {%- do compliance.purge_say(reason) -%}
+        {%- do results.append(compliance.purge_result(ctx, database, table, dict(base, state='FAILED', reason=reason))) -%}
+        {{ return(results) }}
+    {%- endif -%}
+    {%- set counts = {} -%}
+    {%- for row in scan.rows -%}
+        {%- set pairs = [] -%}
+        {%- for column in partition_columns -%}
+            {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
+        {%- endfor -%}
+        {%- do counts.update({adapter.partition_path(pairs) if pairs else '': {'before': row[-2], 'purged': row[-1]}}) -%}
+    {%- endfor -%}
+
+    {#- the units of work: every partition, or the table itself -#}
+    {%- set units = [] -%}
+    {%- if partition_columns -%}
+        {%- for part in compliance.purge_catalog('list_partitions', {'database': database, 'table': table}) -%}
+            {%- do units.append({'pairs': part['values'], 'spec': adapter.partition_path(part['values']), 'location': part.location}) -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- do units.append({'pairs': [], 'spec': none, 'location': info.location}) -%}
+    {%- endif -%}
+
+    {%- set todo = [] -%}
+    {%- for unit in units -%}
+        {%- set c = counts.get(unit.spec or '', {'before': 0, 'purged': 0}) -%}
+        {%- set fields = dict(base, partition_spec=unit.spec, old_location=unit.location, rows_before=c.before, rows_purged=c.purged, rows_after=c.before - c.purged) -%}
+        {%- if c.purged == 0 -%}
+            {%- do fields.update({'state': 'SKIPPED', 'reason': 'no listed id in this partition', 'new_location': unit.location, 'rows_purged': 0}) -%}
+            {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
+        {%- elif ctx.dry_run -%}
+            {%- do fields.update({'state': 'DRY_RUN', 'reason': 'would remove ' ~ c.purged ~ ' of ' ~ c.before ~ ' rows'}) -%}
+            {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": DRY_RUN, would remove " ~ c.purged ~ " of " ~ c.before ~ " rows") -%}
+            {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
+        {%- else -%}
+            {%- do todo.append({'unit': unit, 'fields': fields}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do compliance.purge_say(name ~ " (" ~ identifier.field ~ "): " ~ units | length ~ " partition(s), "
+        ~ todo | length ~ " to rewrite" ~ (" (dry run)" if ctx.dry_run else "")) -%}
+    {%- if todo -%}
+        {%- do results.extend(compliance.purge_rewrite_partitions(info, identifier, ids, ctx, todo)) -%}
+    {%- endif -%}
+    {{ return(results) }}
+{%- endmacro %}
+
+{#- Steps 1-5 for the partitions that hold ids. -#}
+{% macro purge_rewrite_partitions(info, identifier, ids, ctx, todo) -%}
+    {%- set database = info.database -%}
+    {%- set table = info.table -%}
+    {%- set name = database ~ '.' ~ table -%}
+    {%- set results = [] -%}
+    {%- set staging = table ~ '_staging_' ~ ctx.ts -%}
+    {%- set backup = table ~ '_backup_' ~ ctx.ts -%}
+    {%- set staging_location = info.location ~ '/' ~ ctx.ts -%}
+    {%- set partitioned = info.partition_columns | length > 0 -%}
+    {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
+    {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
+
+    {%- set step = compliance.purge_execute('create staging', compliance.purge_staging_table_sql(database, staging, table, staging_location)) -%}
+    {%- if step.ok -%}
+        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location)) -%}
+    {%- endif -%}
+    {%- if not step.ok -%}
+        {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+        {%- for item in todo -%}
+            {%- set reason = "could not create " ~ staging ~ " / " ~ backup ~ ": " ~ step.error -%}
+            {%- do compliance.purge_say(name ~ " " ~ (item.unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
+            {%- do results.append(compliance.purge_result(ctx, database, table, dict(item.fields, state='FAILED', reason=reason, rows_after=none))) -%}
+        {%- endfor -%}
+        {{ return(results) }}
+    {%- endif -%}
+
+    {%- for item in todo -%}
+        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location)) -%}
+    {%- endfor -%}
+
+    {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+    {%- do compliance.purge_execute('refresh', 'refresh table ' ~ compliance.table_ref(database, table)) -%}
+    {{ return(results) }}
+{%- endmacro %}
+
+{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location) -%}
+    {%- set database = info.database -%}
+    {%- set table = info.table -%}
+    {%- set label = database ~ '.' ~ table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
+    {%- set started = compliance.purge_now() -%}
+    {%- set row = dict(fields, started_at=started, backup_table=database ~ '.' ~ backup) -%}
+    {%- set expected_after = fields.rows_before - fields.rows_purged -%}
+    {%- set new_location = (staging_location ~ '/' ~ unit.spec) if unit.pairs else staging_location -%}
+    {%- set before = compliance.purge_fingerprint(unit.location, staging_location) -%}
+
+    {%- set step = compliance.purge_execute('rewrite', compliance.purge_rewrite_sql(database, staging, table, info.data_columns, unit.pairs, identifier.path, ids.database, ids.table, ids.column)) -%}
+    {%- if step.ok and unit.pairs -%}
+        {%- set new_location = compliance.purge_catalog('partition_location', {'database': database, 'table': staging, 'values': unit.pairs}) or new_location -%}
+    {%- endif -%}
+    {%- set reason = none if step.ok else 'the rewrite into ' ~ staging ~ ' failed: ' ~ step.error -%}
+
+    {%- if reason is none -%}
+        {%- set counted = compliance.purge_execute('count', compliance.purge_count_sql(database, staging, unit.pairs)) -%}
+        {%- set after = counted.rows[0][0] if counted.ok else none -%}
+        {%- if after != expected_after -%}
+            {%- set reason = 'the rewrite holds ' ~ after ~ ' rows, expected ' ~ expected_after ~ ' (' ~ fields.rows_before ~ ' minus ' ~ fields.rows_purged
+                ~ '): the partition changed during the purge' ~ ('' if counted.ok else ' (' ~ counted.error ~ ')') ~ '; not swapped, the next run purges it again' -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- if reason is none and unit.pairs -%}
+        {%- set step = compliance.purge_execute('backup partition', compliance.purge_backup_partition_sql(database, backup, unit.pairs, unit.location)) -%}
+        {%- if not step.ok -%}{%- set reason = 'could not add the backup partition to ' ~ backup ~ ': ' ~ step.error -%}{%- endif -%}
+    {%- endif -%}
+
+    {%- if reason is none -%}
+        {%- do compliance.purge_before_swap(database, table, unit.pairs, unit.location) -%}
+        {#- Gobblin's commit check: the files read by the rewrite must still be the partition's files -#}
+        {%- if compliance.purge_fingerprint(unit.location, staging_location) != before -%}
+            {%- set reason = 'the files of the partition changed between the start of the rewrite and the swap (a concurrent write?): not swapped, the next run purges it again' -%}
+            {%- if unit.pairs -%}
+                {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(database, backup, unit.pairs)) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {%- if reason is none -%}
+        {%- set step = compliance.purge_execute('swap', compliance.purge_swap_location_sql(database, table, unit.pairs, new_location)) -%}
+        {%- if not step.ok -%}{%- set reason = 'the location swap failed: ' ~ step.error -%}{%- endif -%}
+    {%- endif -%}
+
+    {%- if reason is not none -%}
+        {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}
+        {%- do adapter.fs_delete(new_location) -%}
+        {%- do compliance.purge_say(label ~ ": FAILED: " ~ reason) -%}
+        {{ return(compliance.purge_result(ctx, database, table, dict(row, state='FAILED', reason=reason, new_location=none, rows_after=none))) }}
+    {%- endif -%}
+
+    {%- do compliance.record_stale_location(database, table, unit.spec, unit.location, 'purge') -%}
+    {%- do compliance.purge_say(label ~ ": COMMITTED, removed " ~ fields.rows_purged ~ " of " ~ fields.rows_before ~ " rows, now at " ~ new_location) -%}
+    {{ return(compliance.purge_result(ctx, database, table, dict(row, state='COMMITTED', new_location=new_location, rows_after=expected_after))) }}
+{%- endmacro %}

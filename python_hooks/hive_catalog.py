@@ -1,0 +1,175 @@
+"""Metastore reads for the purge: tables, their columns, properties and partitions.
+
+The purge macros call these through `adapter.python_hook('python_hooks.hive_catalog:<fn>', ...)`.
+They read the session catalog only (no data), return plain Python for Jinja, and never raise for
+a table that is missing: the caller decides what is an error.  Partition values come back
+unescaped (`10:00`, `o'b`), locations fully qualified and decoded (a Hadoop `Path`, not a URI).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SKIP_TYPES = ("VIEW",)
+
+
+def _catalog(spark: Any) -> Any:
+    return spark._jsparkSession.sessionState().catalog()
+
+
+def _identifier(spark: Any, database: str, table: str) -> Any:
+    jvm = spark._jvm
+    return jvm.org.apache.spark.sql.catalyst.TableIdentifier(table, jvm.scala.Some(database))
+
+
+def _path(spark: Any, uri: Any) -> str:
+    """A catalog URI as the decoded, qualified path string Spark SQL expects in LOCATION '...'."""
+    return str(spark._jvm.org.apache.hadoop.fs.Path(uri).toString()).rstrip("/")
+
+
+def _seq(scala_seq: Any) -> list[Any]:
+    items = []
+    iterator = scala_seq.iterator()
+    while iterator.hasNext():
+        items.append(iterator.next())
+    return items
+
+
+def list_databases(spark: Any) -> list[str]:
+    """Every database name in the metastore, lower case, sorted."""
+    return sorted(str(name).lower() for name in _seq(_catalog(spark).listDatabases()))
+
+
+def list_tables(spark: Any, database: str) -> list[str]:
+    """Table names of one database (temporary views left out), lower case, sorted."""
+    catalog = _catalog(spark)
+    if not catalog.databaseExists(database):
+        return []
+    names = []
+    for ident in _seq(catalog.listTables(database)):
+        if ident.database().isDefined():
+            names.append(str(ident.table()).lower())
+    return sorted(names)
+
+
+def table_exists(spark: Any, database: str, table: str) -> bool:
+    return bool(_catalog(spark).tableExists(_identifier(spark, database, table)))
+
+
+def _field_type(struct: Any, path: list[str]) -> str | None:
+    """The type (simpleString) of a dotted path through nested structs, matched case-insensitively."""
+    from pyspark.sql.types import StructType
+
+    current: Any = struct
+    for part in path:
+        if not isinstance(current, StructType):
+            return None
+        match = [f for f in current.fields if f.name.lower() == part.lower()]
+        if not match:
+            return None
+        current = match[0].dataType
+    return str(current.simpleString())
+
+
+def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
+    """What the purge needs to know about a table, from the metastore only.
+
+    {exists, database, table, table_type, provider, location, database_location,
+     partition_columns: [name], data_columns: [name], columns: {name: type},
+     properties: {key: value}}
+    """
+    catalog = _catalog(spark)
+    ident = _identifier(spark, database, table)
+    if not catalog.tableExists(ident):
+        return {"exists": False, "database": database, "table": table}
+    meta = catalog.getTableMetadata(ident)
+    partition_columns = [str(c) for c in _seq(meta.partitionColumnNames())]
+    schema = spark.table(f"`{database}`.`{table}`").schema
+    properties = {}
+    for key in _seq(meta.properties().keys()):
+        properties[str(key)] = str(meta.properties().apply(key))
+    db_meta = catalog.getDatabaseMetadata(database)
+    return {
+        "exists": True,
+        "database": database,
+        "table": table,
+        "table_type": str(meta.tableType().name()),
+        "is_view": str(meta.tableType().name()) in _SKIP_TYPES,
+        "provider": str(meta.provider().get()) if meta.provider().isDefined() else "hive",
+        "location": _path(spark, meta.location()) if str(meta.tableType().name()) not in _SKIP_TYPES else None,
+        "database_location": _path(spark, db_meta.locationUri()),
+        "partition_columns": partition_columns,
+        "data_columns": [f.name for f in schema.fields if f.name not in partition_columns],
+        "columns": {f.name: str(f.dataType.simpleString()) for f in schema.fields},
+        "properties": properties,
+    }
+
+
+def field_type(spark: Any, database: str, table: str, field: str) -> str | None:
+    """The type of a column or nested struct field (`metadata.guestid`), or None when there is none."""
+    if not table_exists(spark, database, table):
+        return None
+    schema = spark.table(f"`{database}`.`{table}`").schema
+    return _field_type(schema, [part.strip("`") for part in field.split(".")])
+
+
+def resolve_field(spark: Any, database: str, table: str, field: str) -> list[str] | None:
+    """The path of a column or nested field with the table's own spelling, or None when there is none."""
+    from pyspark.sql.types import StructType
+
+    if not table_exists(spark, database, table):
+        return None
+    current: Any = spark.table(f"`{database}`.`{table}`").schema
+    resolved = []
+    for part in field.split("."):
+        if not isinstance(current, StructType):
+            return None
+        match = [f for f in current.fields if f.name.lower() == part.strip("`").lower()]
+        if not match:
+            return None
+        resolved.append(match[0].name)
+        current = match[0].dataType
+    return resolved
+
+
+def list_partitions(spark: Any, database: str, table: str) -> list[dict[str, Any]]:
+    """Every partition: {values: [[key, unescaped value], ...] in partition-column order, location}."""
+    catalog = _catalog(spark)
+    ident = _identifier(spark, database, table)
+    meta = catalog.getTableMetadata(ident)
+    keys = [str(c) for c in _seq(meta.partitionColumnNames())]
+    if not keys:
+        return []
+    result = []
+    for part in _seq(catalog.listPartitions(ident, spark._jvm.scala.Option.empty())):
+        spec = part.spec()
+        result.append(
+            {
+                "values": [[key, str(spec.apply(key))] for key in keys],
+                "location": _path(spark, part.location()),
+            }
+        )
+    return sorted(result, key=lambda p: [v for _, v in p["values"]])
+
+
+def partition_location(spark: Any, database: str, table: str, values: list[list[str]]) -> str | None:
+    """The location of one partition ([[key, unescaped value], ...]), or None when it does not exist."""
+    wanted = [[str(k), str(v)] for k, v in values]
+    for part in list_partitions(spark, database, table):
+        if part["values"] == wanted:
+            return str(part["location"])
+    return None
+
+
+def execute(spark: Any, sql: str) -> dict[str, Any]:
+    """Run one statement; never raise.  {ok, error, rows} with rows as lists (for small results).
+
+    Jinja has no try/except, and one failing partition must not stop the others, so the purge
+    runs each step through here and records the error instead of aborting the run.
+    """
+    try:
+        rows = [list(row) for row in spark.sql(sql).collect()]
+    except Exception as exc:  # noqa: BLE001 - any failure of the step is reported to the caller
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message, "rows": []}
+    return {"ok": True, "error": None, "rows": rows}
