@@ -1,0 +1,185 @@
+"""The audit tables: their columns (one definition, shared by the loader and the tests) and bulk writes.
+
+The tables are dbt models in `models/audit/` (so they are documented and appear in `dbt docs`);
+the models own each table's definition as an empty incremental select, and the run hooks append
+rows to them.  Whichever runs first on a fresh warehouse creates the table with the same columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    DoubleType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+S, TS, B, D, L = StringType(), TimestampType(), BooleanType(), DoubleType(), LongType()
+AS = ArrayType(StringType())
+
+
+def _schema(*fields: tuple[str, DataType]) -> StructType:
+    return StructType([StructField(name, dtype, True) for name, dtype in fields])
+
+
+SCHEMAS: dict[str, StructType] = {
+    "dbt_invocations": _schema(
+        ("invocation_id", S),
+        ("command", S),
+        ("args", S),
+        ("selection", S),
+        ("target_name", S),
+        ("target_schema", S),
+        ("vars", S),
+        ("dbt_version", S),
+        ("project_name", S),
+        ("full_refresh", B),
+        ("started_at", TS),
+        ("ended_at", TS),
+        ("status", S),
+        ("nodes_total", L),
+        ("nodes_failed", L),
+        ("message", S),
+        ("run_by", S),
+        ("host", S),
+        ("loaded_from", S),
+        ("loaded_at", TS),
+    ),
+    "dbt_node_results": _schema(
+        ("result_id", S),
+        ("invocation_id", S),
+        ("unique_id", S),
+        ("node_name", S),
+        ("resource_type", S),
+        ("materialization", S),
+        ("relation_name", S),
+        ("status", S),
+        ("thread_id", S),
+        ("compile_started_at", TS),
+        ("execute_started_at", TS),
+        ("completed_at", TS),
+        ("execution_time", D),
+        ("message", S),
+        ("failures", L),
+        ("rows_affected", L),
+        ("partitions_read", AS),
+        ("partitions_written", AS),
+        ("loaded_at", TS),
+    ),
+    "dbt_nodes": _schema(
+        ("node_version_id", S),
+        ("invocation_id", S),
+        ("unique_id", S),
+        ("resource_type", S),
+        ("name", S),
+        ("package_name", S),
+        ("original_file_path", S),
+        ("materialization", S),
+        ("language", S),
+        ("checksum", S),
+        ("tags", AS),
+        ("description", S),
+        ("relation_name", S),
+        ("change", S),
+        ("recorded_at", TS),
+    ),
+    "dbt_lineage_edges": _schema(
+        ("edge_id", S),
+        ("invocation_id", S),
+        ("parent_unique_id", S),
+        ("child_unique_id", S),
+        ("parent_resource_type", S),
+        ("child_resource_type", S),
+        ("loaded_at", TS),
+    ),
+    "dbt_column_lineage": _schema(
+        ("lineage_id", S),
+        ("invocation_id", S),
+        ("model_unique_id", S),
+        ("column_name", S),
+        ("source_unique_id", S),
+        ("source_relation", S),
+        ("source_column", S),
+        ("lineage_level", S),
+        ("is_python_model", B),
+        ("loaded_at", TS),
+    ),
+}
+
+KEYS: dict[str, str] = {
+    "dbt_invocations": "invocation_id",
+    "dbt_node_results": "result_id",
+    "dbt_nodes": "node_version_id",
+    "dbt_lineage_edges": "edge_id",
+    "dbt_column_lineage": "lineage_id",
+}
+
+
+def table_exists(spark: SparkSession, table: str) -> bool:
+    database, _, name = table.rpartition(".")
+    return bool(spark.catalog.tableExists(name, database or None))
+
+
+def plain_value(value: Any) -> Any:
+    """A value as a builtin type, so Spark's serializer never needs dbt's classes (StrEnum, ...)."""
+    if value is None or type(value) in (str, int, float, bool, datetime):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, datetime):
+        return datetime.fromtimestamp(value.timestamp()) if value.tzinfo else value.replace()
+    if isinstance(value, (list, tuple, set)):
+        return [plain_value(v) for v in value]
+    return str(value)
+
+
+def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Append `rows` to the audit table `table` (`db.name`) of kind `kind`, in one insert.
+
+    Creates the table (parquet, the model's columns) when it does not exist yet.  Columns are
+    matched by name, so the table may have been created by its dbt model or by this function.
+    """
+    schema = SCHEMAS[kind]
+    if not rows:
+        return 0
+    data = [tuple(plain_value(row.get(field.name)) for field in schema.fields) for row in rows]
+    frame = spark.createDataFrame(data, schema)
+    if not table_exists(spark, table):
+        database = table.rpartition(".")[0]
+        if database:
+            spark.sql(f"create database if not exists `{database}`")
+        frame.write.format("parquet").saveAsTable(table)
+        return len(rows)
+    columns = spark.table(table).columns
+    missing = [c for c in columns if c not in schema.fieldNames()]
+    if missing:
+        raise ValueError(f"audit table {table} has columns {missing} that the loader does not know")
+    frame.select(*columns).write.insertInto(table)
+    return len(rows)
+
+
+def existing_values(spark: SparkSession, table: str, column: str, values: Iterable[str]) -> set[str]:
+    """Which of `values` already appear in `table.column` (an empty set when the table is absent)."""
+    wanted = sorted(set(values))
+    if not wanted or not table_exists(spark, table):
+        return set()
+    from pyspark.sql import functions as F
+
+    found = spark.table(table).where(F.col(column).isin(wanted)).select(column).distinct().collect()
+    return {row[0] for row in found}

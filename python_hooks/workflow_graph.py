@@ -1,0 +1,236 @@
+"""The workflow graph (BDRE's generated workflow diagram) as graphviz dot, from the manifest.
+
+Written on every run into `target/` by the on-run-end hook (`workflow_graph.dot` for the whole
+project, `workflow_graph_run.dot` for the nodes of that run, coloured by status; an `.svg` of
+each when graphviz's `dot` is installed), and on demand by
+
+    python -m python_hooks.workflow_graph [--select SPEC ...] [--exclude SPEC ...] [--output PATH]
+
+(`make graph`).  Selection follows dbt's basic grammar: `name`, `+name` (with ancestors),
+`name+` (with descendants), `tag:x`, `path:models/purge`, `resource_type:model`, `package:x`;
+several specs are a union.  With no manifest yet, `dbt parse` writes one first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import graphviz
+
+SHAPES = {
+    "source": ("cylinder", "#d9ead3"),
+    "seed": ("cylinder", "#fff2cc"),
+    "model": ("box", "#cfe2f3"),
+    "snapshot": ("box3d", "#ead1dc"),
+    "test": ("note", "#eeeeee"),
+    "unit_test": ("note", "#eeeeee"),
+    "exposure": ("house", "#fce5cd"),
+}
+STATUS_COLOURS = {
+    "success": "#93c47d",
+    "pass": "#93c47d",
+    "warn": "#ffd966",
+    "error": "#e06666",
+    "fail": "#e06666",
+    "skipped": "#cccccc",
+}
+
+
+class SelectionError(ValueError):
+    """A selection spec that names nothing the manifest knows."""
+
+
+def graph_nodes(manifest: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Every node of the manifest's parent map, with its properties."""
+    known: dict[str, Mapping[str, Any]] = {}
+    for section in (
+        "nodes",
+        "sources",
+        "exposures",
+        "metrics",
+        "semantic_models",
+        "saved_queries",
+        "unit_tests",
+    ):
+        known.update(manifest.get(section, {}))
+    ids = set(manifest.get("parent_map", {})) | {
+        p for ps in manifest.get("parent_map", {}).values() for p in ps
+    }
+    return {
+        unique_id: known.get(unique_id, {"resource_type": unique_id.split(".")[0]})
+        for unique_id in sorted(ids)
+    }
+
+
+def _closure(start: set[str], edges: Mapping[str, Sequence[str]]) -> set[str]:
+    seen, stack = set(start), list(start)
+    while stack:
+        for nxt in edges.get(stack.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _matches(spec: str, unique_id: str, node: Mapping[str, Any]) -> bool:
+    method, _, value = spec.partition(":") if ":" in spec else ("", "", spec)
+    tags = set(node.get("tags") or []) | set((node.get("config") or {}).get("tags") or [])
+    if method == "tag":
+        return value in tags
+    if method == "path":
+        return str(node.get("original_file_path") or "").startswith(value.rstrip("/"))
+    if method == "resource_type":
+        return node.get("resource_type") == value
+    if method == "package":
+        return node.get("package_name") == value
+    if method == "source":
+        return unique_id.startswith("source.") and (
+            f"{node.get('source_name')}.{node.get('name')}" == value or node.get("source_name") == value
+        )
+    return node.get("name") == spec or unique_id == spec
+
+
+def select(manifest: Mapping[str, Any], specs: Iterable[str], exclude: Iterable[str] = ()) -> set[str]:
+    """The unique ids a dbt-like selection names (empty specs: everything)."""
+    nodes = graph_nodes(manifest)
+    parents = manifest.get("parent_map", {})
+    children = manifest.get("child_map", {})
+
+    def one(spec: str) -> set[str]:
+        up, down = spec.startswith("+"), spec.endswith("+")
+        core = spec.strip("+")
+        hits = {u for u, n in nodes.items() if _matches(core, u, n)}
+        if not hits:
+            raise SelectionError(f"selection {spec!r} matches no node of the manifest")
+        result = set(hits)
+        if up:
+            result |= _closure(hits, parents)
+        if down:
+            result |= _closure(hits, children)
+        return result
+
+    specs = [s for spec in specs for s in spec.split()]
+    chosen = set(nodes) if not specs else set().union(*(one(s) for s in specs))
+    for excluded in (s for spec in exclude for s in spec.split()):
+        chosen -= one(excluded)
+    return chosen
+
+
+def build_dot(
+    manifest: Mapping[str, Any],
+    selected: set[str] | None = None,
+    statuses: Mapping[str, str] | None = None,
+    title: str = "dbt workflow",
+) -> graphviz.Digraph:
+    nodes = graph_nodes(manifest)
+    chosen = set(nodes) if selected is None else selected & set(nodes)
+    dot = graphviz.Digraph("workflow", graph_attr={"rankdir": "LR", "label": title, "fontname": "Helvetica"})
+    dot.attr("node", fontname="Helvetica", fontsize="10", style="filled")
+    for unique_id in sorted(chosen):
+        node = nodes[unique_id]
+        kind = str(node.get("resource_type") or unique_id.split(".")[0])
+        shape, colour = SHAPES.get(kind, ("ellipse", "#ffffff"))
+        status = (statuses or {}).get(unique_id)
+        label = f"{node.get('name') or unique_id.split('.')[-1]}\\n({kind}{', ' + status if status else ''})"
+        dot.node(
+            unique_id,
+            label=label,
+            shape=shape,
+            fillcolor=STATUS_COLOURS.get(status or "", colour),
+            tooltip=unique_id,
+        )
+    for child, parents in sorted(manifest.get("parent_map", {}).items()):
+        for parent in parents:
+            if parent in chosen and child in chosen:
+                dot.edge(parent, child)
+    return dot
+
+
+def write(dot: graphviz.Digraph, output: Path) -> list[Path]:
+    """`<output>.dot`, and `<output>.svg` when graphviz's `dot` program is installed."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    dot_path = output.with_suffix(".dot")
+    dot_path.write_text(dot.source)
+    written = [dot_path]
+    if shutil.which("dot"):
+        svg = output.with_suffix(".svg")
+        subprocess.run(["dot", "-Tsvg", str(dot_path), "-o", str(svg)], check=True, timeout=120)
+        written.append(svg)
+    return written
+
+
+def write_run_graphs(
+    manifest: Mapping[str, Any], target_path: Path, results: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """The hook's drawings: the whole project, and this run's nodes coloured by status."""
+    statuses = {str(r.get("unique_id")): str(r.get("status")) for r in results if r.get("unique_id")}
+    paths = write(build_dot(manifest, statuses=statuses), Path(target_path) / "workflow_graph")
+    if statuses:
+        paths += write(
+            build_dot(manifest, selected=set(statuses), statuses=statuses, title="dbt workflow: last run"),
+            Path(target_path) / "workflow_graph_run",
+        )
+    return [str(p) for p in paths]
+
+
+def _load_manifest(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        from dbt.cli.main import dbtRunner
+
+        print(f"{path} is missing: running `dbt parse` to write it", file=sys.stderr)
+        outcome = dbtRunner().invoke(["parse", "--target-path", str(path.parent)])
+        if not outcome.success or not path.is_file():
+            raise SystemExit(f"dbt parse failed; cannot draw the workflow graph ({outcome.exception})")
+    return json.loads(path.read_text())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m python_hooks.workflow_graph", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--manifest", default="target/manifest.json", help="manifest to read (default: %(default)s)"
+    )
+    parser.add_argument(
+        "-s", "--select", nargs="*", default=[], help="dbt-like selection specs (default: all)"
+    )
+    parser.add_argument("--exclude", nargs="*", default=[], help="specs to leave out")
+    parser.add_argument("--no-tests", action="store_true", help="leave data tests and unit tests out")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="output path without suffix (default: target/workflow_graph[_selection])",
+    )
+    args = parser.parse_args(argv)
+    manifest_path = Path(args.manifest)
+    manifest = _load_manifest(manifest_path)
+    try:
+        chosen = select(manifest, args.select, args.exclude)
+    except SelectionError as exc:
+        parser.error(str(exc))
+    if args.no_tests:
+        nodes = graph_nodes(manifest)
+        chosen = {u for u in chosen if nodes[u].get("resource_type") not in ("test", "unit_test")}
+    name = "workflow_graph" + ("_selection" if args.select or args.exclude else "")
+    output = Path(args.output) if args.output else manifest_path.parent / name
+    title = "dbt workflow" + (f": {' '.join(args.select)}" if args.select else "")
+    for path in write(build_dot(manifest, selected=chosen, title=title), output):
+        print(path)
+    if not shutil.which("dot"):
+        print(
+            "graphviz's `dot` is not installed (apt-get install graphviz): wrote the .dot only",
+            file=sys.stderr,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
