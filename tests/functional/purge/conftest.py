@@ -1,0 +1,86 @@
+"""Fixtures for the purge tests: a project with the purge models, tables created with Spark SQL."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from python_hooks import hive_catalog
+from tests.conftest import repo_files
+
+DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
+ID_TABLE = "p_ids.ids"
+
+
+def descriptor(field: str) -> str:
+    return (DESCRIPTOR % field).replace("'", "\\'")
+
+
+def purge(whitelist: str, expect_pass: bool = True, select: str = "purge+", **extra: Any) -> tuple[Any, str]:
+    """`dbt run --select purge+` with the given whitelist; returns (results, captured log)."""
+    variables = {"purge_whitelist": whitelist, **extra}
+    return run_dbt_and_capture(
+        ["run", "--select", select, "--vars", json.dumps(variables)], expect_pass=expect_pass
+    )
+
+
+def location(spark: Any, database: str, table: str, values: list[list[str]] | None = None) -> str | None:
+    if values is None:
+        return hive_catalog.describe_table(spark, database, table)["location"]
+    return hive_catalog.partition_location(spark, database, table, values)
+
+
+def log_rows(spark: Any, project: Any, database: str | None = None) -> list[Any]:
+    where = f"where database_name = '{database}'" if database else ""
+    return spark.sql(f"select * from {project.test_schema}.purge_log {where}").collect()
+
+
+def last_run(rows: list[Any]) -> list[Any]:
+    latest = max(r.purge_ts for r in rows)
+    return [r for r in rows if r.purge_ts == latest]
+
+
+def count(spark: Any, sql: str) -> int:
+    spark.catalog.clearCache()
+    return int(spark.sql(sql).collect()[0][0])
+
+
+def remaining_ids(spark: Any, table: str, field: str = "guestid") -> int:
+    return count(spark, f"select count(*) from {table} a left semi join {ID_TABLE} b on a.{field} = b.guestid")
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {"purge": repo_files("models", "purge")}
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {
+        "name": "compliance",
+        "models": {"compliance": {"+file_format": "parquet"}},
+        "vars": {
+            "purge_depends_on": [],
+            "purge_whitelist": "",
+            "purge_blacklist": "",
+            "compliance_id_table": ID_TABLE,
+            "compliance_id_column": "guestid",
+            "purge_dry_run": False,
+        },
+    }
+
+
+@pytest.fixture(scope="class")
+def id_table(project: Any, spark: Any) -> str:
+    """Ids 1001..1003 and a NULL (which purges nothing)."""
+    spark.sql("create database if not exists p_ids")
+    spark.sql("drop table if exists p_ids.ids")
+    spark.sql("create table p_ids.ids (guestid bigint) using parquet")
+    spark.sql("insert into p_ids.ids values (1001), (1002), (1003), (1003), (null)")
+    return ID_TABLE
+
+
+__all__ = ["count", "descriptor", "last_run", "location", "log_rows", "purge", "remaining_ids", "run_dbt"]

@@ -1,0 +1,160 @@
+"""`dbt run --select purge+` on every kind of table the issue lists, created here with Spark SQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.functional.purge.conftest import (
+    count,
+    descriptor,
+    last_run,
+    location,
+    log_rows,
+    purge,
+    remaining_ids,
+)
+
+# partition values with a space, a colon and a quote: `show partitions` returns them path-escaped
+HOUR_WITH_IDS = [["ds", "2024-01-01 10:00"], ["hr", "o'b"]]
+HOUR_CLEAN = [["ds", "2024-01-01 10:00"], ["hr", "x y"]]
+DAY_WITH_IDS = [["ds", "2024-01-02"], ["hr", "00"]]
+
+
+def make_tables(spark):
+    spark.sql("drop database if exists p_kinds cascade")
+    spark.sql("drop database if exists p_outside cascade")
+    spark.sql("create database p_kinds")
+    spark.sql("create database p_outside")
+    # Hive parquet, two partition levels, nested identifier
+    spark.sql(f"""
+        create table p_kinds.events (metadata struct<guestid: bigint, note: string>, payload string)
+        partitioned by (ds string, hr string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("metadata.guestid")}')""")
+    spark.sql("""
+        insert into p_kinds.events partition (ds = '2024-01-01 10:00', hr = 'o\\'b')
+        select named_struct('guestid', id, 'note', 'n'), concat('p', id) from range(1000, 1010)""")
+    spark.sql("""
+        insert into p_kinds.events partition (ds = '2024-01-01 10:00', hr = 'x y')
+        select named_struct('guestid', id, 'note', 'n'), 'clean' from range(2000, 2005)""")
+    spark.sql("""
+        insert into p_kinds.events partition (ds = '2024-01-02', hr = '00')
+        select named_struct('guestid', case when id = 0 then null else id + 1000 end, 'note', 'n'), 'x'
+        from range(0, 6)""")
+    # Hive ORC, Spark datasource parquet, unpartitioned Hive parquet: top-level identifier
+    spark.sql(f"""
+        create table p_kinds.orc_events (guestid bigint, payload string) partitioned by (ds string)
+        stored as orc tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into p_kinds.orc_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
+    spark.sql("insert into p_kinds.orc_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
+    spark.sql(f"""
+        create table p_kinds.ds_events (guestid bigint, payload string, ds string) using parquet
+        partitioned by (ds) tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into p_kinds.ds_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
+    spark.sql("insert into p_kinds.ds_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
+    spark.sql(f"""
+        create table p_kinds.flat (guestid bigint, payload string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into p_kinds.flat select id, 'x' from range(999, 1005)")
+    # whitelisted without a descriptor; blacklisted; outside the whitelist: all left alone
+    spark.sql("create table p_kinds.plain (guestid bigint) stored as parquet")
+    spark.sql("insert into p_kinds.plain values (1001)")
+    for table in ("p_kinds.keep_me", "p_outside.events"):
+        spark.sql(f"""
+            create table {table} (guestid bigint) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql(f"insert into {table} values (1001), (5)")
+
+
+class TestPurgeTables:
+    @pytest.fixture(scope="class")
+    def first_run(self, project, spark, id_table):
+        make_tables(spark)
+        before = {
+            "hour_loc": location(spark, "p_kinds", "events", HOUR_WITH_IDS),
+            "clean_loc": location(spark, "p_kinds", "events", HOUR_CLEAN),
+            "flat_loc": location(spark, "p_kinds", "flat"),
+            "table_loc": location(spark, "p_kinds", "events"),
+            "kept_loc": location(spark, "p_kinds", "keep_me"),
+            "outside_loc": location(spark, "p_outside", "events"),
+        }
+        # a reader that opened the old partition's files before the purge
+        reader = spark.read.parquet(before["hour_loc"])
+        before["reader_rows"] = reader.count()
+        # case-insensitive; `p_outsid` (no `*`) is an exact name, so p_outside is not selected
+        _, logs = purge("P_KINDS, p_outsid", purge_blacklist="p_kinds.keep*")
+        return {"before": before, "logs": logs, "reader": reader}
+
+    def test_ids_are_gone_from_every_kind_of_table(self, project, spark, first_run):
+        assert remaining_ids(spark, "p_kinds.events", "metadata.guestid") == 0
+        assert remaining_ids(spark, "p_kinds.orc_events") == 0
+        assert remaining_ids(spark, "p_kinds.ds_events") == 0
+        assert remaining_ids(spark, "p_kinds.flat") == 0
+        # only the listed ids went; a NULL identifier (and the NULL id) purge nothing
+        assert count(spark, "select count(*) from p_kinds.events") == 10 - 3 + 5 + 6 - 3
+        assert count(spark, "select count(*) from p_kinds.events where metadata.guestid is null") == 1
+        assert count(spark, "select count(*) from p_kinds.orc_events") == 8 - 3
+        assert count(spark, "select count(*) from p_kinds.ds_events") == 8 - 3
+        assert count(spark, "select count(*) from p_kinds.flat") == 6 - 3
+        assert count(spark, "select count(*) from p_kinds.events where ds = '2024-01-01 10:00' and hr = 'o\\'b'") == 7
+
+    def test_rewritten_partitions_are_swapped_to_the_new_location(self, project, spark, first_run):
+        before = first_run["before"]
+        ts = last_run(log_rows(spark, project, "p_kinds"))[0].purge_ts
+        new = location(spark, "p_kinds", "events", HOUR_WITH_IDS)
+        assert new == f"{before['table_loc']}/{ts}/ds=2024-01-01 10%3A00/hr=o%27b"
+        assert location(spark, "p_kinds", "events", HOUR_CLEAN) == before["clean_loc"]
+        assert location(spark, "p_kinds", "flat") == f"{before['flat_loc']}/{ts}"
+        # the backup holds the old partition at its old location, the data not moved
+        backup = f"p_kinds.events_backup_{ts}"
+        assert location(spark, "p_kinds", f"events_backup_{ts}", HOUR_WITH_IDS) == before["hour_loc"]
+        assert count(spark, f"select count(*) from {backup} where hr = 'o\\'b'") == 10
+        assert first_run["reader"].count() == before["reader_rows"] == 10
+        tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect()}
+        assert not [t for t in tables if "_staging_" in t]
+        stale = spark.sql(
+            f"select location from {project.test_schema}.stale_data_records where table_name = 'events'"
+        ).collect()
+        assert before["hour_loc"] in {r.location for r in stale}
+
+    def test_tables_outside_the_selection_are_untouched(self, project, spark, first_run):
+        before = first_run["before"]
+        assert location(spark, "p_kinds", "keep_me") == before["kept_loc"]
+        assert location(spark, "p_outside", "events") == before["outside_loc"]
+        assert remaining_ids(spark, "p_kinds.keep_me") == 1
+        assert remaining_ids(spark, "p_outside.events") == 1
+        assert remaining_ids(spark, "p_kinds.plain") == 1
+        logs = first_run["logs"]
+        assert logs.count("p_kinds.plain is whitelisted but has no dataset.descriptor") == 1
+        assert "keep_me" not in logs and "p_outside" not in logs
+
+    def test_purge_log_has_a_row_per_partition_and_no_ids(self, project, spark, first_run):
+        rows = last_run(log_rows(spark, project, "p_kinds"))
+        by_key = {(r.table_name, r.partition_spec): r for r in rows}
+        hour = by_key[("events", "ds=2024-01-01 10%3A00/hr=o%27b")]
+        assert (hour.state, hour.rows_before, hour.rows_purged, hour.rows_after) == ("COMMITTED", 10, 3, 7)
+        assert hour.old_location == first_run["before"]["hour_loc"]
+        assert hour.backup_table == f"p_kinds.events_backup_{hour.purge_ts}"
+        assert hour.identifier_field == "metadata.guestid"
+        assert hour.started_at <= hour.ended_at
+        clean = by_key[("events", "ds=2024-01-01 10%3A00/hr=x y")]
+        assert (clean.state, clean.rows_purged, clean.new_location) == ("SKIPPED", 0, clean.old_location)
+        assert by_key[("flat", None)].state == "COMMITTED"
+        assert {r.state for r in rows} == {"COMMITTED", "SKIPPED"}
+        assert len(rows) == 3 + 2 + 2 + 1
+        columns = set(rows[0].asDict())
+        assert not [c for c in columns if "guestid" in c or c == "id"]
+        verified = spark.sql(f"select * from {project.test_schema}.purge_verification").collect()
+        assert {(r.table_id, r.remaining_rows) for r in verified} >= {("p_kinds.events", 0), ("p_kinds.flat", 0)}
+
+    def test_a_second_purge_rewrites_nothing(self, project, spark, first_run):
+        locations = {
+            "hour": location(spark, "p_kinds", "events", HOUR_WITH_IDS),
+            "flat": location(spark, "p_kinds", "flat"),
+        }
+        _, logs = purge("p_kinds", purge_blacklist="p_kinds.keep*")
+        rows = last_run(log_rows(spark, project, "p_kinds"))
+        assert {r.state for r in rows} == {"SKIPPED"}
+        assert location(spark, "p_kinds", "events", HOUR_WITH_IDS) == locations["hour"]
+        assert location(spark, "p_kinds", "flat") == locations["flat"]
+        assert "0 committed" in logs
+        assert count(spark, "select count(*) from p_kinds.events") == 15
