@@ -1,0 +1,62 @@
+{#
+    `dbt run-operation restore --args '{table: db.t, partition: "k=v/k2=v2"}'` (optional
+    `backup: db.t_backup_<ts>`; default the newest backup that holds a non-empty copy of the
+    partition other than the live location).  The partition's current data becomes
+    `<table>_trash_<ts>` (deleted by retention after trash_retention_days), the partition points
+    at the backup's data, and the old location is recorded as stale data.  Every check runs
+    before the first change (python_hooks/restore.py).
+#}
+{% macro restore(table, partition=none, backup=none) -%}
+    {%- set plan = adapter.python_hook(
+        'python_hooks.restore:plan_restore',
+        table=table, partition=partition, backup=backup, now=var('retention_now', none)) -%}
+    {%- if plan['current_location'] -%}
+        {%- call statement('restore_create_trash') -%}
+            {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table']) }}
+        {%- endcall -%}
+        {%- call statement('restore_trash_untag') -%}
+            {{ compliance.restore_untag_sql(plan['database'], plan['trash_table']) }}
+        {%- endcall -%}
+        {%- call statement('restore_trash_partition') -%}
+            {{ compliance.add_partition_sql(plan['database'], plan['trash_table'], plan['pairs'], plan['current_location']) }}
+        {%- endcall -%}
+        {%- call statement('restore_point_partition') -%}
+            {{ compliance.set_partition_location_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
+        {%- endcall -%}
+        {%- do compliance.record_stale_location(
+            plan['database'], plan['table'], plan['partition_spec'], plan['current_location'], 'restore') -%}
+    {%- else -%}
+        {%- call statement('restore_add_partition') -%}
+            {{ compliance.add_partition_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
+        {%- endcall -%}
+    {%- endif -%}
+    {%- do log(
+        "Restored " ~ plan['database'] ~ "." ~ plan['table'] ~ " partition " ~ plan['partition_spec']
+        ~ " from " ~ plan['database'] ~ "." ~ plan['backup_table'] ~ " (" ~ plan['backup_location'] ~ ")"
+        ~ ("; its previous data is kept as " ~ plan['database'] ~ "." ~ plan['trash_table']
+           ~ " for trash_retention_days" if plan['current_location'] else "; the partition did not exist, it was added"),
+        info=true) -%}
+    {{ return(plan) }}
+{%- endmacro %}
+
+{#- The restore trash: a table like the restored one, holding the replaced partition. -#}
+{% macro restore_trash_table_sql(database, table, trash_table) -%}
+    create table {{ compliance.table_ref(database, trash_table) }} like {{ compliance.table_ref(database, table) }}
+{%- endmacro %}
+
+{#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}
+{% macro restore_untag_sql(database, table) -%}
+    alter table {{ compliance.table_ref(database, table) }} unset tblproperties if exists ('dataset.descriptor')
+{%- endmacro %}
+
+{% macro add_partition_sql(database, table, pairs, location) -%}
+    alter table {{ compliance.table_ref(database, table) }}
+    add if not exists partition {{ compliance.partition_clause(pairs) }}
+    location {{ compliance.sql_string(location) }}
+{%- endmacro %}
+
+{% macro set_partition_location_sql(database, table, pairs, location) -%}
+    alter table {{ compliance.table_ref(database, table) }}
+    partition {{ compliance.partition_clause(pairs) }}
+    set location {{ compliance.sql_string(location) }}
+{%- endmacro %}

@@ -1,0 +1,64 @@
+{#
+    Retention's hooks.  The `retention` model's pre-hook runs every retention operation (Python,
+    through adapter.python_hook, so that one failing location is logged and the rest go on) and
+    leaves the attempts in a temporary view that the model selects; `retention_log` appends them
+    and its post-hook then fails the run when any attempt of this invocation failed.
+#}
+{% macro run_retention(policies_relation, view_name='retention_attempts') -%}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set defaults = compliance.retention_defaults() -%}
+    {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
+    {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
+    {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
+    {%- set scope = compliance.parse_purge_patterns(var('retention_scope', ''), 'retention_scope') -%}
+    {%- set policies = {} -%}
+    {%- for pair in adapter.python_hook('python_hooks.retention:base_tables', stale_relation=stale_relation) -%}
+        {%- set ns = namespace(selected=(scope | length == 0)) -%}
+        {%- for pattern in scope -%}
+            {%- if compliance.purge_pattern_matches(pattern, pair[0], pair[1]) -%}
+                {%- set ns.selected = true -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if ns.selected -%}
+            {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set result = adapter.python_hook(
+        'python_hooks.retention:run_retention',
+        invocation_id=invocation_id,
+        policies=policies,
+        defaults=defaults,
+        dry_run=var('retention_dry_run', false),
+        now=var('retention_now', none),
+        stale_relation=stale_relation,
+        view_name=view_name,
+    ) -%}
+    {%- do log(
+        "Retention" ~ (" (dry run)" if result['dry_run'] else "") ~ ": " ~ result['attempts'] ~ " deletion attempt(s), "
+        ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
+        ~ ("would be " if result['dry_run'] else "") ~ "deleted",
+        info=true) -%}
+    {{ return('') }}
+{%- endmacro %}
+
+{% macro raise_on_retention_failures() -%}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set failed = run_query(
+        'select database_name, table_name, partition_spec, location, failure_reason from ' ~ this
+        ~ ' where not succeeded and invocation_id = ' ~ compliance.sql_string(invocation_id)) -%}
+    {%- if failed.rows | length > 0 -%}
+        {%- set lines = [] -%}
+        {%- for row in failed.rows[:5] -%}
+            {%- do lines.append('  ' ~ row[0] ~ '.' ~ row[1] ~ (' partition ' ~ row[2] if row[2]) ~ ' at ' ~ row[3] ~ ': ' ~ row[4]) -%}
+        {%- endfor -%}
+        {{ exceptions.raise_compiler_error(
+            "Retention: " ~ (failed.rows | length) ~ " deletion attempt(s) failed (the others went on). "
+            ~ "Details in retention_log where invocation_id = '" ~ invocation_id ~ "' and not succeeded:\n"
+            ~ (lines | join('\n'))) }}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}

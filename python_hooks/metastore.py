@@ -1,0 +1,213 @@
+"""The Hive metastore as plain Python: tables, their locations and partitions, and metadata-only drops.
+
+Retention and restore must know every location the metastore references before deleting anything,
+and must be able to forget a table or partition WITHOUT the metastore deleting its files (Hive
+deletes a managed table's partition directories on drop, wherever they are).  Everything here goes
+through Spark's session catalog (no SQL text, so no identifier or literal escaping), and every
+metadata change refreshes Spark's cached view of the table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# `<table>_<kind>_<ts>`: the names purge and restore give to their side tables (ts in epoch ms).
+SIDE_TABLE = re.compile(r"^(?P<base>.+)_(?P<kind>backup|staging|trash)_(?P<ts>\d{10,})$")
+
+
+@dataclass
+class Partition:
+    pairs: list[tuple[str, str]]
+    location: str
+
+    @property
+    def spec(self) -> str:
+        """`k=v/k2=v2`, unescaped (the form users type and logs show)."""
+        return "/".join(f"{k}={v}" for k, v in self.pairs)
+
+
+@dataclass
+class Table:
+    database: str
+    name: str
+    table_type: str
+    location: str
+    partition_columns: list[str]
+    partitions: list[Partition] = field(default_factory=list)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.database}.{self.name}"
+
+    @property
+    def is_partitioned(self) -> bool:
+        return bool(self.partition_columns)
+
+    def locations(self) -> list[str]:
+        """Every location this table references: its own, and each partition's."""
+        return [self.location, *(p.location for p in self.partitions)] if self.location else [
+            p.location for p in self.partitions
+        ]
+
+
+def side_table(name: str) -> tuple[str, str, int] | None:
+    """(base table, kind, ts) for `<base>_<kind>_<ts>`, or None for any other name."""
+    match = SIDE_TABLE.match(name)
+    if not match:
+        return None
+    return match.group("base"), match.group("kind"), int(match.group("ts"))
+
+
+def _scala_list(jvm: Any, seq: Any) -> list[Any]:
+    return list(jvm.scala.collection.JavaConverters.seqAsJavaListConverter(seq).asJava())
+
+
+def _path(jvm: Any, uri: Any) -> str:
+    """A location URI as the Hadoop path string (`p=x%3A1`, not the URI's `p=x%253A1`)."""
+    return str(jvm.org.apache.hadoop.fs.Path(uri).toString()).rstrip("/")
+
+
+def _catalog(spark: Any) -> Any:
+    return spark._jsparkSession.sessionState().catalog()
+
+
+def _ident(spark: Any, database: str, table: str) -> Any:
+    jvm = spark._jvm
+    return jvm.org.apache.spark.sql.catalyst.TableIdentifier(table, jvm.scala.Option.apply(database))
+
+
+def databases(spark: Any) -> list[str]:
+    return sorted(str(d) for d in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listDatabases()))
+
+
+def table_names(spark: Any, database: str) -> list[str]:
+    return sorted(str(t) for t in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listTables(database)))
+
+
+def table_exists(spark: Any, database: str, table: str) -> bool:
+    return bool(_catalog(spark).externalCatalog().tableExists(database, table))
+
+
+def get_table(spark: Any, database: str, table: str, with_partitions: bool = True) -> Table | None:
+    """The table's type, location and partitions (locations fully qualified), or None if missing/a view."""
+    jvm = spark._jvm
+    external = _catalog(spark).externalCatalog()
+    if not external.tableExists(database, table):
+        return None
+    meta = external.getTable(database, table)
+    table_type = str(meta.tableType().name())
+    if table_type == "VIEW":
+        return None
+    location_option = meta.storage().locationUri()
+    location = _path(jvm, location_option.get()) if location_option.isDefined() else ""
+    columns = [str(c) for c in _scala_list(jvm, meta.partitionColumnNames())]
+    result = Table(database, table, table_type, location, columns)
+    if columns and with_partitions:
+        for part in _scala_list(jvm, external.listPartitions(database, table, jvm.scala.Option.apply(None))):
+            spec = dict(jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(part.spec()).asJava())
+            pairs = [(c, str(spec[c])) for c in columns]
+            result.partitions.append(Partition(pairs, _path(jvm, part.location())))
+    return result
+
+
+def all_tables(spark: Any) -> list[Table]:
+    """Every table (not view) in the metastore, with partitions."""
+    tables = []
+    for database in databases(spark):
+        for name in table_names(spark, database):
+            table = get_table(spark, database, name)
+            if table is not None:
+                tables.append(table)
+    return tables
+
+
+def refresh(spark: Any, database: str, table: str) -> None:
+    try:
+        _catalog(spark).refreshTable(_ident(spark, database, table))
+    except Exception:  # noqa: BLE001 - a table that is gone has nothing cached to refresh
+        pass
+
+
+def _spec_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
+    jvm = spark._jvm
+    java_map = jvm.java.util.HashMap()
+    for key, value in pairs:
+        java_map.put(key, value)
+    return jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
+
+
+def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[tuple[str, str]]) -> None:
+    """Forget one partition; its files stay where they are (retainData)."""
+    jvm = spark._jvm
+    specs = jvm.org.apache.spark.api.python.PythonUtils.toSeq([_spec_map(spark, pairs)])
+    _catalog(spark).dropPartitions(_ident(spark, database, table), specs, True, False, True)
+    refresh(spark, database, table)
+
+
+def set_partition_location(spark: Any, database: str, table: str, pairs: list[tuple[str, str]], location: str) -> None:
+    """Point one partition at another directory (metadata only)."""
+    jvm = spark._jvm
+    catalog = _catalog(spark)
+    ident = _ident(spark, database, table)
+    part = catalog.getPartition(ident, _spec_map(spark, pairs))
+    storage = part.storage()
+    new_storage = storage.copy(
+        jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(location).toUri()),
+        storage.inputFormat(),
+        storage.outputFormat(),
+        storage.serde(),
+        storage.compressed(),
+        storage.properties(),
+    )
+    new_part = part.copy(
+        part.spec(), new_storage, part.parameters(), part.createTime(), part.lastAccessTime(), part.stats()
+    )
+    catalog.alterPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq([new_part]))
+    refresh(spark, database, table)
+
+
+def set_table_location(spark: Any, database: str, table: str, location: str) -> None:
+    """Point a table at another directory (metadata only)."""
+    jvm = spark._jvm
+    catalog = _catalog(spark)
+    meta = catalog.getTableMetadata(_ident(spark, database, table))
+    storage = meta.storage()
+    new_meta = meta.withNewStorage(
+        jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(location).toUri()),
+        storage.inputFormat(),
+        storage.outputFormat(),
+        storage.compressed(),
+        storage.serde(),
+        storage.properties(),
+    )
+    catalog.alterTable(new_meta)
+    refresh(spark, database, table)
+
+
+def drop_table_metadata(spark: Any, table: Table, scratch: str) -> None:
+    """Forget a table and its partitions; no file it references is deleted by the metastore.
+
+    Partitions are dropped with retainData.  A managed table's own directory would be deleted by
+    Hive on drop, so it is first pointed at `scratch` (an empty directory the caller owns).
+    """
+    for part in table.partitions:
+        drop_partition_metadata(spark, table.database, table.name, part.pairs)
+    if table.table_type == "MANAGED":
+        set_table_location(spark, table.database, table.name, scratch)
+    _catalog(spark).dropTable(_ident(spark, table.database, table.name), True, False)
+
+
+def _name(database: str, table: str) -> str:
+    """`db`.`t` for Spark's table-name parser (DataFrame reads and writes take no identifier object)."""
+    return ".".join("`" + part.replace("`", "``") + "`" for part in (database, table))
+
+
+def read_table(spark: Any, database: str, table: str) -> Any:
+    return spark.table(_name(database, table))
+
+
+def overwrite_table(frame: Any, database: str, table: str) -> None:
+    frame.write.insertInto(_name(database, table), overwrite=True)
+    refresh(frame.sparkSession, database, table)

@@ -1,0 +1,134 @@
+"""Restore: choose the backup a partition goes back to, and check everything before anything changes.
+
+`plan_restore` only reads the metastore and the filesystem; the `restore` macro
+(macros/restore/restore.sql) then runs the DDL: the partition's current data becomes
+`<table>_trash_<ts>`, the partition points at the backup's data, and a stale-data record is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.lakehouse import filesystem
+from dbt_common.exceptions import DbtRuntimeError
+
+from python_hooks import metastore, retention
+
+
+class RestoreError(DbtRuntimeError):
+    """A restore that cannot be done as asked; the message names the table, partition and backups."""
+
+
+def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str, str]]:
+    """`k=v/k2=v2` as typed by a user (values NOT escaped) into pairs in the table's column order."""
+    given: dict[str, str] = {}
+    for part in str(spec or "").strip().strip("/").split("/"):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise RestoreError(
+                f"Partition {spec!r} of {table} is not of the form "
+                f"{'/'.join(c + '=<value>' for c in columns)}."
+            )
+        given[key.strip().lower()] = value
+    lowered = {c.lower(): c for c in columns}
+    if set(given) != set(lowered):
+        raise RestoreError(
+            f"Partition {spec!r} of {table} names the columns {sorted(given)}, but the table is partitioned by "
+            f"{columns}: give a value for each, as {'/'.join(c + '=<value>' for c in columns)}."
+        )
+    return [(lowered[k], given[k]) for k in lowered]
+
+
+def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
+    if not backups:
+        return "no backups exist"
+    names = []
+    for ts, table in sorted(backups, key=lambda b: -b[0]):
+        has = any(p.spec == spec for p in table.partitions)
+        names.append(f"{table.qualified} ({'holds' if has else 'does not hold'} this partition)")
+    return "backups that exist: " + ", ".join(names)
+
+
+def plan_restore(
+    spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
+) -> dict[str, Any]:
+    """What `restore` will do (raises RestoreError, changing nothing, when it cannot)."""
+    if not table or "." not in str(table):
+        raise RestoreError(f"restore needs `table` as `database.table`; got {table!r}.")
+    database, name = str(table).split(".", 1)
+    live = metastore.get_table(spark, database, name)
+    if live is None:
+        raise RestoreError(f"Cannot restore {table}: the table does not exist.")
+    if not live.is_partitioned:
+        raise RestoreError(
+            f"Cannot restore {table}: it is not partitioned. The backup of an unpartitioned table holds the live "
+            "directory inside it, so pointing the table back at it would read both; restore it by hand "
+            "(`alter table ... set location`) after moving the live directory out."
+        )
+    if not partition:
+        raise RestoreError(f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>.")
+    pairs = parse_partition(partition, live.partition_columns, table)
+    spec = "/".join(f"{k}={v}" for k, v in pairs)
+    current = next((p for p in live.partitions if p.pairs == pairs), None)
+    current_location = filesystem.qualify(spark, current.location) if current else None
+
+    backups = []
+    for other in metastore.table_names(spark, database):
+        side = metastore.side_table(other)
+        if side and side[0].lower() == name.lower() and side[1] == "backup":
+            found = metastore.get_table(spark, database, other)
+            if found is not None:
+                backups.append((side[2], found))
+    backups.sort(key=lambda b: -b[0])
+
+    def candidate(entry: tuple[int, metastore.Table]) -> metastore.Partition | None:
+        return next((p for p in entry[1].partitions if p.pairs == pairs), None)
+
+    if backup:
+        wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
+        chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
+        if chosen is None:
+            raise RestoreError(
+                f"Cannot restore {table} partition {spec} from {wanted}: no such backup; {_describe(backups, spec)}."
+            )
+        part = candidate(chosen)
+        if part is None:
+            raise RestoreError(
+                f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition; "
+                f"{_describe(backups, spec)}."
+            )
+        location = filesystem.qualify(spark, part.location)
+        if location == current_location:
+            raise RestoreError(
+                f"Cannot restore {table} partition {spec} from {wanted}: its data is the live location "
+                f"{location} already."
+            )
+    else:
+        chosen, location = None, None
+        for entry in backups:
+            part = candidate(entry)
+            if part is None:
+                continue
+            loc = filesystem.qualify(spark, part.location)
+            if loc != current_location and filesystem.summary(spark, loc)["files"] > 0:
+                chosen, location = entry, loc
+                break
+        if chosen is None:
+            raise RestoreError(
+                f"Cannot restore {table} partition {spec}: no backup holds a non-empty copy of it other than the "
+                f"live location; {_describe(backups, spec)}."
+            )
+    ts = retention.now_ms(now)
+    while metastore.table_exists(spark, database, f"{name}_trash_{ts}"):
+        ts += 1
+    return {
+        "database": database,
+        "table": name,
+        "pairs": [list(p) for p in pairs],
+        "partition_spec": spec,
+        "partition_exists": current is not None,
+        "current_location": current_location,
+        "backup_table": chosen[1].name,
+        "backup_location": location,
+        "trash_table": f"{name}_trash_{ts}",
+    }

@@ -1,0 +1,79 @@
+"""Fixtures for the retention and restore tests: one project (retention models, policy seed) per class."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from tests.conftest import repo_files
+
+# Per-table policies of the test seed: most specific row wins.
+POLICIES = """table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days
+r_dates,,,,,,,dp,yyyy-MM-dd,,,,,
+r_dates.events,,,,,,,dp,yyyy-MM-dd,,10,,,
+r_dates.hourly*,,,,,,,dp,yyyy-MM-dd-HH,,1,,,
+r_dates.snap,,,,,,,,,,,dp,2,
+"""
+
+SEED_TYPES = {
+    name: "string"
+    for name in POLICIES.splitlines()[0].split(",")
+}
+
+
+def retention(now: int, expect_pass: bool = True, scope: str = "r_*", **extra: Any) -> tuple[Any, str]:
+    """`dbt run --select retention` at time `now` (epoch ms) limited to the test databases."""
+    variables = {"retention_now": now, "retention_scope": scope, **extra}
+    return run_dbt_and_capture(
+        ["run", "--select", "retention", "--vars", json.dumps(variables)], expect_pass=expect_pass
+    )
+
+
+def restore(expect_pass: bool = True, now: int | None = None, **args: Any) -> tuple[Any, str]:
+    command = ["run-operation", "restore", "--args", json.dumps(args)]
+    if now is not None:
+        command += ["--vars", json.dumps({"retention_now": now})]
+    return run_dbt_and_capture(command, expect_pass=expect_pass)
+
+
+def attempts(spark: Any, schema: str, database: str | None = None) -> list[Any]:
+    """This pass's rows of retention_log (the latest invocation), optionally for one database."""
+    spark.catalog.refreshTable(f"{schema}.retention_log")
+    rows = spark.sql(f"select * from {schema}.retention_log").collect()
+    if not rows:
+        return []
+    latest = max(rows, key=lambda r: r.attempted_at).invocation_id
+    return [r for r in rows if r.invocation_id == latest and (database is None or r.database_name == database)]
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {
+        "retention": repo_files("models", "retention"),
+        "purge": {"purge.sql": "select 1 as placeholder", "purge_log.sql": "select * from {{ ref('purge') }}"},
+    }
+
+
+@pytest.fixture(scope="class")
+def seeds() -> dict[str, Any]:
+    return {"retention": {"retention_policies.csv": POLICIES}}
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {
+        "name": "compliance",
+        "models": {"compliance": {"+file_format": "parquet"}},
+        "seeds": {"compliance": {"+file_format": "parquet", "+column_types": SEED_TYPES}},
+        "vars": {"retention_scope": "r_*"},
+    }
+
+
+@pytest.fixture(scope="class")
+def built(project: Any) -> Any:
+    """The project with its seed loaded and one (empty) retention pass, so retention_log exists."""
+    run_dbt(["seed"])
+    return project

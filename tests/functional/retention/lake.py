@@ -1,0 +1,126 @@
+"""Build purge histories directly with DDL, following the purge contract (DESIGN.md).
+
+For table db.t at location L, a purge at ts creates `db.t_backup_<ts>` (partition p pointing at the
+OLD location), new data at `<L>/<ts>/<partition path>` and points p there; an unpartitioned table
+swaps its location to `<L>/<ts>` and its backup points at L.  Files are written with pyarrow (no
+Spark job), so a history of many purges stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from dbt.adapters.lakehouse.partitions import spec_path
+from python_hooks import metastore
+
+DAY = 86_400_000
+HOUR = 3_600_000
+BASE_TS = 1_700_000_000_000  # 2023-11-14 22:13 UTC
+
+
+def local(path: str) -> str:
+    return urlparse(path).path if path.startswith("file:") else path
+
+
+def lit(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def clause(pairs: list[tuple[str, str]]) -> str:
+    return "(" + ", ".join(f"`{k}` = {lit(v)}" for k, v in pairs) + ")"
+
+
+def data_files(path: str) -> list[str]:
+    root = local(path)
+    found = []
+    for dirpath, _, names in os.walk(root):
+        found += [os.path.join(dirpath, n) for n in names if not n.startswith((".", "_"))]
+    return sorted(found)
+
+
+class Lake:
+    """One database of test tables; `ids` are the rows, `dp` the partition column."""
+
+    def __init__(self, spark: Any, database: str) -> None:
+        self.spark = spark
+        self.db = database
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+
+    def write(self, path: str, ids: list[int]) -> None:
+        os.makedirs(local(path), exist_ok=True)
+        table = pa.table({"id": pa.array(ids, pa.int64()), "v": pa.array([f"v{i}" for i in ids], pa.string())})
+        pq.write_table(table, os.path.join(local(path), f"part-{uuid.uuid4().hex}.parquet"))
+
+    def read(self, path: str) -> list[int]:
+        ids: list[int] = []
+        for file in data_files(path):
+            if os.path.dirname(file) == local(path).rstrip("/"):
+                ids += pq.read_table(file).column("id").to_pylist()
+        return ids
+
+    def table(self, name: str) -> metastore.Table:
+        found = metastore.get_table(self.spark, self.db, name)
+        assert found is not None, f"{self.db}.{name} does not exist"
+        return found
+
+    def create(self, name: str, partitions: dict[str, list[int]] | None = None, ids: list[int] | None = None) -> None:
+        """A Hive parquet table, partitioned by dp (partitions: value -> ids) or not (ids)."""
+        by = " partitioned by (dp string)" if partitions is not None else ""
+        self.spark.sql(f"create table {self.db}.{name} (id bigint, v string){by} stored as parquet")
+        location = self.table(name).location
+        if partitions is None:
+            self.write(location, ids or [])
+            return
+        for value, rows in partitions.items():
+            path = f"{location}/{spec_path([('dp', value)])}"
+            self.write(path, rows)
+            self.spark.sql(f"alter table {self.db}.{name} add partition {clause([('dp', value)])} location {lit(path)}")
+
+    def purge(self, name: str, ts: int, drop: set[int]) -> None:
+        """One purge run at ts removing `drop`, leaving a backup (the contract's steps 3-5)."""
+        live = self.table(name)
+        backup = f"{name}_backup_{ts}"
+        if not live.is_partitioned:
+            new = f"{live.location}/{ts}"
+            self.write(new, [i for i in self.read(live.location) if i not in drop])
+            self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name} location {lit(live.location)}")
+            self.spark.sql(f"alter table {self.db}.{name} set location {lit(new)}")
+            return
+        self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name}")
+        for part in live.partitions:
+            new = f"{live.location}/{ts}/{spec_path(part.pairs)}"
+            self.write(new, [i for i in self.read(part.location) if i not in drop])
+            self.spark.sql(
+                f"alter table {self.db}.{backup} add partition {clause(part.pairs)} location {lit(part.location)}"
+            )
+            self.spark.sql(f"alter table {self.db}.{name} partition {clause(part.pairs)} set location {lit(new)}")
+        self.spark.catalog.refreshTable(f"{self.db}.{name}")
+
+    def staging(self, name: str, ts: int, values: list[str]) -> str:
+        """A staging table left by a run that died at ts (its data under <L>/<ts>)."""
+        root = f"{self.table(name).location}/{ts}"
+        staging = f"{name}_staging_{ts}"
+        self.spark.sql(f"create table {self.db}.{staging} like {self.db}.{name} location {lit(root)}")
+        for value in values:
+            path = f"{root}/{spec_path([('dp', value)])}"
+            self.write(path, [1])
+            self.spark.sql(f"alter table {self.db}.{staging} add partition {clause([('dp', value)])} location {lit(path)}")
+        return root
+
+    def rows(self, name: str) -> list[tuple[int, str | None]]:
+        self.spark.catalog.refreshTable(f"{self.db}.{name}")
+        cols = "id, dp" if self.table(name).is_partitioned else "id, null as dp"
+        return sorted(tuple(r) for r in self.spark.sql(f"select {cols} from {self.db}.{name}").collect())
+
+    def tables(self) -> list[str]:
+        return metastore.table_names(self.spark, self.db)
+
+    def drop(self) -> None:
+        self.spark.sql(f"drop database if exists {self.db} cascade")
