@@ -47,13 +47,17 @@ def merge_snapshot_with_deltas(inputs, key, mode="delta_order", timestamp_column
 
 
 def model(dbt, spark):
-    inputs = dbt.ref("member_merge_inputs").orderBy("position").collect()
+    manifest = dbt.ref("member_merge_inputs")
+    inputs = manifest.orderBy("position").collect()
     if len(inputs) < 2:
         raise ValueError("member_merged needs a snapshot and at least one delta (var member_deltas is empty)")
-    key = [k.strip() for k in str(dbt.config.get("merge_key") or "member_id").split(",")]
+    # plain `dbt.config.get(...)` statements: dbt only passes the keys it finds called this way
+    merge_key = dbt.config.get("merge_key", "member_id")
+    mode = dbt.config.get("member_merge_mode", "delta_order")
+    timestamp_column = dbt.config.get("timestamp_column", "updated_at")
     return merge_snapshot_with_deltas(
         [spark.table(row.relation_name) for row in inputs],
-        key,
-        mode=dbt.config.get("member_merge_mode") or "delta_order",
-        timestamp_column=dbt.config.get("timestamp_column") or "updated_at",
+        [k.strip() for k in str(merge_key).split(",")],
+        mode=mode,
+        timestamp_column=timestamp_column,
     )

@@ -11,8 +11,10 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, spark):
-    per_hour = int(dbt.config.get("demo_page_view_rows_per_hour") or 200)
-    now = (dbt.config.get("compaction_now") or "").strip()
+    # plain `dbt.config.get(...)` statements: dbt only passes the keys it finds called this way
+    per_hour = dbt.config.get("demo_page_view_rows_per_hour", 200)
+    now = dbt.config.get("compaction_now", "")
+    per_hour, now = int(per_hour or 200), str(now or "").strip()
     now_sql = f"to_timestamp('{now}')" if now else "current_timestamp()"
     base = spark.sql(f"select unix_timestamp(date_trunc('hour', {now_sql})) as base, hour({now_sql}) as h").first()
     # yesterday 00:00 up to the current hour, and one hour outside the 3-day window

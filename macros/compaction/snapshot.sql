@@ -1,0 +1,154 @@
+{#
+    dbt snapshots on plain parquet/ORC tables.  dbt-spark's snapshot materialization needs
+    `merge into` (Delta, Iceberg, Hudi).  This one computes the whole new SCD2 table, the rows
+    dbt's merge would leave, writes it into a NEW directory beside the table, and swaps the
+    table's location in one metastore call, so a reader sees the old version or the new one,
+    never half of each.  The old directory is recorded with compliance.record_stale_location for
+    the stale-data cleaner.  Failure before the swap leaves the table as it was.
+#}
+
+{#- The rows of the new SCD2 table: dbt's snapshot merge (close changed rows, add new ones) as a select. -#}
+{% macro snapshot_rewrite_sql(target_relation, staging_relation, target_columns, column_names) -%}
+    {%- set scd_id = compliance.quote_ident(column_names.dbt_scd_id) -%}
+    {%- set valid_to = column_names.dbt_valid_to -%}
+    {%- set valid_to_current = config.get('dbt_valid_to_current') if config is defined else none -%}
+with
+
+closed as (
+    select
+        {{ scd_id }} as closed_scd_id,
+        {{ compliance.quote_ident(valid_to) }} as closed_valid_to
+    from {{ staging_relation }}
+    where dbt_change_type in ('update', 'delete')
+),
+
+kept as (
+    select
+        {%- for column in target_columns %}
+        {%- if column == valid_to %}
+        case
+            when closed.closed_scd_id is not null then closed.closed_valid_to
+            else existing.{{ compliance.quote_ident(column) }}
+        end as {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+        {%- else %}
+        existing.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+        {%- endif %}
+        {%- endfor %}
+    from {{ target_relation }} as existing
+    left join closed
+        on existing.{{ scd_id }} = closed.closed_scd_id
+        and (existing.{{ compliance.quote_ident(valid_to) }} is null
+        {%- if valid_to_current %}
+            or existing.{{ compliance.quote_ident(valid_to) }} = {{ valid_to_current }}
+        {%- endif %})
+),
+
+inserted as (
+    select
+        {%- for column in target_columns %}
+        staged.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ staging_relation }} as staged
+    left anti join {{ target_relation }} as existing
+        on staged.{{ scd_id }} = existing.{{ scd_id }}
+    where staged.dbt_change_type = 'insert'
+),
+
+final as (
+    select * from kept
+    union all
+    select * from inserted
+)
+
+select * from final
+{%- endmacro %}
+
+{% macro table_location(relation) -%}
+    {%- set rows = run_query('describe table extended ' ~ relation) -%}
+    {%- for row in rows if row[0] == 'Location' -%}
+        {{ return(row[1]) }}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error("Cannot find the location of " ~ relation ~ " in `describe table extended`") }}
+{%- endmacro %}
+
+{% materialization snapshot, adapter='lakehouse' %}
+  {%- set target_table = model.get('alias', model.get('name')) -%}
+  {%- set strategy_name = config.get('strategy') -%}
+  {%- set file_format = config.get('file_format') or 'parquet' -%}
+  {%- set grant_config = config.get('grants') -%}
+
+  {%- if file_format not in ['parquet', 'orc'] -%}
+    {% do exceptions.raise_compiler_error(
+        "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": file_format '" ~ file_format
+        ~ "' is not supported by the lakehouse snapshot materialization; use 'parquet' or 'orc'") %}
+  {%- endif -%}
+  {%- if config.get('partition_by') -%}
+    {% do exceptions.raise_compiler_error(
+        "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": partition_by is not supported on parquet/orc snapshots; remove it") %}
+  {%- endif -%}
+
+  {% set target_relation_exists, target_relation = get_or_create_relation(
+          database=none, schema=model.schema, identifier=target_table, type='table') -%}
+
+  {% if not adapter.check_schema_exists(model.database, model.schema) %}
+    {% do create_schema(model.schema) %}
+  {% endif %}
+
+  {%- if not target_relation.is_table -%}
+    {% do exceptions.relation_wrong_type(target_relation, 'table') %}
+  {%- endif -%}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  {% set strategy_macro = strategy_dispatch(strategy_name) %}
+  {% set strategy = strategy_macro(model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
+
+  {% if not target_relation_exists %}
+      {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
+      {% call statement('main') %}
+          {{ create_table_as(False, target_relation, build_sql) }}
+      {% endcall %}
+  {% else %}
+      {% set column_names = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() %}
+      {{ adapter.valid_snapshot_target(target_relation, column_names) }}
+
+      {% set staging_table = spark_build_snapshot_staging_table(strategy, sql, target_relation) %}
+      {% set missing_columns = adapter.get_missing_columns(staging_table, target_relation)
+                                   | rejectattr('name', 'in', ['dbt_change_type', 'DBT_CHANGE_TYPE', 'dbt_unique_key', 'DBT_UNIQUE_KEY'])
+                                   | list %}
+      {% do create_columns(target_relation, missing_columns) %}
+      {% set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list %}
+
+      {%- set old_location = compliance.table_location(target_relation) -%}
+      {%- set new_location = old_location.rstrip('/').rsplit('/', 1)[0] ~ '/' ~ target_table ~ '__v'
+          ~ modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
+      {% call statement('main') %}
+          insert overwrite directory {{ compliance.sql_string(new_location) }} using {{ file_format }}
+          {{ compliance.snapshot_rewrite_sql(target_relation, staging_table, target_columns, column_names) }}
+      {% endcall %}
+      {#- the swap: one metastore call; readers see the old or the new version -#}
+      {% call statement('swap_snapshot_location') %}
+          alter table {{ target_relation }} set location {{ compliance.sql_string(new_location) }}
+      {% endcall %}
+      {% call statement('refresh_snapshot') %}
+          refresh table {{ target_relation }}
+      {% endcall %}
+      {% do compliance.record_stale_location(model.schema, target_table, none, old_location, 'snapshot rewrite') %}
+  {% endif %}
+
+  {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
+  {% do apply_grants(target_relation, grant_config, should_revoke) %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  {{ adapter.commit() }}
+
+  {% if staging_table is defined %}
+      {% do post_snapshot(staging_table) %}
+  {% endif %}
+
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
