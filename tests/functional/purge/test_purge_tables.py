@@ -109,7 +109,7 @@ class TestPurgeTables:
         assert location(spark, "p_kinds", f"events_backup_{ts}", HOUR_WITH_IDS) == before["hour_loc"]
         assert count(spark, f"select count(*) from {backup} where hr = 'o\\'b'") == 10
         assert first_run["reader"].count() == before["reader_rows"] == 10
-        tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect()}
+        tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect() if not r.isTemporary}
         assert not [t for t in tables if "_staging_" in t]
         stale = spark.sql(
             f"select location from {project.test_schema}.stale_data_records where table_name = 'events'"

@@ -1,0 +1,170 @@
+"""Bad input, partial failure and rerun, the commit check, dry run, verification and onboarding."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from tests.conftest import repo_files
+from tests.functional.purge.conftest import (
+    count,
+    descriptor,
+    last_run,
+    location,
+    log_rows,
+    purge,
+    remaining_ids,
+)
+
+# Test-only: a concurrent writer that adds a file to one partition between the rewrite and the swap.
+TOUCH_MACRO = """
+{% macro lakehouse__purge_before_swap(database, table, partition_pairs, old_location) %}
+    {% if var('purge_test_touch', '') == database ~ '.' ~ table ~ '/' ~ adapter.partition_path(partition_pairs) %}
+        {% call statement('concurrent_write') %}
+            insert into {{ compliance.table_ref(database, table) }}
+            partition {{ compliance.partition_clause(partition_pairs) }} values (4242, 'late')
+        {% endcall %}
+    {% endif %}
+{% endmacro %}
+"""
+
+A = [["ds", "a"]]
+B = [["ds", "b"]]
+
+
+def make_tables(spark):
+    spark.sql("drop database if exists p_fail cascade")
+    spark.sql("create database p_fail")
+    spark.sql(f"""
+        create table p_fail.events (guestid bigint, payload string) partitioned by (ds string)
+        stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into p_fail.events partition (ds = 'a') select id, 'x' from range(1000, 1010)")
+    spark.sql("insert into p_fail.events partition (ds = 'b') select id, 'x' from range(1000, 1010)")
+    bad = {
+        "bad_json": "{not json",
+        "bad_path": descriptor("metadata.nope"),
+        "bad_spec": '{"complianceSpec": {}}',
+    }
+    for table, value in bad.items():
+        spark.sql(f"""
+            create table p_fail.{table} (guestid bigint, metadata struct<g: bigint>) stored as parquet
+            tblproperties ('dataset.descriptor' = '{value}')""")
+        spark.sql(f"insert into p_fail.{table} values (1001, named_struct('g', 1L))")
+    spark.sql(f"""
+        create table p_fail.bad_type (guestid string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into p_fail.bad_type values ('1001')")
+
+
+class TestPurgeFailures:
+    @pytest.fixture(scope="class")
+    def macros(self):
+        return {**repo_files("macros"), "purge_test_touch.sql": TOUCH_MACRO}
+
+    @pytest.fixture(scope="class")
+    def tables(self, project, spark, id_table):
+        make_tables(spark)
+        return {t: location(spark, "p_fail", t) for t in ("bad_json", "bad_path", "bad_spec", "bad_type")}
+
+    def test_missing_id_table_or_column_stops_before_any_table(self, project, spark, tables):
+        before = location(spark, "p_fail", "events", A)
+        _, logs = purge("p_fail", expect_pass=False, compliance_id_table="p_ids.nope")
+        assert "The id table p_ids.nope (var compliance_id_table) does not exist" in logs
+        assert "Nothing was purged" in logs
+        _, logs = purge("p_fail", expect_pass=False, compliance_id_column="guest_id")
+        assert 'The id table p_ids.ids has no column "guest_id"' in logs
+        assert "its columns are: guestid" in logs
+        assert location(spark, "p_fail", "events", A) == before
+        assert remaining_ids(spark, "p_fail.events") == 6
+
+    def test_bad_patterns_and_empty_matches(self, project, spark, tables):
+        _, logs = purge("p_fail.events.x", expect_pass=False)
+        assert 'Var purge_whitelist has an entry "p_fail.events.x" that is not a table pattern' in logs
+        assert "db, db.table, db*, db.table*" in logs
+        _, logs = purge("nothing_here*")
+        assert "matches no table: nothing was purged" in logs
+
+    def test_bad_tables_and_a_concurrent_write_fail_alone(self, project, spark, tables):
+        _, logs = purge("p_fail", expect_pass=False, purge_test_touch="p_fail.events/ds=a")
+        assert "Table p_fail.bad_json: its dataset.descriptor is not valid JSON" in logs
+        assert 'Table p_fail.bad_path: the identifier "metadata.nope" of its dataset.descriptor is not a column' in logs
+        assert "Table p_fail.bad_spec: its dataset.descriptor" in logs and "has no complianceSpec.identifierField" in logs
+        assert "Table p_fail.bad_type: the identifier guestid is string but the id column p_ids.ids.guestid is bigint" in logs
+        assert "changed between the start of the rewrite and the swap" in logs
+        assert "The purge failed for 5 table(s)/partition(s)" in logs
+        # the bad tables are as they were
+        for table, loc in tables.items():
+            assert location(spark, "p_fail", table) == loc
+            assert count(spark, f"select count(*) from p_fail.{table}") == 1
+        # the touched partition was not swapped; the other one was
+        assert location(spark, "p_fail", "events", A).endswith("/p_fail.db/events/ds=a")
+        assert "/p_fail.db/events/" in location(spark, "p_fail", "events", B)
+        assert not location(spark, "p_fail", "events", B).endswith("/events/ds=b")
+        assert count(spark, "select count(*) from p_fail.events where ds = 'b'") == 7
+        assert count(spark, "select count(*) from p_fail.events where ds = 'a'") == 11
+        # the failed run is in purge_log although dbt skipped the purge_log model
+        rows = last_run(log_rows(spark, project, "p_fail"))
+        states = {(r.table_name, r.partition_spec): r.state for r in rows}
+        assert states[("events", "ds=a")] == "FAILED" and states[("events", "ds=b")] == "COMMITTED"
+        assert states[("bad_json", None)] == "FAILED"
+
+    def test_a_rerun_finishes_the_work_without_duplicates(self, project, spark, tables):
+        purge("p_fail.events")
+        rows = last_run(log_rows(spark, project, "p_fail"))
+        states = {r.partition_spec: r.state for r in rows}
+        assert states == {"ds=a": "COMMITTED", "ds=b": "SKIPPED"}
+        assert remaining_ids(spark, "p_fail.events") == 0
+        # 10 + 10 rows, 3 ids in each partition, plus the concurrent writer's row
+        assert count(spark, "select count(*) from p_fail.events") == 7 + 7 + 1
+        assert count(spark, "select count(distinct guestid, ds) from p_fail.events") == 15
+        logged = spark.sql(
+            f"select invocation_id, count(*) n from {project.test_schema}.purge_log "
+            "where table_name = 'events' and database_name = 'p_fail' group by invocation_id"
+        ).collect()
+        assert sorted(r.n for r in logged) == [2, 2]
+
+    def test_verification_fails_when_an_id_comes_back(self, project, spark, tables):
+        spark.sql("insert into p_fail.events partition (ds = 'b') values (1002, 'again')")
+        _, logs = run_dbt_and_capture(
+            ["run", "--select", "purge_verification", "--vars", json.dumps({"purge_whitelist": "p_fail.events"})],
+            expect_pass=False,
+        )
+        assert "Purge verification failed" in logs
+        assert "p_fail.events: 1 row(s) whose guestid is in p_ids.ids" in logs
+
+    def test_dry_run_changes_nothing_and_says_what_would_go(self, project, spark, tables):
+        spark.sql("drop database if exists p_dry cascade")
+        spark.sql("create database p_dry")
+        spark.sql(f"""
+            create table p_dry.events (guestid bigint) partitioned by (ds string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql("insert into p_dry.events partition (ds = 'a') select id from range(1000, 1010)")
+        spark.sql("insert into p_dry.events partition (ds = 'b') select id from range(5000, 5003)")
+        before = location(spark, "p_dry", "events", A)
+        _, logs = purge("p_dry", purge_dry_run=True)
+        assert "p_dry.events ds=a: DRY_RUN, would remove 3 of 10 rows" in logs
+        assert "3 row(s) would be removed" in logs
+        rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, "p_dry"))}
+        assert (rows["ds=a"].state, rows["ds=a"].rows_purged, rows["ds=a"].dry_run) == ("DRY_RUN", 3, True)
+        assert rows["ds=b"].state == "SKIPPED"
+        assert location(spark, "p_dry", "events", A) == before
+        assert remaining_ids(spark, "p_dry.events") == 3
+        assert [r.tableName for r in spark.sql("show tables in p_dry").collect() if not r.isTemporary] == ["events"]
+
+    def test_onboard_writes_a_checked_descriptor(self, project, spark, tables):
+        spark.sql("create table p_dry.visits (metadata struct<GuestId: bigint>, page string) stored as parquet")
+        run_dbt(["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "metadata.guestid"})])
+        value = spark.sql("show tblproperties p_dry.visits ('dataset.descriptor')").collect()[0].value
+        assert json.loads(value) == {"complianceSpec": {"identifierField": "metadata.GuestId"}}
+        _, logs = run_dbt_and_capture(
+            ["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "page.id"})],
+            expect_pass=False,
+        )
+        assert '"page.id" is not a column or struct field of p_dry.visits (columns: metadata, page)' in logs
+        _, logs = run_dbt_and_capture(
+            ["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "page"})],
+            expect_pass=False,
+        )
+        assert "p_dry.visits.page is string but the id column p_ids.ids.guestid is bigint" in logs
