@@ -96,7 +96,9 @@ def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
         "table_type": str(meta.tableType().name()),
         "is_view": str(meta.tableType().name()) in _SKIP_TYPES,
         "provider": str(meta.provider().get()) if meta.provider().isDefined() else "hive",
-        "location": _path(spark, meta.location()) if str(meta.tableType().name()) not in _SKIP_TYPES else None,
+        "location": _path(spark, meta.location())
+        if str(meta.tableType().name()) not in _SKIP_TYPES
+        else None,
         "database_location": _path(spark, db_meta.locationUri()),
         "partition_columns": partition_columns,
         "data_columns": [f.name for f in schema.fields if f.name not in partition_columns],

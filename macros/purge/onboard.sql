@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     `dbt run-operation onboard --args '{table: db.t, identifier: metadata.guestid}'`: write the
     dataset descriptor onto an existing table, after checking that the identifier is a column or

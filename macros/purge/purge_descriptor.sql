@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     The dataset descriptor: TBLPROPERTIES ('dataset.descriptor' =
     '{"complianceSpec": {"identifierField": "metadata.guestid"}}').  Reading it returns

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     `materialized='purge'`: the purge node.  It purges every onboarded, whitelisted table, then
     replaces its own relation with this run's result rows (one per table and partition), which

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     Gobblin's whitelist / blacklist grammar: `db`, `db.table`, `db*`, `db.table*`, entries
     separated by commas, case-insensitive.  A trailing `*` is a prefix match on the last part.

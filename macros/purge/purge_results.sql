@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     The purge node's result rows: one per table and partition per run.  The purge node writes
     them to its own relation (`purge`); `purge_log` appends them.  Never the ids themselves.

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     The SQL of one purge, clause by clause (Gobblin's five Hive steps).  These macros only build
     text; purge_table.sql runs it.  Names and literals go through compliance.quote_ident /

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     Running a purge: one table at a time, one partition at a time.  Every step goes through
     compliance.purge_execute, which reports an error instead of raising it, so one failing

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     The verification node's SQL: tables to check come from the purge node's rows of this run
     (no FAILED or DRY_RUN row: those are expected to still hold ids).

@@ -8,21 +8,14 @@ run_results as (
 
 ),
 
-{% if is_incremental() %}
-logged as (
-
-    select distinct invocation_id from {{ this }}
-
-),
-{% endif %}
-
 final as (
 
     select run_results.*
     from run_results
     {%- if is_incremental() %}
-    left anti join logged
-        on run_results.invocation_id = logged.invocation_id
+        where run_results.invocation_id not in (
+            select distinct logged.invocation_id from {{ this }} as logged
+        )
     {%- endif %}
 
 )

@@ -49,7 +49,9 @@ def count(spark: Any, sql: str) -> int:
 
 
 def remaining_ids(spark: Any, table: str, field: str = "guestid") -> int:
-    return count(spark, f"select count(*) from {table} a left semi join {ID_TABLE} b on a.{field} = b.guestid")
+    return count(
+        spark, f"select count(*) from {table} a left semi join {ID_TABLE} b on a.{field} = b.guestid"
+    )
 
 
 @pytest.fixture(scope="class")

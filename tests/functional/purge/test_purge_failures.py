@@ -89,9 +89,18 @@ class TestPurgeFailures:
     def test_bad_tables_and_a_concurrent_write_fail_alone(self, project, spark, tables):
         _, logs = purge("p_fail", expect_pass=False, purge_test_touch="p_fail.events/ds=a")
         assert "Table p_fail.bad_json: its dataset.descriptor is not valid JSON" in logs
-        assert 'Table p_fail.bad_path: the identifier "metadata.nope" of its dataset.descriptor is not a column' in logs
-        assert "Table p_fail.bad_spec: its dataset.descriptor" in logs and "has no complianceSpec.identifierField" in logs
-        assert "Table p_fail.bad_type: the identifier guestid is string but the id column p_ids.ids.guestid is bigint" in logs
+        assert (
+            'Table p_fail.bad_path: the identifier "metadata.nope" of its dataset.descriptor is not a column'
+            in logs
+        )
+        assert (
+            "Table p_fail.bad_spec: its dataset.descriptor" in logs
+            and "has no complianceSpec.identifierField" in logs
+        )
+        assert (
+            "Table p_fail.bad_type: the identifier guestid is string but the id column p_ids.ids.guestid is bigint"
+            in logs
+        )
         assert "changed between the start of the rewrite and the swap" in logs
         assert "The purge failed for 5 table(s)/partition(s)" in logs
         # the bad tables are as they were
@@ -128,7 +137,13 @@ class TestPurgeFailures:
     def test_verification_fails_when_an_id_comes_back(self, project, spark, tables):
         spark.sql("insert into p_fail.events partition (ds = 'b') values (1002, 'again')")
         _, logs = run_dbt_and_capture(
-            ["run", "--select", "purge_verification", "--vars", json.dumps({"purge_whitelist": "p_fail.events"})],
+            [
+                "run",
+                "--select",
+                "purge_verification",
+                "--vars",
+                json.dumps({"purge_whitelist": "p_fail.events"}),
+            ],
             expect_pass=False,
         )
         assert "Purge verification failed" in logs
@@ -151,20 +166,41 @@ class TestPurgeFailures:
         assert rows["ds=b"].state == "SKIPPED"
         assert location(spark, "p_dry", "events", A) == before
         assert remaining_ids(spark, "p_dry.events") == 3
-        assert [r.tableName for r in spark.sql("show tables in p_dry").collect() if not r.isTemporary] == ["events"]
+        assert [r.tableName for r in spark.sql("show tables in p_dry").collect() if not r.isTemporary] == [
+            "events"
+        ]
 
     def test_onboard_writes_a_checked_descriptor(self, project, spark, tables):
-        spark.sql("create table p_dry.visits (metadata struct<GuestId: bigint>, page string) stored as parquet")
-        run_dbt(["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "metadata.guestid"})])
+        spark.sql(
+            "create table p_dry.visits (metadata struct<GuestId: bigint>, page string) stored as parquet"
+        )
+        run_dbt(
+            [
+                "run-operation",
+                "onboard",
+                "--args",
+                json.dumps({"table": "p_dry.visits", "identifier": "metadata.guestid"}),
+            ]
+        )
         value = spark.sql("show tblproperties p_dry.visits ('dataset.descriptor')").collect()[0].value
         assert json.loads(value) == {"complianceSpec": {"identifierField": "metadata.GuestId"}}
         _, logs = run_dbt_and_capture(
-            ["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "page.id"})],
+            [
+                "run-operation",
+                "onboard",
+                "--args",
+                json.dumps({"table": "p_dry.visits", "identifier": "page.id"}),
+            ],
             expect_pass=False,
         )
         assert '"page.id" is not a column or struct field of p_dry.visits (columns: metadata, page)' in logs
         _, logs = run_dbt_and_capture(
-            ["run-operation", "onboard", "--args", json.dumps({"table": "p_dry.visits", "identifier": "page"})],
+            [
+                "run-operation",
+                "onboard",
+                "--args",
+                json.dumps({"table": "p_dry.visits", "identifier": "page"}),
+            ],
             expect_pass=False,
         )
         assert "p_dry.visits.page is string but the id column p_ids.ids.guestid is bigint" in logs

@@ -95,7 +95,10 @@ class TestPurgeTables:
         assert count(spark, "select count(*) from p_kinds.orc_events") == 8 - 3
         assert count(spark, "select count(*) from p_kinds.ds_events") == 8 - 3
         assert count(spark, "select count(*) from p_kinds.flat") == 6 - 3
-        assert count(spark, "select count(*) from p_kinds.events where ds = '2024-01-01 10:00' and hr = 'o\\'b'") == 7
+        assert (
+            count(spark, "select count(*) from p_kinds.events where ds = '2024-01-01 10:00' and hr = 'o\\'b'")
+            == 7
+        )
 
     def test_rewritten_partitions_are_swapped_to_the_new_location(self, project, spark, first_run):
         before = first_run["before"]
@@ -144,7 +147,10 @@ class TestPurgeTables:
         columns = set(rows[0].asDict())
         assert not [c for c in columns if "guestid" in c or c == "id"]
         verified = spark.sql(f"select * from {project.test_schema}.purge_verification").collect()
-        assert {(r.table_id, r.remaining_rows) for r in verified} >= {("p_kinds.events", 0), ("p_kinds.flat", 0)}
+        assert {(r.table_id, r.remaining_rows) for r in verified} >= {
+            ("p_kinds.events", 0),
+            ("p_kinds.flat", 0),
+        }
 
     def test_a_second_purge_rewrites_nothing(self, project, spark, first_run):
         locations = {
