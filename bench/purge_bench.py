@@ -1,0 +1,270 @@
+"""Benchmark: the project's purge (`dbt run --select purge` via dbtRunner) against the engine floor.
+
+Generates a Hive parquet table of N rows over P partitions, lists about 1% of the ids, all in k
+partitions, and in the same process (one Spark session) runs:
+
+- the purge: the project's `purge` node on that table;
+- the floor: a plain PySpark job on an identical copy doing the same work with nothing around it:
+  one semi-join to find the partitions with ids, a broadcast anti-join written into new partition
+  directories, and the partition locations swapped.
+
+Prints wall time, rows/s (rows of the table per second), peak memory (RSS of this process and its
+JVM child) and the ratio purge/floor; then a small sweep over k and P (draws
+bench/results/purge.png).
+
+    .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4, then the sweep
+    .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "results"
+DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
+
+
+class PeakMemory:
+    """Samples the RSS of this process and its children (the JVM) every 50 ms."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.process = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _rss(self) -> int:
+        total = 0
+        for proc in [self.process, *self.process.children(recursive=True)]:
+            try:
+                total += proc.memory_info().rss
+            except Exception:  # a child that just ended
+                pass
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._rss())
+            time.sleep(0.05)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def dbt(*args: str) -> Any:
+    from dbt.cli.main import dbtRunner
+
+    work = Path(os.environ["PURGE_BENCH_DIR"])
+    result = dbtRunner().invoke(
+        [*args, "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
+    )
+    if not result.success:
+        raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
+    return result
+
+
+def make_table(spark: Any, database: str, rows: int, partitions: int) -> None:
+    spark.sql(f"drop database if exists {database} cascade")
+    spark.sql(f"create database {database}")
+    spark.sql(f"""
+        create table {database}.events (metadata struct<guestid: bigint, session: string>, payload string)
+        partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
+    spark.sql(f"""
+        insert into {database}.events partition (ds)
+        select named_struct('guestid', id, 'session', concat('s', id % 977)),
+               repeat('x', 40),
+               format_string('p%04d', cast(id % {partitions} as int))
+        from range({rows})""")
+
+
+def make_ids(spark: Any, rows: int, partitions: int, touched: int) -> int:
+    """~1% of the rows' ids, all from the first `touched` partitions."""
+    spark.sql("create database if not exists bench_ids")
+    spark.sql("drop table if exists bench_ids.ids")
+    spark.sql("create table bench_ids.ids (guestid bigint) using parquet")
+    per_partition = rows // partitions
+    wanted = max(1, rows // 100)
+    stride = max(1, (per_partition * touched) // wanted)
+    spark.sql(f"""
+        insert into bench_ids.ids
+        select id from range({rows})
+        where id % {partitions} < {touched} and (id div {partitions}) % {stride} = 0""")
+    return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
+
+
+def run_purge(database: str) -> None:
+    variables = {
+        "purge_whitelist": f"{database}.events",
+        "compliance_id_table": "bench_ids.ids",
+        "compliance_id_column": "guestid",
+        "purge_depends_on": [],
+    }
+    dbt("run", "--select", "purge", "--vars", json.dumps(variables))
+
+
+def run_floor(spark: Any, database: str) -> None:
+    """The same work in plain PySpark: find partitions, anti-join, write, swap."""
+    from pyspark.sql import functions as F
+
+    table = spark.table(f"{database}.events")
+    ids = spark.table("bench_ids.ids").where("guestid is not null").distinct()
+    hit = [
+        r.ds
+        for r in table.join(F.broadcast(ids), table.metadata.guestid == ids.guestid, "left_semi")
+        .select("ds")
+        .distinct()
+        .collect()
+    ]
+    root = spark.sql(f"describe formatted {database}.events").where("col_name = 'Location'").collect()[0][1]
+    target = f"{root}/floor_{int(time.time() * 1000)}"
+    kept = table.where(F.col("ds").isin(hit)).join(
+        F.broadcast(ids), table.metadata.guestid == ids.guestid, "left_anti"
+    )
+    kept.write.mode("overwrite").partitionBy("ds").parquet(target)
+    for ds in hit:
+        spark.sql(f"alter table {database}.events partition (ds = '{ds}') set location '{target}/ds={ds}'")
+
+
+def measure(fn: Any) -> tuple[float, int]:
+    with PeakMemory() as memory:
+        started = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - started
+    return elapsed, memory.peak
+
+
+def point(spark: Any, rows: int, partitions: int, touched: int) -> dict[str, Any]:
+    make_table(spark, "bench_purge", rows, partitions)
+    make_table(spark, "bench_floor", rows, partitions)
+    listed = make_ids(spark, rows, partitions, touched)
+    purge_s, purge_mem = measure(lambda: run_purge("bench_purge"))
+    floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"))
+    left = spark.sql("select count(*) from bench_purge.events").collect()[0][0]
+    floor_left = spark.sql("select count(*) from bench_floor.events").collect()[0][0]
+    if left != floor_left:
+        raise SystemExit(f"purge left {left} rows, the floor {floor_left}: they disagree")
+    return {
+        "rows": rows,
+        "P": partitions,
+        "k": touched,
+        "ids": listed,
+        "purged": rows - left,
+        "purge_s": round(purge_s, 2),
+        "floor_s": round(floor_s, 2),
+        "ratio": round(purge_s / floor_s, 2),
+        "purge_rows_per_s": int(rows / purge_s),
+        "floor_rows_per_s": int(rows / floor_s),
+        "purge_peak_mb": purge_mem // 2**20,
+        "floor_peak_mb": floor_mem // 2**20,
+    }
+
+
+def show(result: dict[str, Any]) -> None:
+    print(
+        f"rows={result['rows']:>9,} P={result['P']:>3} k={result['k']:>2} purged={result['purged']:>7,} | "
+        f"purge {result['purge_s']:6.2f}s {result['purge_rows_per_s']:>10,} rows/s peak {result['purge_peak_mb']:>5} MB | "
+        f"floor {result['floor_s']:6.2f}s {result['floor_rows_per_s']:>10,} rows/s peak {result['floor_peak_mb']:>5} MB | "
+        f"ratio {result['ratio']:.2f}",
+        flush=True,
+    )
+
+
+def plot(sweep_k: list[dict[str, Any]], sweep_p: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, data, key, label in (
+        (axes[0], sweep_k, "k", "partitions touched (k)"),
+        (axes[1], sweep_p, "P", "partitions in the table (P)"),
+    ):
+        xs = [d[key] for d in data]
+        ax.plot(xs, [d["purge_s"] for d in data], "o-", label="purge (dbt)")
+        ax.plot(xs, [d["floor_s"] for d in data], "s--", label="floor (PySpark)")
+        ax.set_xlabel(label)
+        ax.set_ylabel("wall time (s)")
+        ax.set_xscale("log", base=2)
+        ax.legend()
+    axes[0].set_title(f"P={sweep_k[0]['P']}, {sweep_k[0]['rows']:,} rows")
+    axes[1].set_title(f"k={sweep_p[0]['k']}, {sweep_p[0]['rows']:,} rows")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser.add_argument("--partitions", type=int, default=24)
+    parser.add_argument("--touched", type=int, default=4)
+    parser.add_argument(
+        "--sweep-rows", type=int, default=1_000_000, help="rows for the k/P sweep (0: no sweep)"
+    )
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
+    os.environ["PURGE_BENCH_DIR"] = str(work)
+    os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
+    os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
+    os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "4")
+    os.chdir(REPO)
+    sys.path.insert(0, str(REPO))
+    try:
+        # starts the session with the profile's settings
+        dbt(
+            "run-operation",
+            "purge_catalog",
+            "--args",
+            json.dumps({"function": "list_databases", "kwargs": {}}),
+        )
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.getOrCreate()
+        results = [point(spark, args.rows, args.partitions, args.touched)]
+        print("\nmain point:")
+        show(results[0])
+        if args.sweep_rows:
+            print("\nsweep over k (P fixed), then over P (k fixed):")
+            sweep_k = []
+            for k in (1, 4, 16):
+                sweep_k.append(point(spark, args.sweep_rows, 32, k))
+                show(sweep_k[-1])
+            sweep_p = []
+            for p in (8, 32, 128):
+                sweep_p.append(point(spark, args.sweep_rows, p, 4))
+                show(sweep_p[-1])
+            plot(sweep_k, sweep_p, RESULTS / "purge.png")
+            results += sweep_k + sweep_p
+            print(f"\ncurve: {RESULTS / 'purge.png'}")
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "purge.json").write_text(json.dumps(results, indent=2) + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
