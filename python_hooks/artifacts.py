@@ -28,7 +28,6 @@ from pyspark.sql import SparkSession
 from python_hooks import audit_tables, lineage
 
 AUDIT_PACKAGE = "compliance"
-REFUSALS_DIR = ".dbt-refusals"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 # Logs of the lifecycle capabilities: which nodes write them, read when they exist.
 LIFECYCLE_LOGS = {"purge": "purge_log", "retention": "retention_log", "compaction": "compaction_watermarks"}
@@ -158,7 +157,7 @@ def invocation_row(
     if status is None:
         status = "error" if failed else "success"
     user, hostname = _who()
-    command = args.get("which") or args.get("command")
+    command = args.get("cli_command") or args.get("which") or args.get("command")
     vars_value = args.get("vars")
     if isinstance(vars_value, str):
         vars_json = vars_value if vars_value.strip() not in ("", "{}") else None
@@ -520,6 +519,18 @@ def write_audit(
     return counts
 
 
+def _cli_command() -> str | None:
+    """The dbt subcommand being run (click's context), e.g. `retry` when args say `run`."""
+    try:
+        import click
+
+        context = click.get_current_context(silent=True)
+    except Exception:
+        return None
+    name = getattr(getattr(context, "command", None), "name", None)
+    return str(name) if name else None
+
+
 def _target_path(target_path: str | None, project_dir: str | None) -> Path:
     root = Path(project_dir or os.getcwd())
     path = Path(target_path or "target")
@@ -546,6 +557,10 @@ def load_run(
     report: dict[str, Any] = {"ok": True, "warnings": []}
     try:
         args = dict(_plain(invocation_args or {}))
+        cli_command = _cli_command()
+        if cli_command and cli_command != args.get("which"):
+            # `dbt retry` re-runs with the failed command's args: keep both names
+            args["cli_command"] = cli_command
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
         manifest = read_manifest(path)
         result_dicts = [result_dict(r) for r in results]
@@ -601,7 +616,7 @@ def refusal_dir(spark: SparkSession) -> Path | None:
 
     warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
     directory = run_lock.local_dir(warehouse) if warehouse else None
-    return Path(directory) / REFUSALS_DIR if directory else None
+    return Path(directory) / run_lock.REFUSALS_DIR if directory else None
 
 
 def load_pending(
@@ -696,11 +711,17 @@ def previous_invocation(run_results: Mapping[str, Any], target_schema: str) -> d
     )
 
 
+DBT_COMMANDS = (
+    "build run test seed snapshot compile docs run-operation retry show source clone list ls parse debug deps clean"
+).split()
+
+
 def refusal_row(record: Mapping[str, Any]) -> dict[str, Any]:
     """A dbt_invocations row (status `refused`) from a run lock refusal record."""
     command = str(record.get("command") or "")
     words = command.split()
-    args = {"which": words[1] if len(words) > 1 else None, "argv": words}
+    which = next((w for w in words[1:] if w in DBT_COMMANDS), None)
+    args = {"which": which, "argv": words}
     return invocation_row(
         str(record.get("invocation_id") or f"refused-{record.get('pid')}-{record.get('refused_at')}"),
         args,

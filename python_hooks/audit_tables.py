@@ -126,8 +126,7 @@ KEYS: dict[str, str] = {
 
 
 def table_exists(spark: SparkSession, table: str) -> bool:
-    database, _, name = table.rpartition(".")
-    return bool(spark.catalog.tableExists(name, database or None))
+    return bool(spark.catalog.tableExists(table))
 
 
 def plain_value(value: Any) -> Any:

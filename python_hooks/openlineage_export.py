@@ -239,12 +239,23 @@ def _registry() -> Any:
     return Registry().with_resources(resources), core
 
 
+def _explain(error: Any) -> str:
+    """`at <json path>: <message>`, descending into allOf/anyOf to the innermost failure."""
+    from jsonschema.exceptions import best_match
+
+    deepest = best_match(error.context) if error.context else error
+    return f"at {deepest.json_path}: {deepest.message}"
+
+
 def validate_events(path: Path) -> int:
     """Validate every event of a .jsonl file; return how many. Raises OpenLineageValidationError."""
     from jsonschema import Draft202012Validator, FormatChecker
 
     registry, core = _registry()
-    core_validator = Draft202012Validator(core, registry=registry, format_checker=FormatChecker())
+    # every event this module writes is a RunEvent: validating against it names the failing field
+    core_validator = Draft202012Validator(
+        {"$ref": f"{core['$id']}#/$defs/RunEvent"}, registry=registry, format_checker=FormatChecker()
+    )
     facet_validators = {
         name: Draft202012Validator(
             {"$ref": f"{json.loads((SPEC_DIR / file).read_text())['$id']}#/$defs/{file[:-5]}"},
@@ -261,11 +272,11 @@ def validate_events(path: Path) -> int:
         if not line.strip():
             continue
         event = json.loads(line)
-        problems = [e.message for e in core_validator.iter_errors(event)]
+        problems = [_explain(e) for e in core_validator.iter_errors(event)]
         for dataset in (event.get("inputs") or []) + (event.get("outputs") or []):
             for name, facet in (dataset.get("facets") or {}).items():
                 if name in facet_validators:
-                    problems += [f"{name}: {e.message}" for e in facet_validators[name].iter_errors(facet)]
+                    problems += [f"{name}: {_explain(e)}" for e in facet_validators[name].iter_errors(facet)]
         if problems:
             raise OpenLineageValidationError(f"{path} line {number}: {'; '.join(problems[:5])}")
         count += 1

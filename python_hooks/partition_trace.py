@@ -1,11 +1,15 @@
 """Which partitions the purge, retention and compaction nodes of a run read and wrote.
 
-Each capability logs its work in a table that carries dbt's `invocation_id` (`purge_log`,
-`retention_log`, `compaction_watermarks`).  For a run, the rows of that invocation are read
-and turned into `db.table/k=v` strings: the partition written (the table's partition, or the
-target) and the partitions read (a backup, a source or input partition), so that a partition
-can be traced back to the partitions it came from.  A log that does not exist (its capability
-is not installed or has not run) is skipped.
+Each capability logs its work in a table that carries dbt's `invocation_id`:
+- `purge_log` (model): `database_name`, `table_name`, `partition_spec`, `old_location`,
+  `new_location` — the purge read the partition at its old location and wrote it at the new one;
+- `retention_log` (model): `database_name`, `table_name`, `partition_spec`, `location` — what a
+  retention pass deleted (written);
+- `compaction_watermarks` (a table beside the compaction models): `dataset`, `partition` — the
+  partitions a compaction model published (written).
+For a run, that invocation's rows become `db.table/k=v` strings (with `@ location` where the log
+has one), so a partition can be traced back to the partitions it came from.  A log that does not
+exist (its capability is not installed or has not run yet) is skipped.
 """
 
 from __future__ import annotations
@@ -17,59 +21,53 @@ from pyspark.sql import SparkSession
 
 from python_hooks import audit_tables
 
-LOGS = {"purge": "purge_log", "retention": "retention_log", "compaction": "compaction_watermarks"}
-TABLE_COLUMNS = ("table_name", "table", "target_table", "dataset", "relation")
-DATABASE_COLUMNS = ("database", "database_name", "db", "schema")
-WRITTEN_COLUMNS = (
-    "partition",
-    "partition_spec",
-    "partition_path",
-    "target_partition",
-    "output_partition",
-    "partition_written",
-)
-READ_COLUMNS = (
-    "source_partition",
-    "source_partitions",
-    "input_partition",
-    "input_partitions",
-    "partitions_read",
-    "backup_location",
-    "source_location",
-)
+Row = Mapping[str, Any]
 
 
-def _capability(node: Mapping[str, Any]) -> str | None:
-    tags = set((node.get("tags") or []) + ((node.get("config") or {}).get("tags") or []))
-    for capability in LOGS:
-        if capability in tags or node.get("name") == capability:
-            return capability
-    return None
+def _qualified(row: Row) -> str:
+    database, table = row.get("database_name"), row.get("table_name")
+    return f"{database}.{table}" if database else str(table or "")
 
 
-def _first(row: Mapping[str, Any], names: Sequence[str]) -> Any:
-    for name in names:
-        if row.get(name) not in (None, ""):
-            return row[name]
-    return None
+def _partition(row: Row, location_column: str | None = None) -> str | None:
+    name = _qualified(row)
+    spec = row.get("partition_spec")
+    text = f"{name}/{spec}" if spec else name
+    location = row.get(location_column) if location_column else None
+    if location:
+        text = f"{text} @ {location}"
+    return text or None
 
 
-def _strings(value: Any) -> list[str]:
-    if value is None or value == "":
-        return []
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value if v not in (None, "")]
-    return [str(value)]
+def purge_partitions(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
+    read = [_partition(r, "old_location") for r in rows if r.get("old_location")]
+    written = [_partition(r, "new_location") for r in rows if r.get("new_location")]
+    return sorted({p for p in read if p}), sorted({p for p in written if p})
 
 
-def describe(row: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """(read, written) partition strings of one log row."""
-    table = _first(row, TABLE_COLUMNS)
-    database = _first(row, DATABASE_COLUMNS)
-    qualified = f"{database}.{table}" if database and table and "." not in str(table) else table
-    written = [f"{qualified}/{p}" if qualified else p for p in _strings(_first(row, WRITTEN_COLUMNS))]
-    read = _strings(_first(row, READ_COLUMNS))
-    return read, written
+def retention_partitions(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
+    written = [_partition(r, "location") for r in rows if r.get("succeeded") is not False]
+    return [], sorted({p for p in written if p})
+
+
+def compaction_partitions(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
+    written = [f"{r.get('dataset')}/{r.get('partition')}" for r in rows if r.get("partition")]
+    return [], sorted(set(written))
+
+
+def _log_rows(spark: SparkSession, relation: str, invocation_id: str) -> list[dict[str, Any]] | None:
+    if not audit_tables.table_exists(spark, relation):
+        return None
+    frame = spark.table(relation)
+    if "invocation_id" not in frame.columns:
+        return None
+    return [r.asDict(recursive=True) for r in frame.where(frame["invocation_id"] == invocation_id).collect()]
+
+
+def _model(nodes: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    return next(
+        (n for n in nodes.values() if n.get("resource_type") == "model" and n.get("name") == name), None
+    )
 
 
 def partitions_by_node(
@@ -79,42 +77,39 @@ def partitions_by_node(
     results: Sequence[Mapping[str, Any]],
     default_schema: str,
 ) -> dict[str, tuple[list[str], list[str]]]:
+    """unique_id -> (partitions read, partitions written) for this invocation's lifecycle nodes."""
     nodes = manifest.get("nodes", {})
-    by_capability: dict[str, list[str]] = {}
-    for result in results:
-        unique_id = result.get("unique_id") or ""
-        node = nodes.get(unique_id, {})
-        capability = _capability(node) if node.get("resource_type") == "model" else None
-        if capability and node.get("name") != LOGS[capability]:
-            by_capability.setdefault(capability, []).append(unique_id)
+    ran = {str(r.get("unique_id")) for r in results if r.get("unique_id")}
     found: dict[str, tuple[list[str], list[str]]] = {}
-    for capability, unique_ids in by_capability.items():
-        log = LOGS[capability]
-        relation = next(
-            (
-                f"{n['schema']}.{n.get('alias') or log}"
-                for n in nodes.values()
-                if n.get("resource_type") == "model" and n.get("name") == log
-            ),
-            f"{default_schema}.{log}",
-        )
-        if not audit_tables.table_exists(spark, relation):
+    for node_name, log_name, describe in (
+        ("purge", "purge_log", purge_partitions),
+        ("retention", "retention_log", retention_partitions),
+    ):
+        node, log = _model(nodes, node_name), _model(nodes, log_name)
+        if node is None or node.get("unique_id") not in ran:
             continue
-        frame = spark.table(relation)
-        if "invocation_id" not in frame.columns:
-            continue
-        rows = [
-            r.asDict(recursive=True) for r in frame.where(frame["invocation_id"] == invocation_id).collect()
+        relation = f"{(log or node).get('schema') or default_schema}.{(log or {}).get('alias') or log_name}"
+        rows = _log_rows(spark, relation, invocation_id)
+        if rows:
+            found[str(node["unique_id"])] = describe(rows)
+    compaction = [
+        n
+        for n in nodes.values()
+        if n.get("resource_type") == "model"
+        and n.get("unique_id") in ran
+        and "compaction" in ((n.get("tags") or []) + ((n.get("config") or {}).get("tags") or []))
+    ]
+    rows_by_schema: dict[str, list[dict[str, Any]] | None] = {}
+    for node in compaction:
+        schema = str(node.get("schema") or default_schema)
+        if schema not in rows_by_schema:
+            rows_by_schema[schema] = _log_rows(spark, f"{schema}.compaction_watermarks", invocation_id)
+        mine = [
+            r
+            for r in rows_by_schema[schema] or []
+            if r.get("dataset")
+            in (node.get("name"), node.get("alias"), f"{schema}.{node.get('alias') or node.get('name')}")
         ]
-        read: list[str] = []
-        written: list[str] = []
-        for row in rows:
-            r, w = describe(row)
-            read.extend(r)
-            written.extend(w)
-        for unique_id in unique_ids:
-            # one writer per log: the capability's main node carries the partitions
-            main = nodes[unique_id].get("name") == capability or len(unique_ids) == 1
-            if main:
-                found[unique_id] = (sorted(set(read)), sorted(set(written)))
+        if mine:
+            found[str(node["unique_id"])] = compaction_partitions(mine)
     return found

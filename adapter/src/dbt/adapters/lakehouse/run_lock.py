@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 from dbt_common.exceptions import DbtRuntimeError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
+REFUSALS_DIR = ".dbt-refusals"
 
 
 class WarehouseInUseError(DbtRuntimeError):
@@ -58,6 +59,50 @@ def _describe_holder(handle: IO[str]) -> str:
     )
 
 
+def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
+    """Leave `<warehouse>/.dbt-refusals/<time>-<pid>.json` for the next run to load into the audit.
+
+    The refused process cannot write to the warehouse's tables (another JVM holds the metastore),
+    so it writes this small file instead; the audit's on-run-start hook loads it into
+    dbt_invocations (status `refused`) and removes it.  Best effort: the refusal itself matters more.
+    """
+    try:
+        from dbt_common.invocation import get_invocation_id
+
+        invocation_id: str | None = get_invocation_id()
+    except Exception:
+        invocation_id = None
+    try:
+        import getpass
+
+        user = getpass.getuser()
+    except Exception:
+        user = os.environ.get("USER")
+    try:
+        from dbt.version import __version__ as dbt_version
+    except Exception:
+        dbt_version = None
+    record = {
+        **refusal,
+        "invocation_id": invocation_id,
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "user": user,
+        "dbt_version": dbt_version,
+        "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
+    }
+    try:
+        folder = os.path.join(directory, REFUSALS_DIR)
+        os.makedirs(folder, exist_ok=True)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+        final = os.path.join(folder, f"{stamp}-{os.getpid()}.json")
+        with open(final + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+        os.replace(final + ".tmp", final)
+    except OSError:
+        pass
+
+
 def acquire(warehouse_dir: str) -> str | None:
     """Take the run lock of a warehouse for this process; return the lock file's path.
 
@@ -85,6 +130,7 @@ def acquire(warehouse_dir: str) -> str | None:
                 "holder": holder,
                 "refused_at": datetime.now(timezone.utc).isoformat(),
             }
+            _record_refusal(directory, last_refusal)
             raise WarehouseInUseError(
                 f"Another dbt run holds the warehouse {directory} ({holder}). "
                 "Only one run per warehouse is allowed: wait for it to finish and run again. "

@@ -1,0 +1,149 @@
+"""A run refused by the warehouse lock is recorded in dbt_invocations by the next run (real processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+DBT = str(Path(sys.executable).parent / "dbt")
+
+HOLD_MODEL = """
+import time
+
+
+def model(dbt, spark):
+    dbt.config(materialized="table")
+    time.sleep(float(dbt.config.get("hold_seconds") or 0))
+    return spark.range(3)
+"""
+
+PROJECT_YML = """
+name: compliance
+version: '1.0'
+config-version: 2
+profile: lakehouse
+on-run-start: ["{{ compliance.audit_on_run_start() }}"]
+on-run-end: ["{{ compliance.audit_on_run_end(results) }}"]
+models:
+  compliance:
+    +file_format: parquet
+    audit:
+      +materialized: incremental
+      +incremental_strategy: append
+      +full_refresh: false
+"""
+
+# the third run loads the refusal in its on-run-start, then reads the audit table in-process
+READ_BACK = textwrap.dedent(
+    """
+    import json, sys
+    from dbt.cli.main import dbtRunner
+    from pyspark.sql import SparkSession
+    result = dbtRunner().invoke(["run", "--select", "hold", "--project-dir", sys.argv[1], "--profiles-dir", sys.argv[2]])
+    rows = SparkSession.getActiveSession().sql(
+        "select invocation_id, command, status, message, loaded_from from procs.dbt_invocations"
+    ).collect()
+    print("AUDIT_ROWS " + json.dumps([r.asDict() for r in rows]))
+    sys.exit(0 if result.success else 1)
+    """
+)
+
+
+def make_project(root: Path) -> Path:
+    project = root / "project"
+    for folder in ("common", "audit"):
+        shutil.copytree(REPO / "macros" / folder, project / "macros" / folder)
+    shutil.copytree(REPO / "models" / "audit", project / "models" / "audit")
+    (project / "dbt_project.yml").write_text(PROJECT_YML)
+    (project / "models" / "hold.py").write_text(HOLD_MODEL)
+    (project / "models" / "hold.yml").write_text(
+        "version: 2\nmodels:\n  - name: hold\n    config:\n      hold_seconds: \"{{ env_var('HOLD_SECONDS', '0') }}\"\n"
+    )
+    return project
+
+
+def environment(warehouse: Path, metastore: Path, hold: float) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "SPARK_WAREHOUSE_DIR": str(warehouse),
+        "SPARK_METASTORE_DIR": str(metastore),
+        "SPARK_DRIVER_MEMORY": "1g",
+        "DBT_SCHEMA": "procs",
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "HOLD_SECONDS": str(hold),
+        "PYTHONPATH": str(REPO),
+    }
+    env.pop("DBT_PROFILES_DIR", None)
+    return env
+
+
+def wait_for_lock(warehouse: Path, pid: int, timeout: float = 90) -> None:
+    lock = warehouse / ".dbt-run.lock"
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if json.loads(lock.read_text() or "{}").get("pid") == pid:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"process {pid} never took the run lock {lock}")
+
+
+@pytest.mark.slow
+def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
+    warehouse, metastore = tmp_path / "wh", tmp_path / "ms"
+    project = make_project(tmp_path)
+    common = ["--profiles-dir", str(REPO), "--project-dir", str(project)]
+
+    def dbt(*args: str, hold: float = 0) -> subprocess.Popen:
+        return subprocess.Popen(
+            [DBT, "--no-use-colors", *args, *common],
+            cwd=project,
+            env=environment(warehouse, metastore, hold),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    first = dbt("run", "--select", "hold", hold=20)
+    wait_for_lock(warehouse, first.pid)
+    second = dbt("run", "--select", "hold")
+    out2, _ = second.communicate(timeout=120)
+    assert second.returncode != 0 and "Another dbt run holds the warehouse" in out2, out2
+    records = list((warehouse / ".dbt-refusals").glob("*.json"))
+    assert len(records) == 1
+    record = json.loads(records[0].read_text())
+    assert record["pid"] == second.pid and f"pid {first.pid}" in record["holder"]
+    out1, _ = first.communicate(timeout=300)
+    assert first.returncode == 0, out1
+
+    third = subprocess.run(
+        [sys.executable, "-c", READ_BACK, str(project), str(REPO)],
+        cwd=project,
+        env=environment(warehouse, metastore, 0),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert third.returncode == 0, third.stdout + third.stderr
+    line = next(x for x in third.stdout.splitlines() if x.startswith("AUDIT_ROWS "))
+    rows = json.loads(line[len("AUDIT_ROWS ") :])
+    refused = [r for r in rows if r["status"] == "refused"]
+    assert len(refused) == 1
+    assert refused[0]["invocation_id"] == record["invocation_id"]
+    assert refused[0]["command"] == "run" and refused[0]["loaded_from"] == "refusal record"
+    assert f"pid {first.pid}" in refused[0]["message"]
+    # the first run is there too, and the record was consumed
+    assert any(r["status"] == "success" and r["loaded_from"] == "on-run-end" for r in rows)
+    assert not list((warehouse / ".dbt-refusals").glob("*.json"))
