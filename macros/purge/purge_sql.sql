@@ -143,3 +143,45 @@ drop table if exists {{ compliance.table_ref(database, table) }}
 alter table {{ compliance.table_ref(database, backup_table) }}
 drop if exists partition {{ compliance.partition_clause(partition_pairs) }}
 {%- endmacro %}
+
+{#-
+    Step 2 for several partitions at once: one dynamic-partition insert (one Spark job) instead
+    of one per partition; the purge falls back to purge_rewrite_sql per partition if it fails.
+-#}
+{% macro purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column) -%}
+    {{ return(adapter.dispatch('purge_rewrite_many_sql', 'compliance')(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column)) }}
+{%- endmacro %}
+
+{% macro default__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column) -%}
+insert overwrite table {{ compliance.table_ref(database, staging_table) }}
+partition (
+    {%- for column in partition_columns -%}
+        {{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}
+    {%- endfor -%}
+)
+select /*+ BROADCAST(b) */
+    {%- for column in data_columns + partition_columns %}
+    a.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+    {%- endfor %}
+from {{ compliance.table_ref(database, table) }} as a
+left anti join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
+    on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
+where
+    {%- for pairs in partitions %}
+    ({{ compliance.partition_predicate(pairs, 'a') }}){{ " or" if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}
+
+{#- Rows per partition of a (staging) table, partition values as strings. -#}
+{% macro purge_count_by_partition_sql(database, table, partition_columns) -%}
+select
+    {%- for column in partition_columns %}
+    cast({{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
+    {%- endfor %}
+    count(*) as row_count
+from {{ compliance.table_ref(database, table) }}
+group by
+    {%- for column in partition_columns %}
+    {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}

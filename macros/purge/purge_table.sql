@@ -200,8 +200,14 @@
         {{ return(results) }}
     {%- endif -%}
 
+    {#- the files each rewrite starts from, for the commit check -#}
     {%- for item in todo -%}
-        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location)) -%}
+        {%- do item.update({'fingerprint': compliance.purge_fingerprint(item.unit.location, staging_location)}) -%}
+    {%- endfor -%}
+    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, todo) if partitioned and todo | length > 1 else none -%}
+    {%- for item in todo -%}
+        {%- set done = staged.get(item.unit.spec) if staged is not none else none -%}
+        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location, item.fingerprint, done)) -%}
     {%- endfor -%}
 
     {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
@@ -209,7 +215,35 @@
     {{ return(results) }}
 {%- endmacro %}
 
-{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location) -%}
+{#-
+    All partitions with ids rewritten by one statement: {spec: {location, rows}} of what landed
+    in the staging table, or none when the statement failed (each partition is then rewritten
+    on its own, so one bad partition fails alone).
+-#}
+{% macro purge_rewrite_together(info, identifier, ids, staging, todo) -%}
+    {%- set partitions = [] -%}
+    {%- for item in todo -%}{%- do partitions.append(item.unit.pairs) -%}{%- endfor -%}
+    {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column)) -%}
+    {%- if not step.ok -%}
+        {%- do compliance.purge_say(info.database ~ '.' ~ info.table ~ ": rewriting " ~ todo | length ~ " partitions together failed, rewriting them one by one: " ~ step.error) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set counted = compliance.purge_execute('count partitions', compliance.purge_count_by_partition_sql(info.database, staging, info.partition_columns)) -%}
+    {%- set rows = {} -%}
+    {%- for row in counted.rows -%}
+        {%- set pairs = [] -%}
+        {%- for column in info.partition_columns -%}{%- do pairs.append([column, row[loop.index0]]) -%}{%- endfor -%}
+        {%- do rows.update({adapter.partition_path(pairs): row[-1]}) -%}
+    {%- endfor -%}
+    {%- set staged = {} -%}
+    {%- for part in compliance.purge_catalog('list_partitions', {'database': info.database, 'table': staging}) -%}
+        {%- set spec = adapter.partition_path(part['values']) -%}
+        {%- do staged.update({spec: {'location': part.location, 'rows': rows.get(spec, 0)}}) -%}
+    {%- endfor -%}
+    {{ return(staged) }}
+{%- endmacro %}
+
+{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location, before, staged) -%}
     {%- set database = info.database -%}
     {%- set table = info.table -%}
     {%- set label = database ~ '.' ~ table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
@@ -217,16 +251,23 @@
     {%- set row = dict(fields, started_at=started, backup_table=database ~ '.' ~ backup) -%}
     {%- set expected_after = fields.rows_before - fields.rows_purged -%}
     {%- set new_location = (staging_location ~ '/' ~ unit.spec) if unit.pairs else staging_location -%}
-    {%- set before = compliance.purge_fingerprint(unit.location, staging_location) -%}
-
-    {%- set step = compliance.purge_execute('rewrite', compliance.purge_rewrite_sql(database, staging, table, info.data_columns, unit.pairs, identifier.path, ids.database, ids.table, ids.column)) -%}
-    {%- if step.ok and unit.pairs -%}
-        {%- set new_location = compliance.purge_catalog('partition_location', {'database': database, 'table': staging, 'values': unit.pairs}) or new_location -%}
+    {%- if staged is none -%}
+        {%- set step = compliance.purge_execute('rewrite', compliance.purge_rewrite_sql(database, staging, table, info.data_columns, unit.pairs, identifier.path, ids.database, ids.table, ids.column)) -%}
+        {%- if step.ok and unit.pairs -%}
+            {%- set new_location = compliance.purge_catalog('partition_location', {'database': database, 'table': staging, 'values': unit.pairs}) or new_location -%}
+        {%- endif -%}
+        {%- set reason = none if step.ok else 'the rewrite into ' ~ staging ~ ' failed: ' ~ step.error -%}
+    {%- else -%}
+        {%- set new_location = staged.location -%}
+        {%- set reason = none -%}
     {%- endif -%}
-    {%- set reason = none if step.ok else 'the rewrite into ' ~ staging ~ ' failed: ' ~ step.error -%}
 
     {%- if reason is none -%}
-        {%- set counted = compliance.purge_execute('count', compliance.purge_count_sql(database, staging, unit.pairs)) -%}
+        {%- if staged is none -%}
+            {%- set counted = compliance.purge_execute('count', compliance.purge_count_sql(database, staging, unit.pairs)) -%}
+        {%- else -%}
+            {%- set counted = {'ok': true, 'rows': [[staged.rows]]} -%}
+        {%- endif -%}
         {%- set after = counted.rows[0][0] if counted.ok else none -%}
         {%- if after != expected_after -%}
             {%- set reason = 'the rewrite holds ' ~ after ~ ' rows, expected ' ~ expected_after ~ ' (' ~ fields.rows_before ~ ' minus ' ~ fields.rows_purged

@@ -206,3 +206,28 @@ def test_results_insert_renders_typed_literals():
     )
     assert "cast(null as string)" in sql and "false" in sql
     assert "cast('2026-01-01 00:00:01.000000' as timestamp))" in sql
+
+
+def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
+    partitions = [[["ds", "a"], ["hr", "01"]], [["ds", "b'c"], ["hr", "02"]]]
+    sql = squash(
+        render(
+            "purge_rewrite_many_sql",
+            "db",
+            "t_staging_1",
+            "t",
+            ["metadata", "payload"],
+            ["ds", "hr"],
+            partitions,
+            ["metadata", "guestid"],
+            *ID_ARGS,
+        )
+    )
+    assert sql.startswith("insert overwrite table `db`.`t_staging_1` partition (`ds`, `hr`) select /*+ BROADCAST(b) */")
+    assert "a.`metadata`, a.`payload`, a.`ds`, a.`hr` from `db`.`t` as a left anti join" in sql
+    assert sql.endswith("where (a.`ds` = 'a' and a.`hr` = '01') or (a.`ds` = 'b\\'c' and a.`hr` = '02')")
+    counts = squash(render("purge_count_by_partition_sql", "db", "t_staging_1", ["ds", "hr"]))
+    assert counts == (
+        "select cast(`ds` as string) as `ds`, cast(`hr` as string) as `hr`, count(*) as row_count "
+        "from `db`.`t_staging_1` group by `ds`, `hr`"
+    )
