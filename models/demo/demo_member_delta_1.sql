@@ -1,11 +1,12 @@
 {#-
     `crm.member_delta_1`, pulled after the snapshot: members 901-1000 changed their email and 1001-1100
-    joined.  Schema evolution: adds `country`.
+    joined (with `demo_member_count` n: the last n/10 changed, n/10 new).  Schema evolution: adds `country`.
 -#}
+{%- set n = var('demo_member_count', 1000) | int %}
 with
 
 members as (
-    select id as member_id from range(901, 1101)
+    select id as member_id from range({{ n - n // 10 + 1 }}, {{ n + n // 10 + 1 }})
 ),
 
 final as (

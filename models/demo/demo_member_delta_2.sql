@@ -1,12 +1,13 @@
 {#-
     `crm.member_delta_2`, the last pull: members 1051-1150 (half changed, half new).  Schema
-    evolution: drops `plan`, adds `tier`.  Member 950 is in it with an OLDER `updated_at` than in
+    evolution: drops `plan`, adds `tier`.  (Scaled with var `demo_member_count`.)  Member 950 is in it with an OLDER `updated_at` than in
     delta 1 (the two pulls overlapped), which the timestamp merge mode resolves differently.
 -#}
+{%- set n = var('demo_member_count', 1000) | int %}
 with
 
 members as (
-    select id as member_id from range(1051, 1151)
+    select id as member_id from range({{ n + n // 20 + 1 }}, {{ n + n // 20 + n // 10 + 1 }})
     union all
     select 950 as member_id
 ),

@@ -1,8 +1,9 @@
-{#- `crm.member_snapshot`: the full pull of the member table (1,000 members, January). -#}
+{#- `crm.member_snapshot`: the full pull of the member table (var `demo_member_count` members, default 1000). -#}
+{%- set n = var('demo_member_count', 1000) | int %}
 with
 
 members as (
-    select id as member_id from range(1, 1001)
+    select id as member_id from range(1, {{ n + 1 }})
 ),
 
 final as (

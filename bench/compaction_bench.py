@@ -1,0 +1,181 @@
+"""Compaction benchmark: the dbt models against a plain PySpark floor, in one invocation.
+
+    .venv/bin/python bench/compaction_bench.py --rows 5000000
+
+1. builds the demo inputs at the requested size in a throwaway warehouse (not timed);
+2. hourly dedup: `dbt run --select page_view_hourly` (key mode, completeness verification,
+   watermarks, log) against a plain PySpark job that filters the same hours and keeps
+   row_number() = 1 per (ds, hr, event_id) by event_ts desc, ingested_at desc, written as a
+   partitioned parquet table;
+3. merge: `dbt run --select member_merge_inputs member_merged` against a plain PySpark
+   union-and-window job over the same snapshot and deltas.
+
+For each: wall time of the dbt command, the model node's own time (dbt's `execution_time`,
+without dbt start-up and project hooks), rows/s, and the peak RSS of this process tree (Python
+plus the Spark JVM) sampled every 50 ms.  Ratios are dbt / plain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class PeakRss:
+    """Peak resident memory of this process and its children (the JVM) while active."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for proc in [me, *me.children(recursive=True)]:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(0.05)
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def measure(fn: Callable[[], Any]) -> tuple[float, int, Any]:
+    with PeakRss() as rss:
+        start = time.perf_counter()
+        result = fn()
+        wall = time.perf_counter() - start
+    return wall, rss.peak, result
+
+
+def dbt(args: list[str]) -> Any:
+    from dbt.cli.main import dbtRunner
+
+    outcome = dbtRunner().invoke([*args, "--project-dir", str(REPO), "--profiles-dir", str(REPO)])
+    if not outcome.success:
+        raise SystemExit(f"dbt {' '.join(args)} failed: {outcome.exception or outcome.result}")
+    return outcome.result
+
+
+def node_time(result: Any, name: str) -> float:
+    return sum(r.execution_time for r in result.results if r.node.name == name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=5_000_000, help="staging rows (and snapshot members)")
+    parser.add_argument("--keep", action="store_true", help="keep the throwaway warehouse")
+    options = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="compaction-bench-"))
+    os.environ["SPARK_WAREHOUSE_DIR"] = str(root / "warehouse")
+    os.environ["SPARK_METASTORE_DIR"] = str(root / "metastore_db")
+    common = ["--target-path", str(root / "target"), "--log-path", str(root / "logs"), "--quiet"]
+    now = time.strftime("%Y-%m-%d %H:00:00", time.gmtime())
+    hours = 24 + int(now[11:13]) + 2
+    # the staging model lands ~1.45 records per event (exact duplicates, re-sent copies)
+    per_hour = max(1, int(options.rows / hours / 1.45))
+    variables = (
+        f"{{compaction_now: '{now}', demo_page_view_rows_per_hour: {per_hour}, demo_member_count: {options.rows}}}"
+    )
+    try:
+        dbt(["run", "--select", "demo_page_view_hourly_staging", "demo_ingestion_counts",
+             "demo_member_snapshot", "demo_member_delta_1", "demo_member_delta_2", "--vars", variables, *common])
+        from pyspark.sql import SparkSession, Window
+        from pyspark.sql import functions as F
+
+        spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        staged = spark.table("kafka.page_view_hourly_staging")
+        staged_rows = staged.count()
+        members = spark.table("crm.member_snapshot").count()
+
+        figures = {}
+        wall, peak, result = measure(lambda: dbt(["run", "--select", "page_view_hourly", "--vars", variables, *common]))
+        figures["hourly dedup, dbt"] = (wall, node_time(result, "page_view_hourly"), peak)
+        window_rows = spark.sql(
+            "select count(*) from kafka.page_view_hourly_staging where"
+            f" to_timestamp(concat(ds, ' ', lpad(cast(hr as string), 2, '0')), 'yyyy-MM-dd HH')"
+            f" between to_timestamp('{now}') - interval 3 days + interval 1 second and to_timestamp('{now}') - interval 1 hour"
+        ).first()[0]
+
+        def plain_dedup() -> None:
+            hour = F.to_timestamp(F.concat_ws(" ", "ds", F.lpad(F.col("hr").cast("string"), 2, "0")), "yyyy-MM-dd HH")
+            window = Window.partitionBy("ds", "hr", "event_id").orderBy(F.desc("event_ts"), F.desc("ingested_at"))
+            (
+                spark.table("kafka.page_view_hourly_staging")
+                .where((hour <= F.expr(f"to_timestamp('{now}') - interval 1 hour"))
+                       & (hour > F.expr(f"to_timestamp('{now}') - interval 3 days")))
+                .withColumn("_rank", F.row_number().over(window))
+                .where("_rank = 1")
+                .drop("_rank")
+                .write.mode("overwrite").format("parquet").partitionBy("ds", "hr")
+                .saveAsTable("lakehouse.bench_plain_hourly")
+            )
+
+        wall, peak, _ = measure(plain_dedup)
+        figures["hourly dedup, plain PySpark"] = (wall, wall, peak)
+
+        wall, peak, result = measure(
+            lambda: dbt(["run", "--select", "member_merge_inputs", "member_merged", "--vars", variables, *common])
+        )
+        figures["merge, dbt"] = (wall, node_time(result, "member_merged"), peak)
+
+        def plain_merge() -> None:
+            inputs = [spark.table(t) for t in ("crm.member_snapshot", "crm.member_delta_1", "crm.member_delta_2")]
+            last = inputs[-1]
+            types = dict(last.dtypes)
+            union = None
+            for position, df in enumerate(inputs):
+                aligned = df.select(
+                    *[(F.col(c) if c in df.columns else F.lit(None)).cast(types[c]).alias(c) for c in last.columns],
+                    F.lit(position).alias("_position"),
+                )
+                union = aligned if union is None else union.unionByName(aligned)
+            window = Window.partitionBy("member_id").orderBy(F.desc("_position"))
+            (
+                union.withColumn("_rank", F.row_number().over(window)).where("_rank = 1").drop("_rank", "_position")
+                .write.mode("overwrite").format("parquet").saveAsTable("lakehouse.bench_plain_merged")
+            )
+
+        wall, peak, _ = measure(plain_merge)
+        figures["merge, plain PySpark"] = (wall, wall, peak)
+
+        print(f"\ncompaction bench: {staged_rows:,} staged rows ({window_rows:,} in the window), {members:,} members")
+        print(f"{'job':32} {'wall s':>8} {'node s':>8} {'rows/s (node)':>14} {'peak RSS MiB':>13}")
+        for job, (wall, node, peak) in figures.items():
+            rows = window_rows if job.startswith("hourly") else members
+            print(f"{job:32} {wall:8.1f} {node:8.1f} {rows / node:14,.0f} {peak / 2**20:13,.0f}")
+        for what in ("hourly dedup", "merge"):
+            dbt_wall, dbt_node, dbt_peak = figures[f"{what}, dbt"]
+            plain_wall, _, plain_peak = figures[f"{what}, plain PySpark"]
+            print(
+                f"ratio {what}: node {dbt_node / plain_wall:.2f}, wall {dbt_wall / plain_wall:.2f},"
+                f" peak memory {dbt_peak / plain_peak:.2f} (target <= 1.3)"
+            )
+    finally:
+        if not options.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
