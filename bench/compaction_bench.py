@@ -82,7 +82,9 @@ def node_time(result: Any, name: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=5_000_000, help="staging rows (and snapshot members)")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway warehouse")
     options = parser.parse_args()
@@ -95,12 +97,22 @@ def main() -> None:
     hours = 24 + int(now[11:13]) + 2
     # the staging model lands ~1.45 records per event (exact duplicates, re-sent copies)
     per_hour = max(1, int(options.rows / hours / 1.45))
-    variables = (
-        f"{{compaction_now: '{now}', demo_page_view_rows_per_hour: {per_hour}, demo_member_count: {options.rows}}}"
-    )
+    variables = f"{{compaction_now: '{now}', demo_page_view_rows_per_hour: {per_hour}, demo_member_count: {options.rows}}}"
     try:
-        dbt(["run", "--select", "demo_page_view_hourly_staging", "demo_ingestion_counts",
-             "demo_member_snapshot", "demo_member_delta_1", "demo_member_delta_2", "--vars", variables, *common])
+        dbt(
+            [
+                "run",
+                "--select",
+                "demo_page_view_hourly_staging",
+                "demo_ingestion_counts",
+                "demo_member_snapshot",
+                "demo_member_delta_1",
+                "demo_member_delta_2",
+                "--vars",
+                variables,
+                *common,
+            ]
+        )
         from pyspark.sql import SparkSession, Window
         from pyspark.sql import functions as F
 
@@ -110,7 +122,9 @@ def main() -> None:
         members = spark.table("crm.member_snapshot").count()
 
         figures = {}
-        wall, peak, result = measure(lambda: dbt(["run", "--select", "page_view_hourly", "--vars", variables, *common]))
+        wall, peak, result = measure(
+            lambda: dbt(["run", "--select", "page_view_hourly", "--vars", variables, *common])
+        )
         figures["hourly dedup, dbt"] = (wall, node_time(result, "page_view_hourly"), peak)
         window_rows = spark.sql(
             "select count(*) from kafka.page_view_hourly_staging where"
@@ -119,16 +133,24 @@ def main() -> None:
         ).first()[0]
 
         def plain_dedup() -> None:
-            hour = F.to_timestamp(F.concat_ws(" ", "ds", F.lpad(F.col("hr").cast("string"), 2, "0")), "yyyy-MM-dd HH")
-            window = Window.partitionBy("ds", "hr", "event_id").orderBy(F.desc("event_ts"), F.desc("ingested_at"))
+            hour = F.to_timestamp(
+                F.concat_ws(" ", "ds", F.lpad(F.col("hr").cast("string"), 2, "0")), "yyyy-MM-dd HH"
+            )
+            window = Window.partitionBy("ds", "hr", "event_id").orderBy(
+                F.desc("event_ts"), F.desc("ingested_at")
+            )
             (
                 spark.table("kafka.page_view_hourly_staging")
-                .where((hour <= F.expr(f"to_timestamp('{now}') - interval 1 hour"))
-                       & (hour > F.expr(f"to_timestamp('{now}') - interval 3 days")))
+                .where(
+                    (hour <= F.expr(f"to_timestamp('{now}') - interval 1 hour"))
+                    & (hour > F.expr(f"to_timestamp('{now}') - interval 3 days"))
+                )
                 .withColumn("_rank", F.row_number().over(window))
                 .where("_rank = 1")
                 .drop("_rank")
-                .write.mode("overwrite").format("parquet").partitionBy("ds", "hr")
+                .write.mode("overwrite")
+                .format("parquet")
+                .partitionBy("ds", "hr")
                 .saveAsTable("lakehouse.bench_plain_hourly")
             )
 
@@ -136,31 +158,44 @@ def main() -> None:
         figures["hourly dedup, plain PySpark"] = (wall, wall, peak)
 
         wall, peak, result = measure(
-            lambda: dbt(["run", "--select", "member_merge_inputs", "member_merged", "--vars", variables, *common])
+            lambda: dbt(
+                ["run", "--select", "member_merge_inputs", "member_merged", "--vars", variables, *common]
+            )
         )
         figures["merge, dbt"] = (wall, node_time(result, "member_merged"), peak)
 
         def plain_merge() -> None:
-            inputs = [spark.table(t) for t in ("crm.member_snapshot", "crm.member_delta_1", "crm.member_delta_2")]
+            inputs = [
+                spark.table(t) for t in ("crm.member_snapshot", "crm.member_delta_1", "crm.member_delta_2")
+            ]
             last = inputs[-1]
             types = dict(last.dtypes)
             union = None
             for position, df in enumerate(inputs):
                 aligned = df.select(
-                    *[(F.col(c) if c in df.columns else F.lit(None)).cast(types[c]).alias(c) for c in last.columns],
+                    *[
+                        (F.col(c) if c in df.columns else F.lit(None)).cast(types[c]).alias(c)
+                        for c in last.columns
+                    ],
                     F.lit(position).alias("_position"),
                 )
                 union = aligned if union is None else union.unionByName(aligned)
             window = Window.partitionBy("member_id").orderBy(F.desc("_position"))
             (
-                union.withColumn("_rank", F.row_number().over(window)).where("_rank = 1").drop("_rank", "_position")
-                .write.mode("overwrite").format("parquet").saveAsTable("lakehouse.bench_plain_merged")
+                union.withColumn("_rank", F.row_number().over(window))
+                .where("_rank = 1")
+                .drop("_rank", "_position")
+                .write.mode("overwrite")
+                .format("parquet")
+                .saveAsTable("lakehouse.bench_plain_merged")
             )
 
         wall, peak, _ = measure(plain_merge)
         figures["merge, plain PySpark"] = (wall, wall, peak)
 
-        print(f"\ncompaction bench: {staged_rows:,} staged rows ({window_rows:,} in the window), {members:,} members")
+        print(
+            f"\ncompaction bench: {staged_rows:,} staged rows ({window_rows:,} in the window), {members:,} members"
+        )
         print(f"{'job':32} {'wall s':>8} {'node s':>8} {'rows/s (node)':>14} {'peak RSS MiB':>13}")
         for job, (wall, node, peak) in figures.items():
             rows = window_rows if job.startswith("hourly") else members

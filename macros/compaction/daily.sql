@@ -29,9 +29,9 @@
 {% macro daily_output_sql(hourly_relation, columns, settings) -%}
     {%- set input_sql -%}
         select
-            {%- for column in columns %}
+        {%- for column in columns %}
             {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
-            {%- endfor %}
+        {%- endfor %}
         from {{ hourly_relation }}
         where {{ compliance.day_window_predicate(settings.now, settings.min_seconds, settings.max_seconds) }}
     {%- endset -%}

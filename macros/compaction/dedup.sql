@@ -6,9 +6,9 @@
 {#- One row per distinct record (Gobblin's dedup on all fields). -#}
 {% macro dedup_all_sql(input_sql, columns) -%}
     select distinct
-        {%- for column in columns %}
+    {%- for column in columns %}
         {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
-        {%- endfor %}
+    {%- endfor %}
     from ({{ input_sql }}) as dedup_input
 {%- endmacro %}
 
@@ -32,16 +32,16 @@
         {%- do ordering.append(compliance.quote_ident(column)) -%}
     {%- endfor -%}
     select
-        {%- for column in columns %}
+    {%- for column in columns %}
         {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
-        {%- endfor %}
+    {%- endfor %}
     from (
         select
             dedup_input.*,
             row_number() over (
                 partition by {% for column in group_columns + key -%}
-                    {{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}
-                {%- endfor %}
+        {{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}
+    {%- endfor %}
                 order by {{ ordering | join(', ') }}
             ) as dbt_compaction_rank
         from ({{ input_sql }}) as dedup_input

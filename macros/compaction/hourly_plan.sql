@@ -5,9 +5,9 @@
     _COMPACTION_COMPLETE): compact, recompact, copy_late.  Held and skipped hours are only logged.
 #}
 {% macro hourly_plan_sql(source_relation, counts_relation, watermarks_relation, log_relation, late_relation, settings) -%}
-    {%- set now = compliance.sql_string(settings.now) -%}
-    {%- set ingested_at = compliance.quote_ident(settings.ingested_at) -%}
-    {%- set dataset = compliance.sql_string(settings.dataset) -%}
+{%- set now = compliance.sql_string(settings.now) -%}
+{%- set ingested_at = compliance.quote_ident(settings.ingested_at) -%}
+{%- set dataset = compliance.sql_string(settings.dataset) -%}
 with
 
 source_rows as (
@@ -112,7 +112,7 @@ decided as (
             when skipped_for_good.ds is not null then 'skip'
             when hours.last_compacted_at is not null and hours.late_rows = 0 then 'up_to_date'
             when hours.last_compacted_at is not null then {{ compliance.sql_string(settings.late_data_policy) }}
-            {% if settings.verify -%}
+{% if settings.verify -%}
             when coalesce(hours.rows_ready >= expected_counts.expected_count, false) then 'compact'
             when unix_timestamp(hours.hour_start) + 3600 * ({{ settings.timeout_hours }} + 1)
                 > unix_timestamp(to_timestamp({{ now }})) then 'hold'
@@ -130,9 +130,9 @@ decided as (
             else concat('incomplete: ', hours.rows_ready, ' of ', expected_counts.expected_count, ' expected rows')
             {%- else %}
             else 'completeness not verified for this dataset'
-            {%- endif %}
+{%- endif %}
         end
-        {%- if settings.verify %}
+{%- if settings.verify %}
         || case
             when hours.last_compacted_at is null and skipped_for_good.ds is null
                 and not coalesce(hours.rows_ready >= expected_counts.expected_count, false)
@@ -141,7 +141,7 @@ decided as (
                 then {{ compliance.sql_string('; verification timed out after ' ~ settings.timeout_hours ~ 'h, ' ~ ('published anyway' if settings.timeout_action == 'publish' else 'skipped for good')) }}
             else ''
         end
-        {%- endif %} as reason
+{%- endif %} as reason
     from hours
     left join expected_counts
         on hours.ds = expected_counts.ds and hours.hr = expected_counts.hr
@@ -172,9 +172,9 @@ select * from final
 
 {#- The rows one run publishes into the hourly table, deduplicated per hour. -#}
 {% macro hourly_output_sql(source_relation, plan_relation, recompact_relation, columns, settings) -%}
-    {%- if settings.recompact_from_output -%}
+{%- if settings.recompact_from_output -%}
 select
-    {%- for column in columns %}
+{%- for column in columns %}
     {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
     {%- endfor %}
 from {{ recompact_relation }}
@@ -193,7 +193,7 @@ from {{ recompact_relation }}
 
 {#- The late rows of copy_late hours (arrived after the hour's last completion record), deduplicated. -#}
 {% macro late_rows_sql(source_relation, plan_relation, columns, settings) -%}
-    {%- set input_sql -%}
+{%- set input_sql -%}
         select source.*
         from {{ source_relation }} as source
         inner join {{ plan_relation }} as plan
@@ -201,17 +201,17 @@ from {{ recompact_relation }}
         where plan.action = 'copy_late'
             and source.{{ compliance.quote_ident(settings.ingested_at) }} > plan.last_compacted_at
             and source.{{ compliance.quote_ident(settings.ingested_at) }} <= plan.compaction_started_at
-    {%- endset -%}
+{%- endset -%}
 {{ compliance.dedup_sql(input_sql, columns, settings, ['ds', 'hr']) }}
 {%- endmacro %}
 
 {#- A published hour merged with its late rows, deduplicated (recompaction from output). -#}
 {% macro recompact_from_output_sql(target_relation, late_relation, plan_relation, columns, settings) -%}
-    {%- set column_list -%}
-        {%- for column in columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
-    {%- endset -%}
-    {%- set input_sql -%}
-        select {{ column_list }} from {{ target_relation }} as published
+{%- set column_list -%}
+{%- for column in columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
+{%- endset -%}
+{%- set input_sql -%}
+select {{ column_list }} from {{ target_relation }} as published
         where exists (
             select 1 from {{ plan_relation }} as plan
             where plan.action = 'recompact_from_output'
@@ -224,6 +224,6 @@ from {{ recompact_relation }}
             where plan.action = 'recompact_from_output'
                 and plan.ds = cast(late.`ds` as string) and plan.hr = cast(late.`hr` as string)
         )
-    {%- endset -%}
+{%- endset -%}
 {{ compliance.dedup_sql(input_sql, columns, settings, ['ds', 'hr']) }}
 {%- endmacro %}

@@ -8,23 +8,23 @@
     next run compacts the same hours again (an overwrite: no duplicates).
 #}
 {% macro compaction_relation(identifier, schema=none) -%}
-    {{ return(api.Relation.create(schema=schema or this.schema, identifier=identifier, type='table')) }}
+{{ return(api.Relation.create(schema=schema or this.schema, identifier=identifier, type='table')) }}
 {%- endmacro %}
 
 {#- An input named in meta.compaction: a model name (ref) or `source_name.table_name` (source). -#}
 {% macro compaction_input(name) -%}
-    {%- if name is none or name == '' -%}
+{%- if name is none or name == '' -%}
         {{ return(none) }}
     {%- elif '.' in name -%}
         {%- set parts = name.split('.', 1) -%}
         {{ return(source(parts[0], parts[1])) }}
     {%- else -%}
-        {{ return(ref(name)) }}
-    {%- endif -%}
+{{ return(ref(name)) }}
+{%- endif -%}
 {%- endmacro %}
 
 {% macro ensure_compaction_tables(schema) %}
-    {% call statement('create_compaction_watermarks') %}
+{% call statement('create_compaction_watermarks') %}
         create table if not exists {{ compliance.compaction_relation('compaction_watermarks', schema) }} (
             dataset string,
             `partition` string,
@@ -38,7 +38,7 @@
             recorded_at timestamp
         ) using parquet
     {% endcall %}
-    {% call statement('create_compaction_log') %}
+{% call statement('create_compaction_log') %}
         create table if not exists {{ compliance.compaction_relation('compaction_log', schema) }} (
             dataset string,
             ds string,
@@ -58,25 +58,25 @@
 {% endmacro %}
 
 {% macro hourly_inputs() -%}
-    {%- set meta = config.get('meta') or {} -%}
-    {%- set settings = compliance.hourly_settings(meta, model.name) -%}
-    {%- set given = meta.get('compaction') or {} -%}
-    {%- if not given.get('source') -%}
+{%- set meta = config.get('meta') or {} -%}
+{%- set settings = compliance.hourly_settings(meta, model.name) -%}
+{%- set given = meta.get('compaction') or {} -%}
+{%- if not given.get('source') -%}
         {{ exceptions.raise_compiler_error(
             "Model " ~ model.name ~ " has no meta.compaction.source: name its hourly input (a model, or source_name.table_name)") }}
-    {%- endif -%}
-    {%- set source_relation = compliance.compaction_input(given.get('source')) -%}
-    {%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
-    {%- set names = adapter.get_columns_in_relation(source_relation) | map(attribute='name') | list -%}
-    {%- for required in ['ds', 'hr', settings.ingested_at] + settings.key + ([settings.order_by] if settings.order_by else []) -%}
-        {%- if required not in names -%}
+{%- endif -%}
+{%- set source_relation = compliance.compaction_input(given.get('source')) -%}
+{%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
+{%- set names = adapter.get_columns_in_relation(source_relation) | map(attribute='name') | list -%}
+{%- for required in ['ds', 'hr', settings.ingested_at] + settings.key + ([settings.order_by] if settings.order_by else []) -%}
+{%- if required not in names -%}
             {{ exceptions.raise_compiler_error(
                 "Hourly input " ~ source_relation ~ " of model " ~ model.name ~ " has no column '" ~ required
                 ~ "'; its columns: " ~ names | join(', ')) }}
-        {%- endif -%}
-    {%- endfor -%}
-    {#- partition columns last, as in the partitioned output table -#}
-    {%- set columns = names | reject('in', ['ds', 'hr']) | list + ['ds', 'hr'] -%}
+{%- endif -%}
+{%- endfor -%}
+{#- partition columns last, as in the partitioned output table -#}
+{%- set columns = names | reject('in', ['ds', 'hr']) | list + ['ds', 'hr'] -%}
     {{ return({
         'settings': settings,
         'source': source_relation,
@@ -92,16 +92,16 @@
 
 {#- The model body: the hours this run publishes. -#}
 {% macro hourly_compaction_sql() -%}
-    {%- if not execute -%}
-        {{ return('select 1 as placeholder') }}
-    {%- endif -%}
-    {%- set inputs = compliance.hourly_inputs() -%}
+{%- if not execute -%}
+{{ return('select 1 as placeholder') }}
+{%- endif -%}
+{%- set inputs = compliance.hourly_inputs() -%}
     {{ return(compliance.hourly_output_sql(
         inputs.source, inputs.plan, inputs.recompact, inputs.columns, inputs.settings)) }}
 {%- endmacro %}
 
 {% macro prepare_hourly_compaction() %}
-    {%- if execute -%}
+{%- if execute -%}
     {%- set inputs = compliance.hourly_inputs() -%}
     {%- set settings = inputs.settings -%}
     {% do compliance.ensure_compaction_tables(this.schema) %}
@@ -134,13 +134,13 @@
 {% endmacro %}
 
 {% macro finish_hourly_compaction() %}
-    {%- if execute -%}
-    {%- set inputs = compliance.hourly_inputs() -%}
-    {%- set settings = inputs.settings -%}
-    {%- set column_list -%}
-        {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
-    {%- endset -%}
-    {% if not settings.recompact_from_output %}
+{%- if execute -%}
+{%- set inputs = compliance.hourly_inputs() -%}
+{%- set settings = inputs.settings -%}
+{%- set column_list -%}
+{%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
+{%- endset -%}
+{% if not settings.recompact_from_output %}
         {% call statement('create_late_table') %}
             create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
             select {{ column_list }} from {{ this }} where false

@@ -2,7 +2,7 @@
     Settings of an hourly compaction, read from the model's `meta.compaction` with project vars as
     defaults, and checked once so that every later macro can trust them.
 #}
-{% macro duration_seconds(value, name) -%}
+{% macro compaction_duration_seconds(value, name) -%}
     {%- set text = value | string | trim | lower -%}
     {%- set match = modules.re.match('^([0-9]+)\\s*(s|m|h|d)$', text) -%}
     {%- if not match -%}
@@ -27,7 +27,7 @@
 {%- endmacro %}
 
 {#- Gobblin-style list matching: comma-separated names, `*` matches any run of characters. -#}
-{% macro name_matches(name, patterns) -%}
+{% macro compaction_name_matches(name, patterns) -%}
     {%- set entries = (patterns | join(',') if patterns is not string else patterns).split(',') -%}
     {%- for entry in entries if entry | trim != '' -%}
         {%- set regex = '^' ~ (modules.re.escape(entry | trim) | replace('\\*', '.*')) ~ '$' -%}
@@ -69,8 +69,8 @@
             ~ "'; accepted values: 'publish', 'skip'") }}
     {%- endif -%}
     {%- set dataset = given.get('dataset') -%}
-    {%- set verify = compliance.name_matches(dataset, var('compaction_verify_whitelist', '*'))
-        and not compliance.name_matches(dataset, var('compaction_verify_blacklist', '')) -%}
+    {%- set verify = compliance.compaction_name_matches(dataset, var('compaction_verify_whitelist', '*'))
+        and not compliance.compaction_name_matches(dataset, var('compaction_verify_blacklist', '')) -%}
     {{ return({
         'dataset': dataset,
         'dedup': dedup,
@@ -81,8 +81,8 @@
         'late_data_policy': policy,
         'recompact_from_output': var('recompact_from_output', false) in [true, 'true', 'True', 1],
         'now': compliance.compaction_now(),
-        'min_seconds': compliance.duration_seconds(given.get('min_time_ago') or var('compaction_min_time_ago', '1h'), 'compaction_min_time_ago'),
-        'max_seconds': compliance.duration_seconds(given.get('max_time_ago') or var('compaction_max_time_ago', '3d'), 'compaction_max_time_ago'),
+        'min_seconds': compliance.compaction_duration_seconds(given.get('min_time_ago') or var('compaction_min_time_ago', '1h'), 'compaction_min_time_ago'),
+        'max_seconds': compliance.compaction_duration_seconds(given.get('max_time_ago') or var('compaction_max_time_ago', '3d'), 'compaction_max_time_ago'),
         'verify': verify and given.get('verify_completeness', true),
         'timeout_hours': (given.get('completeness_timeout_hours') or var('completeness_timeout_hours', 24)) | int,
         'timeout_action': timeout_action,

@@ -24,7 +24,7 @@ closed as (
 
 kept as (
     select
-        {%- for column in target_columns %}
+    {%- for column in target_columns %}
         {%- if column == valid_to %}
         case
             when closed.closed_scd_id is not null then closed.closed_valid_to
@@ -33,21 +33,21 @@ kept as (
         {%- else %}
         existing.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
         {%- endif %}
-        {%- endfor %}
+    {%- endfor %}
     from {{ target_relation }} as existing
     left join closed
         on existing.{{ scd_id }} = closed.closed_scd_id
         and (existing.{{ compliance.quote_ident(valid_to) }} is null
-        {%- if valid_to_current %}
+    {%- if valid_to_current %}
             or existing.{{ compliance.quote_ident(valid_to) }} = {{ valid_to_current }}
-        {%- endif %})
+    {%- endif %})
 ),
 
 inserted as (
     select
-        {%- for column in target_columns %}
+    {%- for column in target_columns %}
         staged.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
-        {%- endfor %}
+    {%- endfor %}
     from {{ staging_relation }} as staged
     left anti join {{ target_relation }} as existing
         on staged.{{ scd_id }} = existing.{{ scd_id }}
@@ -63,7 +63,7 @@ final as (
 select * from final
 {%- endmacro %}
 
-{% macro table_location(relation) -%}
+{% macro snapshot_table_location(relation) -%}
     {%- set rows = run_query('describe table extended ' ~ relation) -%}
     {%- for row in rows if row[0] == 'Location' -%}
         {{ return(row[1]) }}
@@ -72,17 +72,17 @@ select * from final
 {%- endmacro %}
 
 {% materialization snapshot, adapter='lakehouse' %}
-  {%- set target_table = model.get('alias', model.get('name')) -%}
-  {%- set strategy_name = config.get('strategy') -%}
-  {%- set file_format = config.get('file_format') or 'parquet' -%}
-  {%- set grant_config = config.get('grants') -%}
+    {%- set target_table = model.get('alias', model.get('name')) -%}
+    {%- set strategy_name = config.get('strategy') -%}
+    {%- set file_format = config.get('file_format') or 'parquet' -%}
+    {%- set grant_config = config.get('grants') -%}
 
-  {%- if file_format not in ['parquet', 'orc'] -%}
+    {%- if file_format not in ['parquet', 'orc'] -%}
     {% do exceptions.raise_compiler_error(
         "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": file_format '" ~ file_format
         ~ "' is not supported by the lakehouse snapshot materialization; use 'parquet' or 'orc'") %}
   {%- endif -%}
-  {%- if config.get('partition_by') -%}
+    {%- if config.get('partition_by') -%}
     {% do exceptions.raise_compiler_error(
         "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": partition_by is not supported on parquet/orc snapshots; remove it") %}
   {%- endif -%}
@@ -90,21 +90,21 @@ select * from final
   {% set target_relation_exists, target_relation = get_or_create_relation(
           database=none, schema=model.schema, identifier=target_table, type='table') -%}
 
-  {% if not adapter.check_schema_exists(model.database, model.schema) %}
+    {% if not adapter.check_schema_exists(model.database, model.schema) %}
     {% do create_schema(model.schema) %}
   {% endif %}
 
-  {%- if not target_relation.is_table -%}
+    {%- if not target_relation.is_table -%}
     {% do exceptions.relation_wrong_type(target_relation, 'table') %}
   {%- endif -%}
 
-  {{ run_hooks(pre_hooks, inside_transaction=False) }}
-  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-  {% set strategy_macro = strategy_dispatch(strategy_name) %}
-  {% set strategy = strategy_macro(model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
+    {% set strategy_macro = strategy_dispatch(strategy_name) %}
+    {% set strategy = strategy_macro(model, "snapshotted_data", "source_data", model['config'], target_relation_exists) %}
 
-  {% if not target_relation_exists %}
+    {% if not target_relation_exists %}
       {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
       {% call statement('main') %}
           {{ create_table_as(False, target_relation, build_sql) }}
@@ -120,7 +120,7 @@ select * from final
       {% do create_columns(target_relation, missing_columns) %}
       {% set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list %}
 
-      {%- set old_location = compliance.table_location(target_relation) -%}
+      {%- set old_location = compliance.snapshot_table_location(target_relation) -%}
       {%- set new_location = old_location.rstrip('/').rsplit('/', 1)[0] ~ '/' ~ target_table ~ '__v'
           ~ modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
       {% call statement('main') %}
@@ -137,18 +137,18 @@ select * from final
       {% do compliance.record_stale_location(model.schema, target_table, none, old_location, 'snapshot rewrite') %}
   {% endif %}
 
-  {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
-  {% do apply_grants(target_relation, grant_config, should_revoke) %}
-  {% do persist_docs(target_relation, model) %}
+    {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}
+    {% do apply_grants(target_relation, grant_config, should_revoke) %}
+    {% do persist_docs(target_relation, model) %}
 
-  {{ run_hooks(post_hooks, inside_transaction=True) }}
-  {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
 
-  {% if staging_table is defined %}
+    {% if staging_table is defined %}
       {% do post_snapshot(staging_table) %}
   {% endif %}
 
-  {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
 
-  {{ return({'relations': [target_relation]}) }}
+    {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}

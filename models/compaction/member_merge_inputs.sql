@@ -3,7 +3,10 @@
     deltas of var `member_deltas` in pull order.  Each entry is a model name or
     `source_name.table_name`; resolving them here, in SQL, gives dbt the dependencies.
 -#}
-{%- set names = [var('member_snapshot', 'demo_member_snapshot')] + var('member_deltas', ['demo_member_delta_1', 'demo_member_delta_2']) -%}
+{%- set deltas = var('member_deltas', ['demo_member_delta_1', 'demo_member_delta_2']) -%}
+{#- a comma-separated string is accepted too: `--vars '{member_deltas: "d1,d2"}'` -#}
+{%- set deltas = (deltas.split(',') | map('trim') | list) if deltas is string else deltas -%}
+{%- set names = [var('member_snapshot', 'demo_member_snapshot')] + deltas -%}
 with
 
 inputs as (

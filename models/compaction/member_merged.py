@@ -26,10 +26,7 @@ def merge_snapshot_with_deltas(inputs, key, mode="delta_order", timestamp_column
             raise ValueError(f"column {name!r} is not in the last delta's schema ({', '.join(last.columns)})")
     aligned = [
         df.select(
-            *[
-                (F.col(c) if c in df.columns else F.lit(None)).cast(schema[c]).alias(c)
-                for c in last.columns
-            ],
+            *[(F.col(c) if c in df.columns else F.lit(None)).cast(schema[c]).alias(c) for c in last.columns],
             F.lit(position).alias("_merge_position"),
         )
         for position, df in enumerate(inputs)

@@ -16,7 +16,9 @@ def model(dbt, spark):
     now = dbt.config.get("compaction_now", "")
     per_hour, now = int(per_hour or 200), str(now or "").strip()
     now_sql = f"to_timestamp('{now}')" if now else "current_timestamp()"
-    base = spark.sql(f"select unix_timestamp(date_trunc('hour', {now_sql})) as base, hour({now_sql}) as h").first()
+    base = spark.sql(
+        f"select unix_timestamp(date_trunc('hour', {now_sql})) as base, hour({now_sql}) as h"
+    ).first()
     # yesterday 00:00 up to the current hour, and one hour outside the 3-day window
     offsets = list(range(-(24 + base.h), 1)) + [-96]
     hours = spark.createDataFrame([(i, o) for i, o in enumerate(offsets)], "hour_index int, hour_offset int")
@@ -29,8 +31,10 @@ def model(dbt, spark):
             (F.lit(base.base) + F.col("hour_offset") * 3600).alias("hour_epoch"),
             (F.col("hour_index") * 100000 + F.col("i")).cast("bigint").alias("event_id"),
             (F.col("i") % 50 + 1).cast("bigint").alias("member_id"),
-            F.element_at(F.array(*[F.lit(p) for p in ["/home", "/jobs", "/feed", "/profile", "/search"]]),
-                         (F.col("i") % 5 + 1).cast("int")).alias("page"),
+            F.element_at(
+                F.array(*[F.lit(p) for p in ["/home", "/jobs", "/feed", "/profile", "/search"]]),
+                (F.col("i") % 5 + 1).cast("int"),
+            ).alias("page"),
         )
         .select(
             "*",
@@ -39,7 +43,11 @@ def model(dbt, spark):
         )
     )
     resent = events.where(F.col("i") % 7 == 0).select(
-        "i", "hour_epoch", "event_id", "member_id", F.lit("/resent").alias("page"),
+        "i",
+        "hour_epoch",
+        "event_id",
+        "member_id",
+        F.lit("/resent").alias("page"),
         (F.col("event_ts") + F.expr("interval 5 seconds")).alias("event_ts"),
         (F.col("ingested_at") + F.expr("interval 30 seconds")).alias("ingested_at"),
     )

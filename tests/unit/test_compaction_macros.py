@@ -16,8 +16,15 @@ SETTINGS = {
 
 
 def test_key_dedup_keeps_latest_per_hour_with_deterministic_ties():
-    sql = squash(render("dedup_sql", "select * from src", ["event_id", "page", "event_ts", "ingested_at", "ds", "hr"],
-                        SETTINGS, ["ds", "hr"]))
+    sql = squash(
+        render(
+            "dedup_sql",
+            "select * from src",
+            ["event_id", "page", "event_ts", "ingested_at", "ds", "hr"],
+            SETTINGS,
+            ["ds", "hr"],
+        )
+    )
     assert "partition by `ds`, `hr`, `event_id`" in sql
     # latest event_ts, then latest ingested_at, then every other column: never file order
     assert "order by `event_ts` desc, `ingested_at` desc, `page` ) as dbt_compaction_rank" in sql
@@ -30,10 +37,10 @@ def test_all_fields_dedup_is_distinct():
 
 
 def test_durations_and_their_errors():
-    assert render("duration_seconds", "1h", "x") == 3600
-    assert render("duration_seconds", "3d", "x") == 259200
+    assert render("compaction_duration_seconds", "1h", "x") == 3600
+    assert render("compaction_duration_seconds", "3d", "x") == 259200
     with pytest.raises(CompilerError, match="Invalid compaction_max_time_ago '3 days'"):
-        render("duration_seconds", "3 days", "compaction_max_time_ago")
+        render("compaction_duration_seconds", "3 days", "compaction_max_time_ago")
 
 
 def test_window_is_relative_to_compaction_now():
@@ -53,8 +60,8 @@ def test_settings_are_checked():
 
 
 def test_verification_whitelist_and_blacklist():
-    assert render("name_matches", "page_view", "page*") is True
-    assert render("name_matches", "page_view", "click, search") is False
+    assert render("compaction_name_matches", "page_view", "page*") is True
+    assert render("compaction_name_matches", "page_view", "click, search") is False
     verified = MacroRenderer(variables={"compaction_verify_blacklist": "page_*"})
     settings = verified("hourly_settings", {"compaction": {"dataset": "page_view"}}, "m")
     assert settings["verify"] is False

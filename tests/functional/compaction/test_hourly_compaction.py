@@ -49,8 +49,8 @@ def hourly_model(meta):
     return (
         "{{ config(materialized='incremental', incremental_strategy='insert_overwrite',"
         " partition_by=['ds', 'hr'], meta={'compaction': " + repr(meta) + "},"
-        " pre_hook=\"{{ compliance.prepare_hourly_compaction() }}\","
-        " post_hook=\"{{ compliance.finish_hourly_compaction() }}\") }}\n"
+        ' pre_hook="{{ compliance.prepare_hourly_compaction() }}",'
+        ' post_hook="{{ compliance.finish_hourly_compaction() }}") }}\n'
         "-- depends_on: {{ source('raw', 'page_view_staging') }}\n"
         "-- depends_on: {{ source('raw', 'ingestion_counts') }}\n"
         "{{ compliance.hourly_compaction_sql() }}\n"
@@ -112,7 +112,9 @@ class TestHourlyCompaction:
             f"create table {schema}.page_view_staging (event_id bigint, member_id bigint, page string,"
             " event_ts timestamp, ingested_at timestamp, ds string, hr int) using parquet partitioned by (ds, hr)"
         )
-        spark.sql(f"create table {schema}.ingestion_counts (ds string, hr int, expected_count bigint) using parquet")
+        spark.sql(
+            f"create table {schema}.ingestion_counts (ds string, hr int, expected_count bigint) using parquet"
+        )
         for (ds, hr), expected in HOURS.items():
             spark.sql(f"insert into {schema}.page_view_staging values {values(hour_rows(ds, hr), ds, hr)}")
             spark.sql(f"insert into {schema}.ingestion_counts values ('{ds}', {hr}, {expected})")
@@ -128,18 +130,34 @@ class TestHourlyCompaction:
         return sorted((r.event_id, r.page) for r in rows)
 
     def test_window_dedup_and_completeness(self, project, spark, staging):
-        run_dbt(["run", "--select", "page_view_hourly", "page_view_hourly_all", "--vars", f"{{compaction_now: '{NOW}'}}"])
+        run_dbt(
+            [
+                "run",
+                "--select",
+                "page_view_hourly",
+                "page_view_hourly_all",
+                "--vars",
+                f"{{compaction_now: '{NOW}'}}",
+            ]
+        )
         key_table, all_table = f"{staging}.page_view_hourly", f"{staging}.page_view_hourly_all"
         # window [now - 3d, now - 1h], complete hours only; the timed-out hour: skipped (key), published (all)
         assert self.hours(spark, key_table) == [("2024-01-07", 13), ("2024-01-10", 10), ("2024-01-10", 11)]
         assert self.hours(spark, all_table) == [
-            ("2024-01-07", 13), ("2024-01-08", 0), ("2024-01-10", 10), ("2024-01-10", 11)
+            ("2024-01-07", 13),
+            ("2024-01-08", 0),
+            ("2024-01-10", 10),
+            ("2024-01-10", 11),
         ]
         # key mode: one row per event, the latest event_ts, the tie broken by the latest ingested_at
         assert self.pages(spark, key_table, "2024-01-10", 10) == [(1, "a"), (2, "b2"), (3, "c-tie")]
         # all-fields mode: only the byte-for-byte duplicate goes
         assert self.pages(spark, all_table, "2024-01-10", 10) == [
-            (1, "a"), (2, "b"), (2, "b2"), (3, "c"), (3, "c-tie")
+            (1, "a"),
+            (2, "b"),
+            (2, "b2"),
+            (3, "c"),
+            (3, "c-tie"),
         ]
         marks = spark.sql(
             f"select `partition`, rows_in, rows_out, cast(compaction_started_at as string) as started"
@@ -179,13 +197,35 @@ class TestHourlyCompaction:
             (4, "new", "2024-01-10 10:00:04", "2024-01-10 12:10:00"),
         ]
         spark.sql(f"insert into {staging}.page_view_staging values {values(late, '2024-01-10', 10)}")
-        run_dbt(["run", "--select", "page_view_hourly", "page_view_hourly_all", "--vars", f"{{compaction_now: '{LATER}'}}"])
+        run_dbt(
+            [
+                "run",
+                "--select",
+                "page_view_hourly",
+                "page_view_hourly_all",
+                "--vars",
+                f"{{compaction_now: '{LATER}'}}",
+            ]
+        )
         # copy_late (key model): the published hour is untouched, the late rows go to _late, deduplicated
-        assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 10) == [(1, "a"), (2, "b2"), (3, "c-tie")]
-        assert self.pages(spark, f"{staging}.page_view_hourly_late", "2024-01-10", 10) == [(2, "late-b"), (4, "new")]
+        assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 10) == [
+            (1, "a"),
+            (2, "b2"),
+            (3, "c-tie"),
+        ]
+        assert self.pages(spark, f"{staging}.page_view_hourly_late", "2024-01-10", 10) == [
+            (2, "late-b"),
+            (4, "new"),
+        ]
         # recompact (all-fields model): the hour is compacted again from its input
         assert self.pages(spark, f"{staging}.page_view_hourly_all", "2024-01-10", 10) == [
-            (1, "a"), (2, "b"), (2, "b2"), (2, "late-b"), (3, "c"), (3, "c-tie"), (4, "new")
+            (1, "a"),
+            (2, "b"),
+            (2, "b2"),
+            (2, "late-b"),
+            (3, "c"),
+            (3, "c-tie"),
+            (4, "new"),
         ]
         marks = {
             (r.dataset, r.action): (r.rows_in, r.rows_out, str(r.compaction_started_at))
@@ -202,13 +242,26 @@ class TestHourlyCompaction:
     def test_recompaction_from_output(self, project, spark, staging):
         before = spark.sql(f"select count(*) from {staging}.compaction_watermarks").first()[0]
         run_dbt(
-            ["run", "--select", "page_view_hourly", "--vars", f"{{compaction_now: '{LATER}', recompact_from_output: true}}"]
+            [
+                "run",
+                "--select",
+                "page_view_hourly",
+                "--vars",
+                f"{{compaction_now: '{LATER}', recompact_from_output: true}}",
+            ]
         )
         assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 10) == [
-            (1, "a"), (2, "late-b"), (3, "c-tie"), (4, "new")
+            (1, "a"),
+            (2, "late-b"),
+            (3, "c-tie"),
+            (4, "new"),
         ]
         # other hours untouched, and the watermark did not move
-        assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 11) == [(1, "a"), (2, "b2"), (3, "c-tie")]
+        assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 11) == [
+            (1, "a"),
+            (2, "b2"),
+            (3, "c-tie"),
+        ]
         assert spark.sql(f"select count(*) from {staging}.compaction_watermarks").first()[0] == before
         actions = spark.sql(
             f"select action from {staging}.compaction_log where invocation_id = (select max_by(invocation_id, logged_at)"
@@ -219,10 +272,19 @@ class TestHourlyCompaction:
 
     def test_daily_type_1_concatenates_type_2_deduplicates(self, project, spark, staging):
         run_dbt(
-            ["run", "--select", "page_view_daily", "page_view_daily_concat", "--vars", "{compaction_now: '2024-01-11 02:00:00'}"]
+            [
+                "run",
+                "--select",
+                "page_view_daily",
+                "page_view_daily_concat",
+                "--vars",
+                "{compaction_now: '2024-01-11 02:00:00'}",
+            ]
         )
         # 2024-01-10 is closed: hours 9, 10 (4 events after recompaction) and 11; event ids repeat across hours
-        concat = spark.sql(f"select ds, count(*) as n from {staging}.page_view_daily_concat group by ds").collect()
+        concat = spark.sql(
+            f"select ds, count(*) as n from {staging}.page_view_daily_concat group by ds"
+        ).collect()
         assert [(r.ds, r.n) for r in concat] == [("2024-01-10", 3 + 4 + 3)]
         deduped = spark.sql(
             f"select event_id, page, cast(event_ts as string) as ts from {staging}.page_view_daily where ds = '2024-01-10'"
@@ -238,7 +300,8 @@ class TestHourlyCompaction:
 
     def test_bad_setting_names_model_and_accepted_values(self, project):
         results = run_dbt(
-            ["run", "--select", "page_view_hourly", "--vars", "{compaction_min_time_ago: 'one hour'}"], expect_pass=False
+            ["run", "--select", "page_view_hourly", "--vars", "{compaction_min_time_ago: 'one hour'}"],
+            expect_pass=False,
         )
         assert "Invalid compaction_min_time_ago 'one hour'" in results[0].message
 
@@ -246,4 +309,6 @@ class TestHourlyCompaction:
 def test_repo_models_are_onboarding_examples():
     """The shipped hourly model is the one-file onboarding template the docs describe."""
     hourly = repo_files("models", "compaction")["page_view_hourly.sql"]
-    assert "compliance.prepare_hourly_compaction()" in hourly and "compliance.hourly_compaction_sql()" in hourly
+    assert (
+        "compliance.prepare_hourly_compaction()" in hourly and "compliance.hourly_compaction_sql()" in hourly
+    )

@@ -85,7 +85,9 @@ class TestMemberMergeAndSnapshot:
         assert rows[3][:2] == ("c", "c@x")
         assert rows[4][:4] == ("d2", "d2@x", "IN", 2)
         assert sorted(rows) == [1, 2, 3, 4, 5]
-        order = spark.sql(f"select input_name from {project.test_schema}.member_merge_inputs order by position")
+        order = spark.sql(
+            f"select input_name from {project.test_schema}.member_merge_inputs order by position"
+        )
         assert [r.input_name for r in order.collect()] == ["crm_snapshot", "crm_delta_1", "crm_delta_2"]
 
     def test_timestamp_mode_keeps_the_latest_row(self, project, spark):
@@ -100,12 +102,21 @@ class TestMemberMergeAndSnapshot:
         run_dbt(["snapshot"])
         first = spark.sql(f"describe table extended {schema}.member_history").collect()
         first_location = next(r.data_type for r in first if r.col_name == "Location")
-        assert spark.sql(f"select count(*) from {schema}.member_history where dbt_valid_to is null").first()[0] == 5
+        assert (
+            spark.sql(f"select count(*) from {schema}.member_history where dbt_valid_to is null").first()[0]
+            == 5
+        )
 
         # member 2 changes (timestamp mode), member 6 arrives (delta 3), the others stay the same
         run_dbt(
-            ["run", "--select", "member_merge_inputs", "member_merged", "--vars",
-             "{member_merge_mode: latest_timestamp, member_deltas: [crm_delta_1, crm_delta_2, crm_delta_3]}"]
+            [
+                "run",
+                "--select",
+                "member_merge_inputs",
+                "member_merged",
+                "--vars",
+                "{member_merge_mode: latest_timestamp, member_deltas: [crm_delta_1, crm_delta_2, crm_delta_3]}",
+            ]
         )
         run_dbt(["snapshot"])
         history = spark.sql(
