@@ -110,6 +110,7 @@ class Retention:
         self.attempts: list[dict[str, Any]] = []
         self.tables = metastore.all_tables(spark)
         self.protected: list[Protected] = []
+        self.gone: list[str] = []  # what a dry run would have deleted, so that it is counted once
         for table in self.tables:
             self._protect(table)
         self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
@@ -177,9 +178,13 @@ class Retention:
         if blocker is not None:
             owner = ".".join(x for x in blocker.owner[:2]) + (f" partition {blocker.owner[2]}" if blocker.owner[2] else "")
             return 0, 0, f"data kept: still referenced by {owner} ({blocker.location})"
-        inside = [p for p in self.protected if p.location != path and within(p.location, path)]
+        if any(within(path, gone) for gone in self.gone):
+            return 0, 0, None  # a dry run already counted it
+        inside = [p.location for p in self.protected if p.location != path and within(p.location, path)]
+        inside += [gone for gone in self.gone if gone != path and within(gone, path)]
         if not inside:
             if self.dry_run:
+                self.gone.append(path)
                 summary = filesystem.summary(self.spark, path)
                 return summary["files"], summary["bytes"], None
             gone = filesystem.delete(self.spark, path)
@@ -188,7 +193,9 @@ class Retention:
         for child in filesystem.list_dir(self.spark, path):
             f, b, _ = self.safe_delete(child["path"], roots)
             files, size = files + f, size + b
-        return files, size, f"only this location's own files: it holds {len(inside)} referenced location(s)"
+        held = len([p for p in self.protected if p.location != path and within(p.location, path)])
+        note = f"only this location's own files: it holds {held} referenced location(s)" if held else None
+        return files, size, note
 
     def _delete_logged(self, kind: str, database: str, table: str, spec: str | None, location: str,
                        roots: list[str]) -> bool:
@@ -231,8 +238,18 @@ class Retention:
         own_roots = roots + ([table.location] if table.table_type == "MANAGED" else [])
         for part in table.partitions:
             self._delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
-        if table.location and (not table.is_partitioned or filesystem.exists(self.spark, table.location)):
-            self._delete_logged(kind, table.database, table.name, None, table.location, own_roots)
+        if not table.location or not filesystem.exists(self.spark, table.location):
+            return
+        if table.is_partitioned and table.table_type == "MANAGED" and not any(
+            not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
+        ):
+            # the empty directory Hive made for a `create table like` backup: not worth a log row
+            own = filesystem.qualify(self.spark, table.location)
+            untouched = self._blocker(own) is None and not any(within(p.location, own) for p in self.protected)
+            if not self.dry_run and untouched:
+                filesystem.delete(self.spark, own)
+            return
+        self._delete_logged(kind, table.database, table.name, None, table.location, own_roots)
 
     def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
         try:

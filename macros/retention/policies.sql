@@ -64,7 +64,8 @@
     {%- if ns.best is not none -%}
         {%- for name in compliance.retention_setting_names() -%}
             {%- set value = ns.best.get(name) -%}
-            {%- if value is not none and (value | string | trim) != '' -%}
+            {#- a blank cell arrives as null, or as 'None' through the session cursor -#}
+            {%- if value is not none and (value | string | trim) not in ('', 'None') -%}
                 {%- do policy.update({name: value | string | trim}) -%}
             {%- endif -%}
         {%- endfor -%}

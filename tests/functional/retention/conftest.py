@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.conftest import repo_files
+from tests.conftest import REPO, WAREHOUSE_ROOT, repo_files
 
 # Per-table policies of the test seed: most specific row wins.
 POLICIES = """table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days
@@ -16,12 +16,10 @@ r_dates,,,,,,,dp,yyyy-MM-dd,,,,,
 r_dates.events,,,,,,,dp,yyyy-MM-dd,,10,,,
 r_dates.hourly*,,,,,,,dp,yyyy-MM-dd-HH,,1,,,
 r_dates.snap,,,,,,,,,,,dp,2,
+r_reap,,,,,2,{backup_dir},,,,,,,
 """
 
-SEED_TYPES = {
-    name: "string"
-    for name in POLICIES.splitlines()[0].split(",")
-}
+SEED_TYPES = {name: "string" for name in POLICIES.splitlines()[0].split(",")}
 
 
 def retention(now: int, expect_pass: bool = True, scope: str = "r_*", **extra: Any) -> tuple[Any, str]:
@@ -50,6 +48,17 @@ def attempts(spark: Any, schema: str, database: str | None = None) -> list[Any]:
 
 
 @pytest.fixture(scope="class")
+def macros() -> dict[str, Any]:
+    """The macros retention and restore use (not the other capabilities', which change meanwhile)."""
+    return {
+        "common": repo_files("macros", "common"),
+        "retention": repo_files("macros", "retention"),
+        "restore": repo_files("macros", "restore"),
+        "purge": {"purge_patterns.sql": (REPO / "macros" / "purge" / "purge_patterns.sql").read_text()},
+    }
+
+
+@pytest.fixture(scope="class")
 def models() -> dict[str, Any]:
     return {
         "retention": repo_files("models", "retention"),
@@ -57,9 +66,12 @@ def models() -> dict[str, Any]:
     }
 
 
+REAPED = WAREHOUSE_ROOT / "reaped-backups"
+
+
 @pytest.fixture(scope="class")
 def seeds() -> dict[str, Any]:
-    return {"retention": {"retention_policies.csv": POLICIES}}
+    return {"retention": {"retention_policies.csv": POLICIES.format(backup_dir=REAPED)}}
 
 
 @pytest.fixture(scope="class")

@@ -21,7 +21,8 @@ from python_hooks import metastore
 
 DAY = 86_400_000
 HOUR = 3_600_000
-BASE_TS = 1_700_000_000_000  # 2023-11-14 22:13 UTC
+BASE_TS = 1_900_000_000_000  # 2030-03-17 17:46 UTC: later than any real stale record
+NOW = BASE_TS + 30 * DAY  # 2030-04-16 17:46 UTC
 
 
 def local(path: str) -> str:

@@ -1,196 +1,233 @@
 """Retention on real Spark: each of the seven operations, the safety rules, dry run and failures.
 
-Tables, backups, staging and trash tables are built with DDL following the purge contract
-(tests/functional/retention/lake.py); each test works in its own `r_*` database and the runs are
-scoped to `r_*` so the tests do not clean up each other's fixtures.
+One world of `r_*` databases is built with DDL following the purge contract
+(tests/functional/retention/lake.py), then cleaned twice at the same time `NOW`: a dry run, then
+the real pass.  Each test checks one scenario of the world, so the whole class costs two dbt runs.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
+import pytest
 from dbt.tests.util import run_dbt
 
-from tests.functional.retention.conftest import attempts, retention
-from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, data_files, local
+from tests.functional.retention.conftest import REAPED, attempts, retention
+from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local
+
+
+def every_file(spark: Any, databases: list[str]) -> dict[str, list[str]]:
+    found = {}
+    for db in databases:
+        root = spark.sql(f"describe database {db}").where("info_name = 'Location'").collect()[0][1]
+        found[db] = data_files(root)
+    return found
+
+
+@pytest.fixture(scope="class")
+def world(built, spark, tmp_path_factory):
+    lakes: dict[str, Lake] = {}
+
+    def lake(name: str) -> Lake:
+        lakes[name] = Lake(spark, name)
+        return lakes[name]
+
+    fresh = lake("r_fresh")
+    fresh.create("t", {"a": [1, 2], "b": [3]})
+    fresh.purge("t", NOW - HOUR, {2})
+    fresh.staging("t", NOW - 2 * HOUR, ["a"])
+
+    versions = lake("r_versions")
+    versions.create("t", {"a": [1, 2, 3, 4, 5, 6], "b": [7]})
+    for n in range(5):  # purges on five consecutive days, each removing one id
+        versions.purge("t", NOW - (4 - n) * DAY, {n + 1})
+
+    old = lake("r_old")
+    old.create("t", {"a": [1, 2, 3]})
+    old.purge("t", NOW - 9 * DAY, {1})
+    old.purge("t", NOW - 8 * DAY, {2})
+
+    flat = lake("r_flat")
+    flat.create("u", ids=[1, 2, 3])
+    flat.purge("u", NOW - 30 * DAY, {1})
+    flat.purge("u", NOW - 29 * DAY, {2})
+
+    pointer = lake("r_pointer")
+    pointer.create("t", {"a": [1, 2]})
+    live = pointer.table("t").partitions[0].location
+    spark.sql(f"create table r_pointer.t_backup_{NOW - 20 * DAY} like r_pointer.t")
+    spark.sql(f"alter table r_pointer.t_backup_{NOW - 20 * DAY} add partition (dp = 'a') location '{live}'")
+
+    outside = lake("r_outside")
+    outside.create("t", {"a": [1, 2]})
+    outside.purge("t", NOW - 20 * DAY, {1})
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "not-this-table" / "dp=a"
+    outside.write(str(elsewhere), [9])
+    spark.sql(f"create table r_outside.t_backup_{NOW - 19 * DAY} like r_outside.t")
+    spark.sql(f"alter table r_outside.t_backup_{NOW - 19 * DAY} add partition (dp = 'a') location '{elsewhere}'")
+
+    staging = lake("r_staging")
+    staging.create("t", {"a": [1], "b": [2]})
+    staging.staging("t", NOW - 30 * HOUR, ["a", "b"])
+    staging.staging("t", NOW - HOUR, ["a"])
+    # a run that died after swapping partition b: the live partition lies inside its staging dir
+    dead = staging.staging("t", NOW - 25 * HOUR, ["b"])
+    spark.sql(f"alter table r_staging.t partition (dp = 'b') set location '{dead}/dp=b'")
+
+    dates = lake("r_dates")  # NOW is 2030-04-16 17:46 UTC
+    dates.create("events", {"2030-04-01": [1], "2030-04-10": [2], "2030-04-16": [3], "not-a-date": [4]})
+    dates.create("hourly_x", {"2030-04-16-10": [1], "2030-04-15-10": [2]})
+    dates.create("snap", {"2030-04-10": [1], "2030-04-11": [2], "2030-04-12": [3]})
+
+    reap = lake("r_reap")
+    reap.create("t", {"a": [1, 2]})
+    reap.purge("t", NOW - 3 * DAY, {1})
+
+    stale = lake("r_stale")
+    stale.create("t", {"a": [1]})
+    stale_old = f"{stale.table('t').location}/old-version/dp=a"
+    stale.write(stale_old, [1])
+    for location in (stale_old, stale.table("t").partitions[0].location):
+        run_dbt(["run-operation", "record_stale_location", "--args",
+                 f"{{database: r_stale, table: t, partition_spec: dp=a, location: '{location}', reason: test}}"])
+
+    state = {
+        "tables": {name: lk.tables() for name, lk in lakes.items()},
+        "files": every_file(spark, list(lakes)),
+        "rows": {name: {t: lk.rows(t) for t in lk.tables()} for name, lk in lakes.items()},
+    }
+    retention(NOW, expect_pass=False, retention_dry_run=True)
+    dry = {
+        "attempts": attempts(spark, built.test_schema),
+        "tables": {name: lk.tables() for name, lk in lakes.items()},
+        "files": every_file(spark, list(lakes)),
+    }
+    before = {name: {t: lk.table(t) for t in lk.tables()} for name, lk in lakes.items()}
+    _, log = retention(NOW, expect_pass=False)
+    yield {"lakes": lakes, "state": state, "dry": dry, "log": log, "before": before,
+           "attempts": attempts(spark, built.test_schema), "elsewhere": elsewhere, "dead": dead,
+           "stale_old": stale_old}
+    for lk in lakes.values():
+        lk.drop()
+
+
+def rows_of(world: dict, database: str) -> list[Any]:
+    return [r for r in world["attempts"] if r.database_name == database]
 
 
 class TestRetention:
-    def test_defaults_delete_nothing_that_is_not_expired(self, built, spark):
-        lake = Lake(spark, "r_fresh")
-        lake.create("t", {"a": [1, 2], "b": [3]})
-        lake.purge("t", BASE_TS, {2})
-        lake.staging("t", BASE_TS + HOUR, ["a"])
-        before = lake.rows("t")
-        retention(BASE_TS + 2 * HOUR)
-        assert attempts(spark, built.test_schema, "r_fresh") == []
-        assert lake.tables() == ["t", f"t_backup_{BASE_TS}", f"t_staging_{BASE_TS + HOUR}"]
-        assert lake.rows("t") == before == [(1, "a"), (3, "b")]
-        assert sorted(lake.rows(f"t_backup_{BASE_TS}")) == [(1, "a"), (2, "a"), (3, "b")]
-        lake.drop()
+    def test_dry_run_deletes_nothing_and_logs_what_it_would(self, world):
+        dry = world["dry"]
+        assert dry["tables"] == world["state"]["tables"]
+        assert dry["files"] == world["state"]["files"]
+        assert dry["attempts"] and all(r.dry_run for r in dry["attempts"])
+        would = {(r.database_name, r.table_name, r.partition_spec) for r in dry["attempts"] if r.files_deleted}
+        done = {(r.database_name, r.table_name, r.partition_spec) for r in world["attempts"] if r.files_deleted}
+        assert would == done
+        assert not any(r.dry_run for r in world["attempts"])
 
-    def test_backups_keep_newest_versions_and_none_older_than_days(self, built, spark):
-        lake = Lake(spark, "r_backups")
-        lake.create("t", {"a": [1, 2, 3, 4, 5, 6], "b": [7]})
-        for n in range(5):  # purges on five consecutive days, each removing one id
-            lake.purge("t", BASE_TS + n * DAY, {n + 1})
-        old = {n: lake.table(f"t_backup_{BASE_TS + n * DAY}") for n in range(5)}
-        retention(BASE_TS + 4 * DAY + HOUR)  # 3 newest versions kept per partition
-        assert lake.tables() == ["t"] + [f"t_backup_{BASE_TS + n * DAY}" for n in (2, 3, 4)]
-        for n in (0, 1):
-            for part in old[n].partitions:
-                assert not os.path.exists(local(part.location)), f"backup {n} data left at {part.location}"
-        for part in old[2].partitions:
+    def test_nothing_live_is_lost_and_nothing_young_goes(self, world):
+        for name, lake in world["lakes"].items():
+            if name == "r_dates":
+                continue
+            live = "u" if name == "r_flat" else "t"
+            assert lake.rows(live) == world["state"]["rows"][name][live], f"{name}: live rows changed"
+        fresh = world["lakes"]["r_fresh"]
+        assert fresh.tables() == world["state"]["tables"]["r_fresh"]
+        assert rows_of(world, "r_fresh") == []
+
+    def test_backups_keep_the_newest_versions(self, world):
+        lake, before = world["lakes"]["r_versions"], world["before"]["r_versions"]
+        kept = [f"t_backup_{NOW - n * DAY}" for n in (2, 1, 0)]
+        assert lake.tables() == sorted(["t", *kept])
+        for n in (4, 3):
+            for part in before[f"t_backup_{NOW - n * DAY}"].partitions:
+                assert not os.path.exists(local(part.location)), f"backup data left at {part.location}"
+        for part in before[kept[0]].partitions:
             assert data_files(part.location)
-        assert lake.rows("t") == [(6, "a"), (7, "b")]
-        rows = attempts(spark, built.test_schema, "r_backups")
-        assert {(r.table_name, r.partition_spec) for r in rows} >= {
-            (f"t_backup_{BASE_TS}", "dp=a"),
-            (f"t_backup_{BASE_TS + DAY}", "dp=b"),
+        rows = rows_of(world, "r_versions")
+        assert {(r.table_name, r.partition_spec) for r in rows} == {
+            (f"t_backup_{NOW - n * DAY}", spec) for n in (4, 3) for spec in ("dp=a", "dp=b")
         }
-        assert all(r.kind == "backup" and r.succeeded and not r.dry_run for r in rows)
-        assert sum(r.files_deleted for r in rows) >= 4 and sum(r.bytes_deleted for r in rows) > 0
+        assert all(r.kind == "backup" and r.action == "delete" and r.succeeded for r in rows)
+        assert sum(r.files_deleted for r in rows) == 4 and all(r.bytes_deleted > 0 for r in rows)
 
-        retention(BASE_TS + 12 * DAY)  # every backup is now older than 7 days
+    def test_backups_older_than_the_days_go_and_empty_run_dirs_with_them(self, world):
+        lake = world["lakes"]["r_old"]
         assert lake.tables() == ["t"]
-        assert lake.rows("t") == [(6, "a"), (7, "b")]
-        live = lake.table("t")
-        assert os.listdir(local(live.location)) == [str(BASE_TS + 4 * DAY)]
-        lake.drop()
+        assert lake.rows("t") == [(3, "a")]
+        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 8 * DAY)]
 
-    def test_unpartitioned_backup_holds_the_live_directory(self, built, spark):
-        lake = Lake(spark, "r_flat")
-        lake.create("u", ids=[1, 2, 3])
-        root = lake.table("u").location
-        lake.purge("u", BASE_TS, {1})
-        lake.purge("u", BASE_TS + DAY, {2})
+    def test_unpartitioned_backup_loses_only_its_own_files(self, world):
+        lake = world["lakes"]["r_flat"]
+        root = world["before"]["r_flat"][f"u_backup_{NOW - 30 * DAY}"].location
         live = lake.table("u").location
-        assert live == f"{root}/{BASE_TS}/{BASE_TS + DAY}"
-        retention(BASE_TS + 30 * DAY)
+        assert live == f"{root}/{NOW - 30 * DAY}/{NOW - 29 * DAY}"
         assert lake.tables() == ["u"]
-        assert lake.rows("u") == [(3, None)]
-        assert data_files(live), "the live files went"
-        # each backup's own files went: nothing is left but the live directory and its parents
-        assert data_files(root) == data_files(live)
-        rows = attempts(spark, built.test_schema, "r_flat")
-        assert {r.location for r in rows} == {root, f"{root}/{BASE_TS}"}
-        assert all(r.succeeded and "own files" in r.note for r in rows)
-        lake.drop()
+        assert data_files(live) and data_files(root) == data_files(live)
+        rows = rows_of(world, "r_flat")
+        assert {r.location for r in rows} == {root, f"{root}/{NOW - 30 * DAY}"}
+        assert all(r.succeeded and r.files_deleted == 1 and "own files" in r.note for r in rows)
 
-    def test_backup_pointing_at_the_live_location_loses_metadata_not_data(self, built, spark):
-        lake = Lake(spark, "r_pointer")
-        lake.create("t", {"a": [1, 2]})
-        live = lake.table("t").partitions[0].location
-        spark.sql(f"create table r_pointer.t_backup_{BASE_TS} like r_pointer.t")
-        spark.sql(f"alter table r_pointer.t_backup_{BASE_TS} add partition (dp = 'a') location '{live}'")
-        retention(BASE_TS + 30 * DAY)
+    def test_backup_pointing_at_the_live_location_loses_metadata_not_data(self, world):
+        lake = world["lakes"]["r_pointer"]
         assert lake.tables() == ["t"]
         assert lake.rows("t") == [(1, "a"), (2, "a")]
-        [row] = [r for r in attempts(spark, built.test_schema, "r_pointer") if r.partition_spec == "dp=a"]
+        [row] = rows_of(world, "r_pointer")
         assert row.succeeded and row.action == "keep_data" and row.files_deleted == 0
         assert "still referenced by r_pointer.t partition dp=a" in row.note
-        lake.drop()
 
-    def test_outside_the_roots_is_refused_logged_and_the_rest_goes_on(self, built, spark, tmp_path):
-        lake = Lake(spark, "r_outside")
-        lake.create("t", {"a": [1, 2]})
-        lake.purge("t", BASE_TS, {1})
-        elsewhere = tmp_path / "not-this-table" / "dp=a"
-        lake.write(str(elsewhere), [9])
-        spark.sql(f"create table r_outside.t_backup_{BASE_TS + 1} like r_outside.t")
-        spark.sql(f"alter table r_outside.t_backup_{BASE_TS + 1} add partition (dp = 'a') location '{elsewhere}'")
-        normal = lake.table(f"t_backup_{BASE_TS}").partitions[0].location
-
-        _, log = retention(BASE_TS + 30 * DAY, expect_pass=False)
-        assert "deletion attempt(s) failed" in log and "outside the roots" in log
-        assert data_files(str(elsewhere)), "a path outside the table's roots was deleted"
+    def test_outside_the_roots_is_refused_logged_and_the_rest_goes_on(self, world):
+        assert "deletion attempt(s) failed" in world["log"] and "outside the roots" in world["log"]
+        assert data_files(str(world["elsewhere"])), "a path outside the table's roots was deleted"
+        [failed] = [r for r in world["attempts"] if not r.succeeded]
+        assert failed.database_name == "r_outside" and "outside the roots" in failed.failure_reason
+        normal = world["before"]["r_outside"][f"t_backup_{NOW - 20 * DAY}"].partitions[0].location
         assert not os.path.exists(local(normal)), "the other backup was not cleaned after the failure"
-        rows = attempts(spark, built.test_schema, "r_outside")
-        [failed] = [r for r in rows if not r.succeeded]
-        assert failed.location.endswith("not-this-table/dp=a") and "outside the roots" in failed.failure_reason
-        assert any(r.succeeded and r.location == normal for r in rows)
-        assert lake.rows("t") == [(2, "a")]
-        lake.drop()
+        assert len(world["attempts"]) > 10
 
-    def test_leftover_staging_older_than_the_policy(self, built, spark):
-        lake = Lake(spark, "r_staging")
-        lake.create("t", {"a": [1], "b": [2]})
-        old = lake.staging("t", BASE_TS, ["a", "b"])
-        fresh = lake.staging("t", BASE_TS + 30 * HOUR, ["a"])
-        # a run that died after swapping partition b: the live partition lies inside its staging dir
-        dead = lake.staging("t", BASE_TS + HOUR, ["b"])
-        spark.sql(f"alter table r_staging.t partition (dp = 'b') set location '{dead}/dp=b'")
-        retention(BASE_TS + 31 * HOUR)  # 24 hours by default
-        assert lake.tables() == ["t", f"t_staging_{BASE_TS + 30 * HOUR}"]
-        assert not os.path.exists(local(old))
-        assert data_files(fresh)
-        assert data_files(f"{dead}/dp=b"), "live data inside a dead run's staging dir was deleted"
+    def test_leftover_staging_older_than_the_policy(self, world):
+        lake = world["lakes"]["r_staging"]
+        assert lake.tables() == ["t", f"t_staging_{NOW - HOUR}"]
+        root = lake.table("t").location
+        assert not os.path.exists(local(f"{root}/{NOW - 30 * HOUR}"))
+        assert data_files(f"{root}/{NOW - HOUR}")
+        assert data_files(f"{world['dead']}/dp=b"), "live data inside a dead run's staging dir was deleted"
         assert lake.rows("t") == [(1, "a"), (1, "b")]
-        assert {r.kind for r in attempts(spark, built.test_schema, "r_staging")} == {"staging"}
-        lake.drop()
+        assert {r.kind for r in rows_of(world, "r_staging")} == {"staging"}
 
-    def test_date_partitions_and_snapshots(self, built, spark):
-        lake = Lake(spark, "r_dates")
-        lake.create("events", {"2023-11-01": [1], "2023-11-09": [2], "2023-11-12": [3], "not-a-date": [4]})
-        lake.create("hourly_x", {"2023-11-14-20": [1], "2023-11-13-20": [2]})
-        lake.create("snap", {"2023-11-10": [1], "2023-11-11": [2], "2023-11-12": [3]})
-        gone = [p.location for p in lake.table("events").partitions if p.spec in ("dp=2023-11-01",)]
-        retention(BASE_TS)  # 2023-11-14 22:13; events keep 10 days, hourly_x 1 day, snap 2 days
-        assert lake.rows("events") == [(2, "2023-11-09"), (3, "2023-11-12"), (4, "not-a-date")]
+    def test_date_partitions_and_snapshots(self, world):
+        lake = world["lakes"]["r_dates"]
+        assert lake.rows("events") == [(2, "2030-04-10"), (3, "2030-04-16"), (4, "not-a-date")]
+        gone = [p.location for p in world["before"]["r_dates"]["events"].partitions if p.spec == "dp=2030-04-01"]
         assert not os.path.exists(local(gone[0]))
-        assert lake.rows("hourly_x") == [(1, "2023-11-14-20")]
-        assert lake.rows("snap") == [(2, "2023-11-11"), (3, "2023-11-12")]
-        kinds = {(r.table_name, r.kind) for r in attempts(spark, built.test_schema, "r_dates")}
-        assert kinds == {("events", "partition"), ("hourly_x", "partition"), ("snap", "snapshot")}
-        lake.drop()
+        assert lake.rows("hourly_x") == [(1, "2030-04-16-10")]
+        assert lake.rows("snap") == [(2, "2030-04-11"), (3, "2030-04-12")]
+        kinds = {(r.table_name, r.kind, r.partition_spec) for r in rows_of(world, "r_dates")}
+        assert kinds == {
+            ("events", "partition", "dp=2030-04-01"),
+            ("hourly_x", "partition", "dp=2030-04-15-10"),
+            ("snap", "snapshot", "dp=2030-04-10"),
+        }
 
-    def test_reaping_moves_old_backups_to_backup_dir(self, built, spark, tmp_path):
-        lake = Lake(spark, "r_reap")
-        lake.create("t", {"a": [1, 2]})
-        lake.purge("t", BASE_TS, {1})
-        backup = f"t_backup_{BASE_TS}"
-        retention(BASE_TS + 3 * DAY, backup_reap_days=2, backup_dir=str(tmp_path / "backups"))
+    def test_reaping_moves_old_backups_to_backup_dir(self, world):
+        lake = world["lakes"]["r_reap"]
+        backup = f"t_backup_{NOW - 3 * DAY}"
         moved = lake.table(backup).partitions[0].location
-        assert moved == f"file:{tmp_path}/backups/r_reap/t/{BASE_TS}/dp=a"
+        assert moved == f"file:{REAPED}/r_reap/t/{NOW - 3 * DAY}/dp=a"
         assert lake.rows(backup) == [(1, "a"), (2, "a")]
-        assert os.listdir(local(lake.table("t").location)) == [str(BASE_TS)], "the table dir holds live data only"
-        [row] = attempts(spark, built.test_schema, "r_reap")
+        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 3 * DAY)], "table dir: live data only"
+        [row] = rows_of(world, "r_reap")
         assert row.action == "reap" and row.succeeded and row.files_deleted == 1
-        # once expired, the reaped backup is deleted from backup_dir
-        retention(BASE_TS + 9 * DAY, backup_reap_days=2, backup_dir=str(tmp_path / "backups"))
-        assert lake.tables() == ["t"] and not os.path.exists(local(moved))
-        lake.drop()
 
-    def test_dry_run_deletes_nothing_and_logs_what_it_would(self, built, spark):
-        lake = Lake(spark, "r_dry")
-        lake.create("t", {"a": [1, 2]})
-        lake.purge("t", BASE_TS, {1})
-        backup = lake.table(f"t_backup_{BASE_TS}")
-        retention(BASE_TS + 30 * DAY, retention_dry_run=True)
-        assert lake.tables() == ["t", f"t_backup_{BASE_TS}"]
-        assert data_files(backup.partitions[0].location)
-        [row] = attempts(spark, built.test_schema, "r_dry")
-        assert row.dry_run and row.succeeded and row.files_deleted == 1 and row.bytes_deleted > 0
-        lake.drop()
-
-    def test_stale_locations_are_deleted_once_unreferenced(self, built, spark):
-        lake = Lake(spark, "r_stale")
-        lake.create("t", {"a": [1]})
-        live = lake.table("t").partitions[0].location
-        old = f"{lake.table('t').location}/old-version/dp=a"
-        lake.write(old, [1])
-        for location in (old, live):
-            run_dbt(["run-operation", "record_stale_location", "--args",
-                     f"{{database: r_stale, table: t, partition_spec: dp=a, location: '{location}', reason: test}}"])
-        retention(BASE_TS + 3 * DAY)  # the records are younger than 7 days
-        assert os.path.exists(local(old))
-        retention(BASE_TS + 10_000 * DAY)
-        assert not os.path.exists(local(old)), "an unreferenced stale location was kept"
+    def test_stale_locations_are_deleted_once_unreferenced(self, world, spark, built):
+        lake = world["lakes"]["r_stale"]
+        assert not os.path.exists(local(world["stale_old"])), "an unreferenced stale location was kept"
         assert lake.rows("t") == [(1, "a")]
         records = spark.sql(
             f"select location from {built.test_schema}.stale_data_records where database_name = 'r_stale'"
         ).collect()
-        assert [r.location for r in records] == [live], "the deleted record stays, or the referenced one went"
-        [row] = attempts(spark, built.test_schema, "r_stale")
+        assert [r.location for r in records] == [lake.table("t").partitions[0].location]
+        [row] = rows_of(world, "r_stale")
         assert row.kind == "stale" and row.files_deleted == 1
-        lake.drop()

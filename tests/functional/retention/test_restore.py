@@ -1,0 +1,89 @@
+"""Restore on real Spark: default and chosen backup, values with quotes and colons, errors, trash expiry."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from python_hooks import restore as restore_hook
+from tests.functional.retention.conftest import attempts, restore, retention
+from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
+
+COLON = "2024-01-01 10:00"
+QUOTE = "o'brien"
+T1, T2 = NOW - 2 * DAY, NOW - DAY
+
+
+@pytest.fixture(scope="class")
+def lake(built, spark):
+    lake = Lake(spark, "r_restore")
+    lake.create("t", {COLON: [1, 2, 3], QUOTE: [4, 5]})
+    lake.purge("t", T1, {2, 4})
+    lake.purge("t", T2, {3, 5})
+    yield lake
+    lake.drop()
+
+
+class TestRestore:
+    def test_default_restore_takes_the_newest_non_empty_backup(self, built, lake, spark):
+        assert lake.rows("t") == [(1, COLON)]
+        before = lake.table("t")
+        current = next(p.location for p in before.partitions if p.pairs == [("dp", QUOTE)])
+        _, log = restore(table="r_restore.t", partition=f"dp={QUOTE}", now=NOW)
+        assert f"Restored r_restore.t partition dp={QUOTE} from r_restore.t_backup_{T2}" in log
+        assert lake.rows("t") == [(1, COLON), (5, QUOTE)]
+        # the replaced data is kept as trash, and recorded as stale
+        assert lake.rows(f"t_trash_{NOW}") == []
+        assert lake.table(f"t_trash_{NOW}").partitions[0].location == current
+        assert data_files(current)
+        stale = spark.sql(
+            f"select location, reason, partition_spec from {built.test_schema}.stale_data_records "
+            "where database_name = 'r_restore'"
+        ).collect()
+        assert [tuple(r) for r in stale] == [(current, "restore", f"dp={QUOTE}")]
+
+    def test_chosen_backup_and_a_value_with_a_colon(self, lake):
+        restore(table="r_restore.t", partition=f"dp={COLON}", backup=f"r_restore.t_backup_{T1}", now=NOW)
+        assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
+        assert f"t_trash_{NOW + 1}" in lake.tables()
+
+    def test_errors_name_the_table_the_partition_and_the_backups(self, lake, spark):
+        _, log = restore(expect_pass=False, table="r_restore.t", partition="day=2024")
+        assert "r_restore.t" in log and "partitioned by ['dp']" in log and "dp=<value>" in log
+        with pytest.raises(restore_hook.RestoreError) as missing:
+            restore_hook.plan_restore(spark, "r_restore.t", f"dp={QUOTE}", backup="t_backup_123")
+        message = str(missing.value)
+        assert "r_restore.t_backup_123: no such backup" in message
+        assert f"r_restore.t_backup_{T2} (holds this partition)" in message
+        assert f"r_restore.t_backup_{T1} (holds this partition)" in message
+        with pytest.raises(restore_hook.RestoreError, match="r_restore.nope: the table does not exist"):
+            restore_hook.plan_restore(spark, "r_restore.nope", "dp=x")
+        with pytest.raises(restore_hook.RestoreError, match="no backup holds a non-empty copy"):
+            restore_hook.plan_restore(spark, "r_restore.t", "dp=never")
+        # the restored partition's data IS backup T1's: choosing it again is refused
+        with pytest.raises(restore_hook.RestoreError, match="is the live location"):
+            restore_hook.plan_restore(spark, "r_restore.t", f"dp={COLON}", backup=f"t_backup_{T1}")
+        assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
+
+    def test_trash_and_backups_expire_without_touching_restored_data(self, built, lake, spark):
+        trash = {name: lake.table(name) for name in lake.tables() if "_trash_" in name}
+        assert len(trash) == 2
+        retention(NOW + 10 * DAY, scope="r_restore")
+        assert lake.tables() == ["t"]
+        assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
+        for table in trash.values():
+            for part in table.partitions:
+                assert not os.path.exists(local(part.location)), f"trash data left at {part.location}"
+        rows = attempts(spark, built.test_schema, "r_restore")
+        assert {r.kind for r in rows} == {"trash", "backup", "stale"}
+        # the restore's stale record: its location went with the trash, so the record goes too
+        [stale] = [r for r in rows if r.kind == "stale"]
+        assert stale.files_deleted == 0 and stale.partition_spec == f"dp={QUOTE}"
+        left = spark.sql(
+            f"select * from {built.test_schema}.stale_data_records where database_name = 'r_restore'"
+        ).collect()
+        assert left == []
+        kept = [r for r in rows if r.action == "keep_data"]
+        assert kept and all("still referenced by r_restore.t" in r.note for r in kept)
+        assert all(r.succeeded for r in rows)
