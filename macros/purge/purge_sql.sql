@@ -185,3 +185,12 @@ group by
     {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
     {%- endfor %}
 {%- endmacro %}
+
+{#- Step 3 for several partitions at once: one ALTER TABLE ... ADD with a location per partition. -#}
+{% macro purge_backup_partitions_sql(database, backup_table, partitions) -%}
+alter table {{ compliance.table_ref(database, backup_table) }}
+add if not exists
+{%- for part in partitions %}
+    partition {{ compliance.partition_clause(part[0]) }} {{ compliance.purge_location_clause(part[1]) }}
+{%- endfor %}
+{%- endmacro %}

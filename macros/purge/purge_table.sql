@@ -205,9 +205,16 @@
         {%- do item.update({'fingerprint': compliance.purge_fingerprint(item.unit.location, staging_location)}) -%}
     {%- endfor -%}
     {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, todo) if partitioned and todo | length > 1 else none -%}
+    {#- step 3 for every partition in one statement (each partition adds its own if this fails) -#}
+    {%- set backed_up = false -%}
+    {%- if partitioned and todo | length > 1 -%}
+        {%- set parts = [] -%}
+        {%- for item in todo -%}{%- do parts.append([item.unit.pairs, item.unit.location]) -%}{%- endfor -%}
+        {%- set backed_up = compliance.purge_execute('backup partitions', compliance.purge_backup_partitions_sql(database, backup, parts)).ok -%}
+    {%- endif -%}
     {%- for item in todo -%}
         {%- set done = staged.get(item.unit.spec) if staged is not none else none -%}
-        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location, item.fingerprint, done)) -%}
+        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location, item.fingerprint, done, backed_up)) -%}
     {%- endfor -%}
 
     {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
@@ -243,7 +250,7 @@
     {{ return(staged) }}
 {%- endmacro %}
 
-{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location, before, staged) -%}
+{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location, before, staged, backed_up) -%}
     {%- set database = info.database -%}
     {%- set table = info.table -%}
     {%- set label = database ~ '.' ~ table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
@@ -275,7 +282,7 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- if reason is none and unit.pairs -%}
+    {%- if reason is none and unit.pairs and not backed_up -%}
         {%- set step = compliance.purge_execute('backup partition', compliance.purge_backup_partition_sql(database, backup, unit.pairs, unit.location)) -%}
         {%- if not step.ok -%}{%- set reason = 'could not add the backup partition to ' ~ backup ~ ': ' ~ step.error -%}{%- endif -%}
     {%- endif -%}
@@ -285,9 +292,6 @@
         {#- Gobblin's commit check: the files read by the rewrite must still be the partition's files -#}
         {%- if compliance.purge_fingerprint(unit.location, staging_location) != before -%}
             {%- set reason = 'the files of the partition changed between the start of the rewrite and the swap (a concurrent write?): not swapped, the next run purges it again' -%}
-            {%- if unit.pairs -%}
-                {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(database, backup, unit.pairs)) -%}
-            {%- endif -%}
         {%- endif -%}
     {%- endif -%}
 
@@ -297,6 +301,10 @@
     {%- endif -%}
 
     {%- if reason is not none -%}
+        {#- the backup partition would point at the live data: remove it (external: no data deleted) -#}
+        {%- if unit.pairs -%}
+            {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(database, backup, unit.pairs)) -%}
+        {%- endif -%}
         {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}
         {%- do adapter.fs_delete(new_location) -%}
         {%- do compliance.purge_say(label ~ ": FAILED: " ~ reason) -%}

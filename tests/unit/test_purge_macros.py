@@ -231,3 +231,18 @@ def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
         "select cast(`ds` as string) as `ds`, cast(`hr` as string) as `hr`, count(*) as row_count "
         "from `db`.`t_staging_1` group by `ds`, `hr`"
     )
+
+
+def test_backup_partitions_are_added_by_one_statement():
+    sql = squash(
+        render(
+            "purge_backup_partitions_sql",
+            "db",
+            "t_backup_1",
+            [[[["ds", "a"]], "file:/w/t/ds=a"], [[["ds", "b:c"]], "file:/w/t/ds=b%3Ac"]],
+        )
+    )
+    assert sql == (
+        "alter table `db`.`t_backup_1` add if not exists "
+        "partition (`ds` = 'a') location 'file:/w/t/ds=a' partition (`ds` = 'b:c') location 'file:/w/t/ds=b%3Ac'"
+    )
