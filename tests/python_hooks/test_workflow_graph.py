@@ -1,5 +1,7 @@
 """Workflow graph selection and drawing from a manifest, without dbt."""
 
+import shutil
+
 import pytest
 
 from python_hooks import workflow_graph
@@ -67,3 +69,10 @@ def test_dot_has_every_node_and_edge_and_statuses(tmp_path):
     assert "a\\n(model, error)" in dot and "#e06666" in dot
     paths = workflow_graph.write(workflow_graph.build_dot(MANIFEST, selected={"model.p.a"}), tmp_path / "g")
     assert paths[0].name == "g.dot" and "->" not in paths[0].read_text()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
+def test_svg_is_drawn_when_dot_is_installed(tmp_path):
+    paths = workflow_graph.write(workflow_graph.build_dot(MANIFEST), tmp_path / "g")
+    assert [p.name for p in paths] == ["g.dot", "g.svg"]
+    assert "<svg" in paths[1].read_text() and "model.p.a" in paths[1].read_text()
