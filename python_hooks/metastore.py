@@ -47,9 +47,11 @@ class Table:
 
     def locations(self) -> list[str]:
         """Every location this table references: its own, and each partition's."""
-        return [self.location, *(p.location for p in self.partitions)] if self.location else [
-            p.location for p in self.partitions
-        ]
+        return (
+            [self.location, *(p.location for p in self.partitions)]
+            if self.location
+            else [p.location for p in self.partitions]
+        )
 
 
 def side_table(name: str) -> tuple[str, str, int] | None:
@@ -83,7 +85,9 @@ def databases(spark: Any) -> list[str]:
 
 
 def table_names(spark: Any, database: str) -> list[str]:
-    return sorted(str(t) for t in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listTables(database)))
+    return sorted(
+        str(t) for t in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listTables(database))
+    )
 
 
 def table_exists(spark: Any, database: str, table: str) -> bool:
@@ -146,7 +150,9 @@ def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[t
     refresh(spark, database, table)
 
 
-def set_partition_location(spark: Any, database: str, table: str, pairs: list[tuple[str, str]], location: str) -> None:
+def set_partition_location(
+    spark: Any, database: str, table: str, pairs: list[tuple[str, str]], location: str
+) -> None:
     """Point one partition at another directory (metadata only)."""
     jvm = spark._jvm
     catalog = _catalog(spark)

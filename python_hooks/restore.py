@@ -43,7 +43,7 @@ def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
     if not backups:
         return "no backups exist"
     names = []
-    for ts, table in sorted(backups, key=lambda b: -b[0]):
+    for _ts, table in sorted(backups, key=lambda b: -b[0]):
         has = any(p.spec == spec for p in table.partitions)
         names.append(f"{table.qualified} ({'holds' if has else 'does not hold'} this partition)")
     return "backups that exist: " + ", ".join(names)
@@ -66,7 +66,9 @@ def plan_restore(
             "(`alter table ... set location`) after moving the live directory out."
         )
     if not partition:
-        raise RestoreError(f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>.")
+        raise RestoreError(
+            f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>."
+        )
     pairs = parse_partition(partition, live.partition_columns, table)
     spec = "/".join(f"{k}={v}" for k, v in pairs)
     current = next((p for p in live.partitions if p.pairs == pairs), None)

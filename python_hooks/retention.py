@@ -70,7 +70,14 @@ def within(path: str, root: str) -> bool:
 
 def java_date_format(fmt: str) -> str:
     """`yyyy-MM-dd-HH` (the Java pattern users write in policies) as a strptime format."""
-    for java, python in (("yyyy", "%Y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")):
+    for java, python in (
+        ("yyyy", "%Y"),
+        ("MM", "%m"),
+        ("dd", "%d"),
+        ("HH", "%H"),
+        ("mm", "%M"),
+        ("ss", "%S"),
+    ):
         fmt = fmt.replace(java, python)
     return fmt
 
@@ -121,18 +128,26 @@ class Retention:
     def _protect(self, table: Table) -> None:
         if table.location:
             self.protected.append(
-                Protected(filesystem.qualify(self.spark, table.location), (table.database, table.name, None),
-                          not table.is_partitioned)
+                Protected(
+                    filesystem.qualify(self.spark, table.location),
+                    (table.database, table.name, None),
+                    not table.is_partitioned,
+                )
             )
         for part in table.partitions:
             self.protected.append(
-                Protected(filesystem.qualify(self.spark, part.location), (table.database, table.name, part.spec), True)
+                Protected(
+                    filesystem.qualify(self.spark, part.location),
+                    (table.database, table.name, part.spec),
+                    True,
+                )
             )
 
     def _forget(self, database: str, table: str, spec: str | None = None) -> None:
         """Stop protecting what a dropped table (spec None) or partition referenced."""
         self.protected = [
-            p for p in self.protected
+            p
+            for p in self.protected
             if not (p.owner[0] == database and p.owner[1] == table and (spec is None or p.owner[2] == spec))
         ]
 
@@ -140,25 +155,38 @@ class Retention:
         """The table's resolved policy; None when the table is out of `retention_scope` (left alone)."""
         return self.policies.get(f"{database}.{table}".lower())
 
-    def log(self, kind: str, action: str, database: str, table: str, spec: str | None, location: str | None,
-            files: int = 0, size: int = 0, failure: str | None = None, note: str | None = None) -> None:
-        self.attempts.append({
-            "attempt_id": f"{self.invocation_id}-{len(self.attempts) + 1:05d}",
-            "invocation_id": self.invocation_id,
-            "attempted_at": datetime.now(timezone.utc).replace(tzinfo=None),
-            "kind": kind,
-            "action": action,
-            "database_name": database,
-            "table_name": table,
-            "partition_spec": spec,
-            "location": location,
-            "files_deleted": int(files),
-            "bytes_deleted": int(size),
-            "succeeded": failure is None,
-            "failure_reason": failure,
-            "note": note,
-            "dry_run": self.dry_run,
-        })
+    def log(
+        self,
+        kind: str,
+        action: str,
+        database: str,
+        table: str,
+        spec: str | None,
+        location: str | None,
+        files: int = 0,
+        size: int = 0,
+        failure: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        self.attempts.append(
+            {
+                "attempt_id": f"{self.invocation_id}-{len(self.attempts) + 1:05d}",
+                "invocation_id": self.invocation_id,
+                "attempted_at": datetime.now(timezone.utc).replace(tzinfo=None),
+                "kind": kind,
+                "action": action,
+                "database_name": database,
+                "table_name": table,
+                "partition_spec": spec,
+                "location": location,
+                "files_deleted": int(files),
+                "bytes_deleted": int(size),
+                "succeeded": failure is None,
+                "failure_reason": failure,
+                "note": note,
+                "dry_run": self.dry_run,
+            }
+        )
 
     # ---- the one delete ----------------------------------------------------------------------
     def _blocker(self, path: str) -> Protected | None:
@@ -176,7 +204,9 @@ class Retention:
             )
         blocker = self._blocker(path)
         if blocker is not None:
-            owner = ".".join(x for x in blocker.owner[:2]) + (f" partition {blocker.owner[2]}" if blocker.owner[2] else "")
+            owner = ".".join(x for x in blocker.owner[:2]) + (
+                f" partition {blocker.owner[2]}" if blocker.owner[2] else ""
+            )
             return 0, 0, f"data kept: still referenced by {owner} ({blocker.location})"
         if any(within(path, gone) for gone in self.gone):
             return 0, 0, None  # a dry run already counted it
@@ -197,8 +227,9 @@ class Retention:
         note = f"only this location's own files: it holds {held} referenced location(s)" if held else None
         return files, size, note
 
-    def _delete_logged(self, kind: str, database: str, table: str, spec: str | None, location: str,
-                       roots: list[str]) -> bool:
+    def _delete_logged(
+        self, kind: str, database: str, table: str, spec: str | None, location: str, roots: list[str]
+    ) -> bool:
         try:
             files, size, note = self.safe_delete(location, roots)
         except Exception as exc:  # noqa: BLE001 - one failure is logged, the rest go on
@@ -231,8 +262,15 @@ class Retention:
                 filesystem.mkdirs(self.spark, scratch)
                 metastore.drop_table_metadata(self.spark, table, scratch)
         except Exception as exc:  # noqa: BLE001
-            self.log(kind, "drop", table.database, table.name, None, table.location,
-                     failure=f"could not drop the table's metadata: {_reason(exc)}")
+            self.log(
+                kind,
+                "drop",
+                table.database,
+                table.name,
+                None,
+                table.location,
+                failure=f"could not drop the table's metadata: {_reason(exc)}",
+            )
             return
         self._forget(table.database, table.name)
         own_roots = roots + ([table.location] if table.table_type == "MANAGED" else [])
@@ -240,12 +278,18 @@ class Retention:
             self._delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
         if not table.location or not filesystem.exists(self.spark, table.location):
             return
-        if table.is_partitioned and table.table_type == "MANAGED" and not any(
-            not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
+        if (
+            table.is_partitioned
+            and table.table_type == "MANAGED"
+            and not any(
+                not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
+            )
         ):
             # the empty directory Hive made for a `create table like` backup: not worth a log row
             own = filesystem.qualify(self.spark, table.location)
-            untouched = self._blocker(own) is None and not any(within(p.location, own) for p in self.protected)
+            untouched = self._blocker(own) is None and not any(
+                within(p.location, own) for p in self.protected
+            )
             if not self.dry_run and untouched:
                 filesystem.delete(self.spark, own)
             return
@@ -256,8 +300,15 @@ class Retention:
             if not self.dry_run:
                 metastore.drop_partition_metadata(self.spark, table.database, table.name, part.pairs)
         except Exception as exc:  # noqa: BLE001
-            self.log(kind, "drop", table.database, table.name, part.spec, part.location,
-                     failure=f"could not drop the partition's metadata: {_reason(exc)}")
+            self.log(
+                kind,
+                "drop",
+                table.database,
+                table.name,
+                part.spec,
+                part.location,
+                failure=f"could not drop the partition's metadata: {_reason(exc)}",
+            )
             return
         self._forget(table.database, table.name, part.spec)
         self._delete_logged(kind, table.database, table.name, part.spec, part.location, roots)
@@ -270,9 +321,9 @@ class Retention:
             if side is None:
                 continue
             base, kind, ts = side
-            grouped.setdefault((table.database, base), {"backup": [], "staging": [], "trash": []})[kind].append(
-                (ts, table)
-            )
+            grouped.setdefault((table.database, base), {"backup": [], "staging": [], "trash": []})[
+                kind
+            ].append((ts, table))
         for kinds in grouped.values():
             for members in kinds.values():
                 members.sort(key=lambda m: m[0])
@@ -283,7 +334,9 @@ class Retention:
         if live is not None and live.location:
             roots = [strip_ts(filesystem.qualify(self.spark, live.location))]
         else:
-            db_location = self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
+            db_location = (
+                self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
+            )
             roots = [filesystem.qualify(self.spark, str(db_location.toString())) + f"/{base}"]
         if policy.get("backup_dir"):
             roots.append(self.backup_home(policy, database, base))
@@ -308,8 +361,14 @@ class Retention:
                     self.drop_table("trash", table, roots)
             self.run_backups(database, base, kinds["backup"], policy, roots)
 
-    def run_backups(self, database: str, base: str, backups: list[tuple[int, Table]], policy: dict[str, Any],
-                    roots: list[str]) -> None:
+    def run_backups(
+        self,
+        database: str,
+        base: str,
+        backups: list[tuple[int, Table]],
+        policy: dict[str, Any],
+        roots: list[str],
+    ) -> None:
         days_limit = self.now_ms - float(policy["backup_retention_days"]) * DAY_MS
         versions = int(policy["backup_retention_versions"])
         # newest first per partition ('' for an unpartitioned table)
@@ -324,8 +383,11 @@ class Retention:
                 if rank >= versions or ts < days_limit:
                     expired.add((ts, key))
         reap_days = policy.get("backup_reap_days")
-        reap_limit = (self.now_ms - float(reap_days) * DAY_MS) if reap_days not in (None, "") and policy.get(
-            "backup_dir") else None
+        reap_limit = (
+            (self.now_ms - float(reap_days) * DAY_MS)
+            if reap_days not in (None, "") and policy.get("backup_dir")
+            else None
+        )
         for ts, table in backups:  # oldest first: an older backup may hold a newer one's directory
             keys = [p.spec for p in table.partitions] if table.is_partitioned else [""]
             gone = [k for k in keys if (ts, k) in expired]
@@ -349,8 +411,13 @@ class Retention:
         try:
             if not any(within(source, root) for root in roots[:1]):
                 raise RetentionRefused(f"refused: {source} is outside the table's directory {roots[0]}")
-            shared = [p for p in others if p.location == source or within(p.location, source)
-                      or (p.covers_inside and within(source, p.location))]
+            shared = [
+                p
+                for p in others
+                if p.location == source
+                or within(p.location, source)
+                or (p.covers_inside and within(source, p.location))
+            ]
             if shared:
                 raise RetentionRefused(
                     f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
@@ -358,15 +425,26 @@ class Retention:
             summary = filesystem.summary(self.spark, source)
             if not self.dry_run:
                 filesystem.move(self.spark, source, destination)
-                metastore.set_partition_location(self.spark, table.database, table.name, part.pairs, destination)
+                metastore.set_partition_location(
+                    self.spark, table.database, table.name, part.pairs, destination
+                )
                 for p in self.protected:
                     if p.owner == (table.database, table.name, part.spec):
                         p.location = destination
         except Exception as exc:  # noqa: BLE001
             self.log("backup", "reap", table.database, table.name, part.spec, source, failure=_reason(exc))
             return
-        self.log("backup", "reap", table.database, table.name, part.spec, source, summary["files"], summary["bytes"],
-                 note=f"moved to {destination}")
+        self.log(
+            "backup",
+            "reap",
+            table.database,
+            table.name,
+            part.spec,
+            source,
+            summary["files"],
+            summary["bytes"],
+            note=f"moved to {destination}",
+        )
 
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
@@ -411,15 +489,18 @@ class Retention:
             if policy is None:
                 continue
             recorded = record.recorded_at
-            recorded_ms = int(recorded.timestamp() * 1000) if recorded else 0  # naive local time, as PySpark returns it
+            recorded_ms = (
+                int(recorded.timestamp() * 1000) if recorded else 0
+            )  # naive local time, as PySpark returns it
             if recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS:
                 continue
             location = filesystem.qualify(self.spark, record.location)
             if self._blocker(location) is not None:
                 continue  # still referenced (by a backup, a trash table or the live table): not stale yet
             roots = self.roots(record.database_name, record.table_name, policy)
-            if self._delete_logged("stale", record.database_name, record.table_name, record.partition_spec,
-                                   location, roots):
+            if self._delete_logged(
+                "stale", record.database_name, record.table_name, record.partition_spec, location, roots
+            ):
                 done.add(index)
         if done and not self.dry_run:
             kept = [r for i, r in enumerate(records) if i not in done]

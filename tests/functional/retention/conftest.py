@@ -44,7 +44,9 @@ def attempts(spark: Any, schema: str, database: str | None = None) -> list[Any]:
     if not rows:
         return []
     latest = max(rows, key=lambda r: r.attempted_at).invocation_id
-    return [r for r in rows if r.invocation_id == latest and (database is None or r.database_name == database)]
+    return [
+        r for r in rows if r.invocation_id == latest and (database is None or r.database_name == database)
+    ]
 
 
 @pytest.fixture(scope="class")
@@ -62,7 +64,10 @@ def macros() -> dict[str, Any]:
 def models() -> dict[str, Any]:
     return {
         "retention": repo_files("models", "retention"),
-        "purge": {"purge.sql": "select 1 as placeholder", "purge_log.sql": "select * from {{ ref('purge') }}"},
+        "purge": {
+            "purge.sql": "select 1 as placeholder",
+            "purge_log.sql": "select * from {{ ref('purge') }}",
+        },
     }
 
 

@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from dbt.adapters.lakehouse.partitions import spec_path
+
 from python_hooks import metastore
 
 DAY = 86_400_000
@@ -56,7 +56,9 @@ class Lake:
 
     def write(self, path: str, ids: list[int]) -> None:
         os.makedirs(local(path), exist_ok=True)
-        table = pa.table({"id": pa.array(ids, pa.int64()), "v": pa.array([f"v{i}" for i in ids], pa.string())})
+        table = pa.table(
+            {"id": pa.array(ids, pa.int64()), "v": pa.array([f"v{i}" for i in ids], pa.string())}
+        )
         pq.write_table(table, os.path.join(local(path), f"part-{uuid.uuid4().hex}.parquet"))
 
     def read(self, path: str) -> list[int]:
@@ -71,7 +73,9 @@ class Lake:
         assert found is not None, f"{self.db}.{name} does not exist"
         return found
 
-    def create(self, name: str, partitions: dict[str, list[int]] | None = None, ids: list[int] | None = None) -> None:
+    def create(
+        self, name: str, partitions: dict[str, list[int]] | None = None, ids: list[int] | None = None
+    ) -> None:
         """A Hive parquet table, partitioned by dp (partitions: value -> ids) or not (ids)."""
         by = " partitioned by (dp string)" if partitions is not None else ""
         self.spark.sql(f"create table {self.db}.{name} (id bigint, v string){by} stored as parquet")
@@ -82,7 +86,9 @@ class Lake:
         for value, rows in partitions.items():
             path = f"{location}/{spec_path([('dp', value)])}"
             self.write(path, rows)
-            self.spark.sql(f"alter table {self.db}.{name} add partition {clause([('dp', value)])} location {lit(path)}")
+            self.spark.sql(
+                f"alter table {self.db}.{name} add partition {clause([('dp', value)])} location {lit(path)}"
+            )
 
     def purge(self, name: str, ts: int, drop: set[int]) -> None:
         """One purge run at ts removing `drop`, leaving a backup (the contract's steps 3-5)."""
@@ -91,7 +97,9 @@ class Lake:
         if not live.is_partitioned:
             new = f"{live.location}/{ts}"
             self.write(new, [i for i in self.read(live.location) if i not in drop])
-            self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name} location {lit(live.location)}")
+            self.spark.sql(
+                f"create table {self.db}.{backup} like {self.db}.{name} location {lit(live.location)}"
+            )
             self.spark.sql(f"alter table {self.db}.{name} set location {lit(new)}")
             return
         self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name}")
@@ -101,7 +109,9 @@ class Lake:
             self.spark.sql(
                 f"alter table {self.db}.{backup} add partition {clause(part.pairs)} location {lit(part.location)}"
             )
-            self.spark.sql(f"alter table {self.db}.{name} partition {clause(part.pairs)} set location {lit(new)}")
+            self.spark.sql(
+                f"alter table {self.db}.{name} partition {clause(part.pairs)} set location {lit(new)}"
+            )
         self.spark.catalog.refreshTable(f"{self.db}.{name}")
 
     def staging(self, name: str, ts: int, values: list[str]) -> str:
@@ -112,7 +122,9 @@ class Lake:
         for value in values:
             path = f"{root}/{spec_path([('dp', value)])}"
             self.write(path, [1])
-            self.spark.sql(f"alter table {self.db}.{staging} add partition {clause([('dp', value)])} location {lit(path)}")
+            self.spark.sql(
+                f"alter table {self.db}.{staging} add partition {clause([('dp', value)])} location {lit(path)}"
+            )
         return root
 
     def rows(self, name: str) -> list[tuple[int, str | None]]:

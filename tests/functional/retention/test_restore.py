@@ -77,9 +77,10 @@ class TestRestore:
                 assert not os.path.exists(local(part.location)), f"trash data left at {part.location}"
         rows = attempts(spark, built.test_schema, "r_restore")
         assert {r.kind for r in rows} == {"trash", "backup", "stale"}
-        # the restore's stale record: its location went with the trash, so the record goes too
-        [stale] = [r for r in rows if r.kind == "stale"]
-        assert stale.files_deleted == 0 and stale.partition_spec == f"dp={QUOTE}"
+        # the restores' stale records: their locations went with the trash, so the records go too
+        stale = [r for r in rows if r.kind == "stale"]
+        assert sorted(r.partition_spec for r in stale) == [f"dp={COLON}", f"dp={QUOTE}"]
+        assert all(r.files_deleted == 0 and r.succeeded for r in stale)
         left = spark.sql(
             f"select * from {built.test_schema}.stale_data_records where database_name = 'r_restore'"
         ).collect()

@@ -65,7 +65,9 @@ def world(built, spark, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere") / "not-this-table" / "dp=a"
     outside.write(str(elsewhere), [9])
     spark.sql(f"create table r_outside.t_backup_{NOW - 19 * DAY} like r_outside.t")
-    spark.sql(f"alter table r_outside.t_backup_{NOW - 19 * DAY} add partition (dp = 'a') location '{elsewhere}'")
+    spark.sql(
+        f"alter table r_outside.t_backup_{NOW - 19 * DAY} add partition (dp = 'a') location '{elsewhere}'"
+    )
 
     staging = lake("r_staging")
     staging.create("t", {"a": [1], "b": [2]})
@@ -89,8 +91,14 @@ def world(built, spark, tmp_path_factory):
     stale_old = f"{stale.table('t').location}/old-version/dp=a"
     stale.write(stale_old, [1])
     for location in (stale_old, stale.table("t").partitions[0].location):
-        run_dbt(["run-operation", "record_stale_location", "--args",
-                 f"{{database: r_stale, table: t, partition_spec: dp=a, location: '{location}', reason: test}}"])
+        run_dbt(
+            [
+                "run-operation",
+                "record_stale_location",
+                "--args",
+                f"{{database: r_stale, table: t, partition_spec: dp=a, location: '{location}', reason: test}}",
+            ]
+        )
 
     state = {
         "tables": {name: lk.tables() for name, lk in lakes.items()},
@@ -105,9 +113,17 @@ def world(built, spark, tmp_path_factory):
     }
     before = {name: {t: lk.table(t) for t in lk.tables()} for name, lk in lakes.items()}
     _, log = retention(NOW, expect_pass=False)
-    yield {"lakes": lakes, "state": state, "dry": dry, "log": log, "before": before,
-           "attempts": attempts(spark, built.test_schema), "elsewhere": elsewhere, "dead": dead,
-           "stale_old": stale_old}
+    yield {
+        "lakes": lakes,
+        "state": state,
+        "dry": dry,
+        "log": log,
+        "before": before,
+        "attempts": attempts(spark, built.test_schema),
+        "elsewhere": elsewhere,
+        "dead": dead,
+        "stale_old": stale_old,
+    }
     for lk in lakes.values():
         lk.drop()
 
@@ -122,8 +138,12 @@ class TestRetention:
         assert dry["tables"] == world["state"]["tables"]
         assert dry["files"] == world["state"]["files"]
         assert dry["attempts"] and all(r.dry_run for r in dry["attempts"])
-        would = {(r.database_name, r.table_name, r.partition_spec) for r in dry["attempts"] if r.files_deleted}
-        done = {(r.database_name, r.table_name, r.partition_spec) for r in world["attempts"] if r.files_deleted}
+        would = {
+            (r.database_name, r.table_name, r.partition_spec) for r in dry["attempts"] if r.files_deleted
+        }
+        done = {
+            (r.database_name, r.table_name, r.partition_spec) for r in world["attempts"] if r.files_deleted
+        }
         assert would == done
         assert not any(r.dry_run for r in world["attempts"])
 
@@ -200,7 +220,9 @@ class TestRetention:
     def test_date_partitions_and_snapshots(self, world):
         lake = world["lakes"]["r_dates"]
         assert lake.rows("events") == [(2, "2030-04-10"), (3, "2030-04-16"), (4, "not-a-date")]
-        gone = [p.location for p in world["before"]["r_dates"]["events"].partitions if p.spec == "dp=2030-04-01"]
+        gone = [
+            p.location for p in world["before"]["r_dates"]["events"].partitions if p.spec == "dp=2030-04-01"
+        ]
         assert not os.path.exists(local(gone[0]))
         assert lake.rows("hourly_x") == [(1, "2030-04-16-10")]
         assert lake.rows("snap") == [(2, "2030-04-11"), (3, "2030-04-12")]
@@ -217,7 +239,9 @@ class TestRetention:
         moved = lake.table(backup).partitions[0].location
         assert moved == f"file:{REAPED}/r_reap/t/{NOW - 3 * DAY}/dp=a"
         assert lake.rows(backup) == [(1, "a"), (2, "a")]
-        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 3 * DAY)], "table dir: live data only"
+        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 3 * DAY)], (
+            "table dir: live data only"
+        )
         [row] = rows_of(world, "r_reap")
         assert row.action == "reap" and row.succeeded and row.files_deleted == 1
 

@@ -46,12 +46,18 @@ def do_restore(spark: Any, lake: Lake, value: str, pick: int, ts: int) -> None:
     pairs = [tuple(p) for p in plan["pairs"]]
     if plan["current_location"]:
         spark.sql(f"create table r_prop.{plan['trash_table']} like r_prop.t")
-        spark.sql(f"alter table r_prop.{plan['trash_table']} add partition {clause(pairs)} "
-                  f"location {lit(plan['current_location'])}")
-        spark.sql(f"alter table r_prop.t partition {clause(pairs)} set location {lit(plan['backup_location'])}")
+        spark.sql(
+            f"alter table r_prop.{plan['trash_table']} add partition {clause(pairs)} "
+            f"location {lit(plan['current_location'])}"
+        )
+        spark.sql(
+            f"alter table r_prop.t partition {clause(pairs)} set location {lit(plan['backup_location'])}"
+        )
 
 
-def expired(table: metastore.Table, policy: dict[str, int], now: int, versions: dict[str, list[int]]) -> list[str]:
+def expired(
+    table: metastore.Table, policy: dict[str, int], now: int, versions: dict[str, list[int]]
+) -> list[str]:
     """The oracle: the locations of `table` that the policy expires (an independent reading of the issue)."""
     side = metastore.side_table(table.name)
     if side is None:
@@ -62,7 +68,7 @@ def expired(table: metastore.Table, policy: dict[str, int], now: int, versions: 
     if kind == "trash":
         return table.locations() if ts < now - policy["trash_retention_days"] * DAY else []
     gone = []
-    for key, loc in ([(p.spec, p.location) for p in table.partitions] or [("", table.location)]):
+    for key, loc in [(p.spec, p.location) for p in table.partitions] or [("", table.location)]:
         rank = sorted(versions[key], reverse=True).index(ts)
         if rank >= policy["backup_retention_versions"] or ts < now - policy["backup_retention_days"] * DAY:
             gone.append(loc)
@@ -71,7 +77,9 @@ def expired(table: metastore.Table, policy: dict[str, int], now: int, versions: 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=OPS, policy=POLICY, partitioned=st.booleans(), wait_hours=st.integers(0, 240))
-def test_random_histories_lose_no_live_row_and_leave_no_expired_data(spark, history, policy, partitioned, wait_hours):
+def test_random_histories_lose_no_live_row_and_leave_no_expired_data(
+    spark, history, policy, partitioned, wait_hours
+):
     lake = Lake(spark, "r_prop")
     if partitioned:
         lake.create("t", {"a": [1, 2, 3], "b:1": [4, 5, 6]})
@@ -98,22 +106,30 @@ def test_random_histories_lose_no_live_row_and_leave_no_expired_data(spark, hist
 
     full = {**policy, "stale_retention_days": 7, "backup_reap_days": "", "backup_dir": ""}
     result = engine.run_retention(
-        spark, invocation_id="property", policies={"r_prop.t": full}, defaults=full, now=now,
+        spark,
+        invocation_id="property",
+        policies={"r_prop.t": full},
+        defaults=full,
+        now=now,
         view_name="retention_property_attempts",
     )
 
     assert result["failed"] == 0, spark.table("retention_property_attempts").collect()
     assert lake.rows("t") == live_before, "a live row was lost"
     after = {name: lake.table(name) for name in lake.tables()}
-    referenced = [loc for t in after.values() for loc in (
-        [p.location for p in t.partitions] if t.is_partitioned else [t.location])]
+    referenced = [
+        loc
+        for t in after.values()
+        for loc in ([p.location for p in t.partitions] if t.is_partitioned else [t.location])
+    ]
     for name, table in before.items():
         gone = expired(table, full, now, versions)
         for location in gone:
             for file in data_files(location):
-                assert any(engine.within("file:" + file, ref) or engine.within(file, local(ref)) for ref in referenced), (
-                    f"{file} of expired {name} ({location}) is still there and nothing references it"
-                )
+                assert any(
+                    engine.within("file:" + file, ref) or engine.within(file, local(ref))
+                    for ref in referenced
+                ), f"{file} of expired {name} ({location}) is still there and nothing references it"
         kept_parts = len(table.partitions) - len(gone) if table.is_partitioned else (0 if gone else 1)
         if name == "t" or (kept_parts > 0):
             assert name in after, f"{name} was dropped although it is not expired"
