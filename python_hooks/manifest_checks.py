@@ -2,7 +2,7 @@
 
     python -m python_hooks.manifest_checks target/manifest.json
 
-Checks every model of the project's own package:
+Checks every model of the project's own package (and that seeds and sources are described):
 - the model has a description, documents at least one column, and every documented column has
   a description;
 - the model has at least one data test or unit test;
@@ -76,6 +76,21 @@ def check_manifest(manifest: Mapping[str, Any], package: str | None = None) -> l
                         path, name, "hard-coded", f"`{table}` is named directly: use ref(), source() or a var"
                     )
                 )
+    for section, kind in (("nodes", "seed"), ("sources", "source")):
+        for unique_id, node in sorted(manifest.get(section, {}).items()):
+            if node.get("resource_type") != kind or (package and node.get("package_name") != package):
+                continue
+            path = node.get("original_file_path") or unique_id
+            name = node.get("name") or unique_id
+            if kind == "source":
+                name = f"{node.get('source_name')}.{name}"
+            if not (node.get("description") or "").strip():
+                findings.append(
+                    Finding(path, name, "description", f"the {kind} has no description in its yml")
+                )
+            for column, spec in sorted((node.get("columns") or {}).items()):
+                if not (spec.get("description") or "").strip():
+                    findings.append(Finding(path, name, "columns", f"column `{column}` has no description"))
     return findings
 
 

@@ -44,7 +44,29 @@ def fake_manifest():
         "model.proj.py": ["unit_test.proj.py.t"],
         "model.proj.untested": [],
     }
-    return {"metadata": {"project_name": "proj"}, "nodes": nodes, "child_map": child_map, "unit_tests": {}}
+    nodes["seed.proj.ids"] = {
+        "resource_type": "seed",
+        "name": "ids",
+        "package_name": "proj",
+        "description": "",
+    }
+    sources = {
+        "source.proj.raw.events": {
+            "resource_type": "source",
+            "name": "events",
+            "source_name": "raw",
+            "package_name": "proj",
+            "description": "raw events",
+            "columns": {"id": {"description": ""}},
+        }
+    }
+    return {
+        "metadata": {"project_name": "proj"},
+        "nodes": nodes,
+        "sources": sources,
+        "child_map": child_map,
+        "unit_tests": {},
+    }
 
 
 def test_findings_name_the_model_and_the_rule():
@@ -55,6 +77,8 @@ def test_findings_name_the_model_and_the_rule():
         ("untested", "tests", "the model has no data test or unit test"),
         ("hardcoded", "hard-coded", "`tracking.event` is named directly: use ref(), source() or a var"),
         ("hardcoded", "hard-coded", "`u.ids` is named directly: use ref(), source() or a var"),
+        ("ids", "description", "the seed has no description in its yml"),
+        ("raw.events", "columns", "column `id` has no description"),
     }
 
 
@@ -70,6 +94,7 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert "models/untested.sql: untested: [tests]" in capsys.readouterr().out
     clean = fake_manifest()
     clean["nodes"] = {"model.proj.good": clean["nodes"]["model.proj.good"]}
+    clean["sources"] = {}
     path.write_text(json.dumps(clean))
     assert manifest_checks.main([str(path)]) == 0
     assert manifest_checks.main([str(tmp_path / "missing.json")]) == 2
