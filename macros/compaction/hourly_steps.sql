@@ -140,14 +140,19 @@
 {%- set column_list -%}
 {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
 {%- endset -%}
+{%- set actions = run_query('select distinct action from ' ~ inputs.plan).columns[0].values() | list -%}
+{%- set published_hours = run_query(
+    "select ds, hr from " ~ inputs.plan ~ " where action in ('compact', 'recompact')").rows -%}
 {% if not settings.recompact_from_output %}
-        {% call statement('create_late_table') %}
+{% call statement('create_late_table') %}
             create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
             select {{ column_list }} from {{ this }} where false
         {% endcall %}
         {#- late rows first: if the run dies before its completion records, the next run copies
             the same rows again and the anti-join keeps them single -#}
-        {% call statement('copy_late_rows') %}
+{#- each statement below scans the input: skipped when no hour needs it -#}
+{% if 'copy_late' in actions %}
+{% call statement('copy_late_rows') %}
             insert into {{ inputs.late }} partition (`ds`, `hr`)
             select {{ column_list }}
             from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
@@ -159,6 +164,8 @@
                 {% endfor %}
             )
         {% endcall %}
+        {% endif %}
+{% if actions | select('in', ['compact', 'recompact', 'copy_late']) | list | length > 0 %}
         {% call statement('record_watermarks') %}
             insert into {{ inputs.watermarks }}
             select
@@ -177,15 +184,28 @@
             left join (
                 select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
                 from {{ this }}
+                {# only the published hours' partitions are read #}
+                where {% for hour in published_hours -%}
+                    ({{ compliance.partition_predicate([['ds', hour[0]], ['hr', hour[1]]]) }}){{ " or " if not loop.last }}
+                {%- else -%}
+                    false
+                {%- endfor %}
                 group by 1, 2
             ) as published on plan.ds = published.ds and plan.hr = published.hr
+            {%- if 'copy_late' in actions %}
             left join (
                 select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
                 from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
                 group by 1, 2
             ) as late on plan.ds = late.ds and plan.hr = late.hr
+            {%- else %}
+            left join (
+                select cast(null as string) as ds, cast(null as string) as hr, cast(null as bigint) as rows_out
+            ) as late on false
+            {%- endif %}
             where plan.action in ('compact', 'recompact', 'copy_late')
         {% endcall %}
+        {% endif %}
     {% endif %}
     {% call statement('log_compaction_plan') %}
         insert into {{ inputs.log }}
