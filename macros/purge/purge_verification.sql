@@ -66,3 +66,8 @@
         {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
+
+{#- The verification model's body: one check per table of the last purge run. -#}
+{% macro purge_verification_checks_sql(results_relation) -%}
+    {{ return(compliance.purge_remaining_ids_sql(compliance.purge_verification_targets(results_relation))) }}
+{%- endmacro %}

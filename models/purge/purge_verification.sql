@@ -4,13 +4,11 @@
 -#}
 {{ config(materialized="table", post_hook="{{ compliance.purge_assert_verified(this) }}") }}
 
-{%- set targets = compliance.purge_verification_targets(ref('purge')) %}
-
 with
 
 checks as (
 
-    {{ compliance.purge_remaining_ids_sql(targets) }}
+    {{ purge_verification_checks_sql(ref('purge')) }}
 
 ),
 

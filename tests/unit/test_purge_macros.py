@@ -223,7 +223,9 @@ def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
             *ID_ARGS,
         )
     )
-    assert sql.startswith("insert overwrite table `db`.`t_staging_1` partition (`ds`, `hr`) select /*+ BROADCAST(b) */")
+    assert sql.startswith(
+        "insert overwrite table `db`.`t_staging_1` partition (`ds`, `hr`) select /*+ BROADCAST(b) */"
+    )
     assert "a.`metadata`, a.`payload`, a.`ds`, a.`hr` from `db`.`t` as a left anti join" in sql
     assert sql.endswith("where (a.`ds` = 'a' and a.`hr` = '01') or (a.`ds` = 'b\\'c' and a.`hr` = '02')")
     counts = squash(render("purge_count_by_partition_sql", "db", "t_staging_1", ["ds", "hr"]))
