@@ -3,30 +3,43 @@
 Every step is a dbt command run in-process with dbtRunner, so the Spark session (and its
 embedded Derby metastore) starts once.  The demo warehouse is rebuilt from scratch each time:
 it is the directory named by SPARK_WAREHOUSE_DIR / SPARK_METASTORE_DIR (default `.warehouse/`).
+
+The story: seed the ids, build `tracking.event` and the compaction inputs, purge the ids
+(`purge+`: purge, log, verification, retention), restore one partition from its backup (the ids
+come back), purge again (they go again), run a retention pass as if ten days had passed (the
+backups and trash expire), compact hourly data with duplicates and late records, take a
+snapshot, generate the docs, and print what happened from the audit tables.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, List
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+TIMINGS: list[tuple[str, float, bool]] = []
 
 
 def dbt(*args: str, allow_failure: bool = False) -> Any:
     from dbt.cli.main import dbtRunner
 
-    print(f"\n=== dbt {' '.join(args)}", flush=True)
+    label = "dbt " + " ".join(args)
+    print(f"\n=== {label}", flush=True)
     started = time.time()
     result = dbtRunner().invoke(list(args))
-    print(f"=== done in {time.time() - started:.1f}s", flush=True)
+    elapsed = time.time() - started
+    TIMINGS.append((label, elapsed, bool(result.success)))
+    print(f"=== {'ok' if result.success else 'FAILED'} in {elapsed:.1f}s", flush=True)
     if not result.success and not allow_failure:
-        raise SystemExit(f"demo step failed: dbt {' '.join(args)}")
+        raise SystemExit(f"demo step failed: {label}")
     return result
 
 
@@ -36,11 +49,30 @@ def spark() -> Any:
     return SparkSession.builder.getOrCreate()
 
 
-def rows(sql: str) -> List[Any]:
+def rows(sql: str) -> list[Any]:
     try:
         return spark().sql(sql).collect()
     except Exception as exc:  # a step that did not build its table is reported, not fatal
-        return [f"(unavailable: {str(exc).splitlines()[0]})"]
+        print(f"  (unavailable: {str(exc).splitlines()[0][:160]})")
+        return []
+
+
+def scalar(sql: str, default: Any = "n/a") -> Any:
+    result = rows(sql)
+    return result[0][0] if result else default
+
+
+def table(sql: str, indent: str = "  ") -> None:
+    result = rows(sql)
+    if not result:
+        print(f"{indent}(none)")
+        return
+    columns = list(result[0].asDict().keys())
+    values = [[("" if r[c] is None else str(r[c])) for c in columns] for r in result]
+    widths = [max(len(c), *(len(v[i]) for v in values)) for i, c in enumerate(columns)]
+    print(indent + "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    for v in values:
+        print(indent + "  ".join(x.ljust(w) for x, w in zip(v, widths, strict=True)))
 
 
 def reset_warehouse() -> None:
@@ -48,23 +80,29 @@ def reset_warehouse() -> None:
         path = Path(os.environ[env])
         if path.exists():
             shutil.rmtree(path)
-    derby_log = Path(os.environ["SPARK_METASTORE_DIR"]).parent / "derby.log"
-    derby_log.unlink(missing_ok=True)
+    (Path(os.environ["SPARK_METASTORE_DIR"]).parent / "derby.log").unlink(missing_ok=True)
 
 
-def summary() -> None:
-    schema = os.environ.get("DBT_SCHEMA", "lakehouse")
-    print("\n" + "=" * 78)
-    print("DEMO SUMMARY")
-    print("=" * 78)
-    print(f"warehouse: {os.environ['SPARK_WAREHOUSE_DIR']}")
-    print(f"metastore: {os.environ['SPARK_METASTORE_DIR']}")
-    print("\nBuilt:")
-    for r in rows("show tables in tracking"):
-        print(f"  tracking.{r.tableName}" if hasattr(r, "tableName") else f"  {r}")
-    count = rows("select count(*) as n from tracking.event")
-    print(f"  tracking.event rows: {count[0][0] if count and hasattr(count[0], '__getitem__') else count}")
-    print(f"\nAudit tables live in database `{schema}`; read them with `dbt show` or any Spark SQL client.")
+def ids_left(schema_ids: str = "u_purger.guestids") -> Any:
+    return scalar(
+        f"select count(*) from tracking.event a left semi join {schema_ids} b on a.metadata.guestid = b.guestid"
+    )
+
+
+def restore_one_partition() -> str | None:
+    """Restore the first committed partition of the purge to its backup (the default backup)."""
+    from dbt.adapters.lakehouse.partitions import parse_spec
+
+    committed = rows(
+        "select partition_spec from lakehouse.purge_log where state = 'COMMITTED' "
+        "and table_name = 'event' order by partition_spec limit 1"
+    )
+    if not committed:
+        print("  no committed partition to restore")
+        return None
+    spec = "/".join(f"{k}={v}" for k, v in parse_spec(committed[0][0]))
+    dbt("run-operation", "restore", "--args", json.dumps({"table": "tracking.event", "partition": spec}))
+    return spec
 
 
 def main() -> None:
@@ -74,10 +112,123 @@ def main() -> None:
     os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
     reset_warehouse()
     started = time.time()
+
+    # 1. the demo warehouse: ids to purge, tracking.event, compaction inputs
     dbt("seed")
     dbt("run", "--select", "demo")
-    summary()
+    events_before = scalar("select count(*) from tracking.event")
+    ids_before = ids_left()
+
+    # 2. the main job: purge, log, verify, retention
+    dbt("run", "--select", "purge+")
+    ids_after_purge = ids_left()
+
+    # 3. restore one partition to its backup: the purged ids come back ...
+    restored = restore_one_partition()
+    ids_after_restore = ids_left()
+    # ... and the next purge removes them again
+    dbt("run", "--select", "purge+")
+    ids_after_second_purge = ids_left()
+
+    # 4. retention as if ten days had passed: backups and trash past their policy go
+    later = datetime.now(timezone.utc) + timedelta(days=10)
+    dbt(
+        "run",
+        "--select",
+        "retention",
+        "--vars",
+        json.dumps({"retention_now": later.strftime("%Y-%m-%dT%H:%M:%S")}),
+    )
+
+    # 5. compaction: hourly dedup, late records, recompaction, daily, member merge, snapshot
+    dbt("run", "--select", "+compaction")
+    dbt("run-operation", "compaction_demo_late_arrivals")
+    dbt("run", "--select", "compaction+")
+    dbt("run", "--select", "compaction+", "--vars", "{recompact_from_output: true}")
+    dbt("snapshot")
+
+    # 6. tests over everything, and the docs site with lineage
+    dbt("test", allow_failure=True)
+    dbt("docs", "generate")
+
+    summary(events_before, ids_before, ids_after_purge, restored, ids_after_restore, ids_after_second_purge)
     print(f"\nmake demo finished in {time.time() - started:.0f}s")
+
+
+def summary(
+    events_before: Any,
+    ids_before: Any,
+    ids_after_purge: Any,
+    restored: str | None,
+    ids_after_restore: Any,
+    ids_after_second_purge: Any,
+) -> None:
+    bar = "=" * 78
+    print(f"\n{bar}\nDEMO SUMMARY\n{bar}")
+    print(f"warehouse  {os.environ['SPARK_WAREHOUSE_DIR']}")
+    print(f"metastore  {os.environ['SPARK_METASTORE_DIR']}")
+
+    print("\nBuilt")
+    print(
+        f"  tracking.event: {events_before} rows, {scalar('select count(distinct datepartition, is_guest) from tracking.event')} partitions"
+    )
+    print(
+        f"  kafka.page_view_hourly_staging: {scalar('select count(*) from kafka.page_view_hourly_staging')} rows (with duplicates)"
+    )
+
+    print("\nPurged (purge_log)")
+    table(
+        "select state, count(*) as partitions, sum(rows_before) as rows_before, sum(rows_purged) as rows_purged "
+        "from lakehouse.purge_log group by state order by state"
+    )
+    print(f"  rows holding a listed id: {ids_before} before, {ids_after_purge} after the purge")
+    if restored:
+        print(
+            f"  restored {restored} to its backup: {ids_after_restore} id rows back; purged again: {ids_after_second_purge}"
+        )
+    backups = rows("show tables in tracking like 'event_backup_*'")
+    print(f"  backups kept now: {len(backups)} table(s)")
+
+    print("\nRetention (retention_log)")
+    table(
+        "select kind, action, dry_run, count(*) as attempts, sum(files_deleted) as files, "
+        "sum(bytes_deleted) as bytes, sum(cast(not succeeded as int)) as failed "
+        "from lakehouse.retention_log group by kind, action, dry_run order by kind, action"
+    )
+
+    print("\nCompaction (compaction_watermarks, page_view_hourly_late)")
+    table(
+        "select action, count(*) as hours, sum(rows_in) as rows_in, sum(rows_out) as rows_out, "
+        "sum(rows_in - rows_out) as duplicates_removed from lakehouse.compaction_watermarks "
+        "where dataset = 'page_view' group by action order by action"
+    )
+    print(
+        f"  late rows copied to page_view_hourly_late: {scalar('select count(*) from lakehouse.page_view_hourly_late')}"
+    )
+    print(f"  members merged (snapshot + deltas): {scalar('select count(*) from lakehouse.member_merged')}")
+
+    print("\nAudit (this demo's dbt commands)")
+    table(
+        "select command, status, nodes_total, nodes_failed, started_at from lakehouse.dbt_invocations "
+        "order by started_at"
+    )
+    print(
+        f"  node results: {scalar('select count(*) from lakehouse.dbt_node_results')}, "
+        f"lineage edges (latest): {scalar('select count(*) from lakehouse.dbt_lineage_edges where invocation_id = (select max_by(invocation_id, loaded_at) from lakehouse.dbt_lineage_edges)')}, "
+        f"column lineage rows: {scalar('select count(*) from lakehouse.dbt_column_lineage')}"
+    )
+
+    print("\nWhere to look")
+    print("  audit tables   lakehouse.purge_log, retention_log, compaction_watermarks, dbt_invocations,")
+    print("                 dbt_node_results, dbt_nodes, dbt_lineage_edges, dbt_column_lineage")
+    print("  read them      .venv/bin/dbt show --inline 'select * from lakehouse.purge_log' --limit 20")
+    print("  workflow graph target/workflow_graph.dot (.svg when graphviz is installed); make graph")
+    print("  docs & lineage .venv/bin/dbt docs serve")
+    print("  OpenLineage    target/openlineage/")
+
+    print("\nSteps")
+    for label, elapsed, ok in TIMINGS:
+        print(f"  {'ok  ' if ok else 'FAIL'} {elapsed:6.1f}s  {label}")
 
 
 if __name__ == "__main__":
