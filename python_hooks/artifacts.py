@@ -664,7 +664,9 @@ def load_pending(
                     continue
                 pending.append((refusal_row(record), [], record_path))
         previous = path / "run_results.json"
-        if previous.is_file():
+        # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
+        # whatever command last wrote this target directory
+        if previous.is_file() and audit_tables.table_exists(spark, table):
             data = json.loads(previous.read_text())
             meta = data.get("metadata") or {}
             prev_id = meta.get("invocation_id")

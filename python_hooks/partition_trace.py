@@ -70,6 +70,16 @@ def _model(nodes: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     )
 
 
+def _dataset_names(node: Mapping[str, Any]) -> set[str]:
+    """The names a compaction model's watermarks use: its `meta.compaction.dataset`, else its name."""
+    names = {str(node.get("name")), str(node.get("alias") or node.get("name"))}
+    for meta in (node.get("meta") or {}, (node.get("config") or {}).get("meta") or {}):
+        compaction = meta.get("compaction")
+        if isinstance(compaction, dict) and compaction.get("dataset"):
+            names.add(str(compaction["dataset"]))
+    return names
+
+
 def partitions_by_node(
     spark: SparkSession,
     manifest: Mapping[str, Any],
@@ -104,12 +114,7 @@ def partitions_by_node(
         schema = str(node.get("schema") or default_schema)
         if schema not in rows_by_schema:
             rows_by_schema[schema] = _log_rows(spark, f"{schema}.compaction_watermarks", invocation_id)
-        mine = [
-            r
-            for r in rows_by_schema[schema] or []
-            if r.get("dataset")
-            in (node.get("name"), node.get("alias"), f"{schema}.{node.get('alias') or node.get('name')}")
-        ]
+        mine = [r for r in rows_by_schema[schema] or [] if r.get("dataset") in _dataset_names(node)]
         if mine:
             found[str(node["unique_id"])] = compaction_partitions(mine)
     return found

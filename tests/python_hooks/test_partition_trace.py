@@ -52,3 +52,11 @@ def test_retention_writes_what_it_deleted_and_compaction_what_it_published():
         {"dataset": "page_view_hourly", "partition": None},
     ]
     assert partition_trace.compaction_partitions(published) == ([], ["page_view_hourly/ds=2024-01-01/hr=03"])
+
+
+def test_compaction_models_match_their_watermarks_by_dataset():
+    hourly = {"name": "page_view_hourly", "config": {"meta": {"compaction": {"dataset": "page_view"}}}}
+    assert partition_trace._dataset_names(hourly) == {"page_view_hourly", "page_view"}
+    assert partition_trace._dataset_names({"name": "daily", "meta": {"compaction": {"daily_type": 2}}}) == {
+        "daily"
+    }
