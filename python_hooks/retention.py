@@ -273,19 +273,23 @@ class Retention:
             )
             return
         self._forget(table.database, table.name)
-        own_roots = roots + ([table.location] if table.table_type == "MANAGED" else [])
+        # its own directory (managed, or named after it like purge's external backups) is its own to delete
+        owns = bool(table.location) and (
+            table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
+        )
+        own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
         for part in table.partitions:
             self._delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
         if not table.location or not filesystem.exists(self.spark, table.location):
             return
         if (
             table.is_partitioned
-            and table.table_type == "MANAGED"
+            and owns
             and not any(
                 not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
             )
         ):
-            # the empty directory Hive made for a `create table like` backup: not worth a log row
+            # the empty directory of a `create table like` backup: not worth a log row
             own = filesystem.qualify(self.spark, table.location)
             untouched = self._blocker(own) is None and not any(
                 within(p.location, own) for p in self.protected

@@ -90,8 +90,12 @@ class Lake:
                 f"alter table {self.db}.{name} add partition {clause([('dp', value)])} location {lit(path)}"
             )
 
-    def purge(self, name: str, ts: int, drop: set[int]) -> None:
-        """One purge run at ts removing `drop`, leaving a backup (the contract's steps 3-5)."""
+    def purge(self, name: str, ts: int, drop: set[int], external: bool = False) -> None:
+        """One purge run at ts removing `drop`, leaving a backup (the contract's steps 3-5).
+
+        `external`: the backup is an external table with its own (empty) directory, as the purge
+        model makes them; otherwise a managed `create table like`.
+        """
         live = self.table(name)
         backup = f"{name}_backup_{ts}"
         if not live.is_partitioned:
@@ -102,7 +106,13 @@ class Lake:
             )
             self.spark.sql(f"alter table {self.db}.{name} set location {lit(new)}")
             return
-        self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name}")
+        own = ""
+        if external:
+            root = (
+                self.spark.sql(f"describe database {self.db}").where("info_name = 'Location'").collect()[0][1]
+            )
+            own = f" location {lit(root.rstrip('/') + '/' + backup)}"
+        self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name}{own}")
         for part in live.partitions:
             new = f"{live.location}/{ts}/{spec_path(part.pairs)}"
             self.write(new, [i for i in self.read(part.location) if i not in drop])

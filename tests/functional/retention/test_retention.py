@@ -45,8 +45,8 @@ def world(built, spark, tmp_path_factory):
 
     old = lake("r_old")
     old.create("t", {"a": [1, 2, 3]})
-    old.purge("t", NOW - 9 * DAY, {1})
-    old.purge("t", NOW - 8 * DAY, {2})
+    old.purge("t", NOW - 9 * DAY, {1}, external=True)  # external backups with their own dirs, as purge makes
+    old.purge("t", NOW - 8 * DAY, {2}, external=True)
 
     flat = lake("r_flat")
     flat.create("u", ids=[1, 2, 3])
@@ -178,6 +178,9 @@ class TestRetention:
         assert lake.tables() == ["t"]
         assert lake.rows("t") == [(3, "a")]
         assert os.listdir(local(lake.table("t").location)) == [str(NOW - 8 * DAY)]
+        db_dir = os.path.dirname(local(lake.table("t").location))
+        assert sorted(os.listdir(db_dir)) == ["t"], "the backups' own directories were left behind"
+        assert all(r.succeeded for r in rows_of(world, "r_old"))
 
     def test_unpartitioned_backup_loses_only_its_own_files(self, world):
         lake = world["lakes"]["r_flat"]
