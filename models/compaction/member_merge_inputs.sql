@@ -10,6 +10,7 @@
 with
 
 inputs as (
+    -- noqa: disable=LT02
     {%- for name in names %}
     select
         {{ loop.index0 }} as position,
@@ -18,6 +19,7 @@ inputs as (
         {{ compliance.sql_string(compliance.compaction_input(name) | string) }} as relation_name
     {{ "union all" if not loop.last }}
     {%- endfor %}
+    -- noqa: enable=LT02
 ),
 
 final as (

@@ -9,9 +9,13 @@ from pyspark.sql import functions as F
 
 
 def model(dbt, spark):
-    rows = int(dbt.config.get("demo_event_rows") or 120000)
-    hours = int(dbt.config.get("demo_event_hours") or 6)
-    guests = int(dbt.config.get("demo_guest_count") or 5000)
+    # dbt only passes a config key to a Python model when `dbt.config.get("key")` is a plain call
+    configured_rows = dbt.config.get("demo_event_rows")
+    configured_hours = dbt.config.get("demo_event_hours")
+    configured_guests = dbt.config.get("demo_guest_count")
+    rows = int(configured_rows or 120000)
+    hours = int(configured_hours or 6)
+    guests = int(configured_guests or 5000)
     ids = spark.range(rows)
     return ids.select(
         F.struct(
