@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
+from dbt.tests.util import run_dbt
 
 from python_hooks import restore as restore_hook
 from tests.functional.retention.conftest import attempts, restore, retention
@@ -66,6 +68,24 @@ class TestRestore:
             restore_hook.plan_restore(spark, "r_restore.t", f"dp={COLON}", backup=f"t_backup_{T1}")
         assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
 
+    def test_batched_stale_records(self, built, lake, spark):
+        gone = f"{lake.table('t').location}/never-written"
+        rows = [
+            {
+                "database": "r_restore",
+                "table": "t",
+                "partition_spec": "dp=o'x:1",
+                "location": gone,
+                "reason": "purge",
+            }
+        ]
+        run_dbt(["run-operation", "record_stale_locations", "--args", json.dumps({"rows": rows})])
+        recorded = spark.sql(
+            f"select partition_spec, location, reason from {built.test_schema}.stale_data_records "
+            "where reason = 'purge'"
+        ).collect()
+        assert [tuple(r) for r in recorded] == [("dp=o'x:1", gone, "purge")]
+
     def test_trash_and_backups_expire_without_touching_restored_data(self, built, lake, spark):
         trash = {name: lake.table(name) for name in lake.tables() if "_trash_" in name}
         assert len(trash) == 2
@@ -79,7 +99,7 @@ class TestRestore:
         assert {r.kind for r in rows} == {"trash", "backup", "stale"}
         # the restores' stale records: their locations went with the trash, so the records go too
         stale = [r for r in rows if r.kind == "stale"]
-        assert sorted(r.partition_spec for r in stale) == [f"dp={COLON}", f"dp={QUOTE}"]
+        assert sorted(r.partition_spec for r in stale) == [f"dp={COLON}", f"dp={QUOTE}", "dp=o'x:1"]
         assert all(r.files_deleted == 0 and r.succeeded for r in stale)
         left = spark.sql(
             f"select * from {built.test_schema}.stale_data_records where database_name = 'r_restore'"

@@ -1,0 +1,39 @@
+{#-
+    The batched form of record_stale_location: `rows` is a list of
+    {database, table, partition_spec, location, reason}; one insert for all of them (same table,
+    same columns).  Used by the purge, which swaps many partitions of a table at once.
+-#}
+{% macro record_stale_locations(rows) %}
+    {%- if not rows -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set tuples = [] -%}
+    {%- for row in rows -%}
+        {%- do tuples.append('(' ~ compliance.sql_string(row.database) ~ ', ' ~ compliance.sql_string(row.table)
+            ~ ', ' ~ compliance.sql_string(row.partition_spec) ~ ', ' ~ compliance.sql_string(row.location)
+            ~ ', ' ~ compliance.sql_string(row.reason) ~ ')') -%}
+    {%- endfor -%}
+    {% call statement('create_stale_data_records') %}
+        create table if not exists {{ compliance.stale_data_relation() }} (
+            recorded_at timestamp,
+            invocation_id string,
+            database_name string,
+            table_name string,
+            partition_spec string,
+            location string,
+            reason string
+        ) using parquet
+    {% endcall %}
+    {% call statement('record_stale_locations') %}
+        insert into {{ compliance.stale_data_relation() }}
+        select
+            current_timestamp(),
+            {{ compliance.sql_string(invocation_id) }},
+            cast(stale.database_name as string),
+            cast(stale.table_name as string),
+            cast(stale.partition_spec as string),
+            cast(stale.location as string),
+            cast(stale.reason as string)
+        from values {{ tuples | join(', ') }} as stale (database_name, table_name, partition_spec, location, reason)
+    {% endcall %}
+{% endmacro %}
