@@ -15,7 +15,7 @@ export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java demo test lint unit functional dbt-build graph bench clean
+.PHONY: help setup java graphviz demo test lint unit functional dbt-build graph bench clean
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
@@ -37,7 +37,14 @@ java:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 	@java -version 2>&1 | head -1
 
-setup: $(VENV)/.installed java
+# graphviz's `dot` draws the workflow graph as SVG; without it only the .dot file is written.
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  echo "graphviz is missing: installing Debian's graphviz"; \
+	  { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } \
+	  || echo "could not install graphviz: workflow graphs will be written as .dot only"; }
+
+setup: $(VENV)/.installed java graphviz
 
 # ---- the main job on the embedded default ----------------------------------------------------
 demo: setup
@@ -52,10 +59,13 @@ lint: setup
 unit: setup
 	$(BIN)/pytest tests -q
 
+# `dbt build` of the whole project on a throwaway warehouse, then the project checks
+# (descriptions, tests, no hard-coded tables) over the manifest it wrote.
 dbt-build: setup
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	SPARK_WAREHOUSE_DIR=$$tmp/warehouse SPARK_METASTORE_DIR=$$tmp/metastore_db \
-	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs
+	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs; \
+	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json
 
 test: setup lint unit dbt-build
 
