@@ -25,7 +25,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks import audit_tables, lineage
+from python_hooks import audit_tables, lineage, partition_trace
 
 AUDIT_PACKAGE = "compliance"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -452,23 +452,6 @@ def column_lineage_rows(
     return rows, unparsed
 
 
-def lifecycle_partitions(
-    spark: SparkSession,
-    manifest: Mapping[str, Any],
-    invocation_id: str,
-    results: Sequence[Mapping[str, Any]],
-    default_schema: str,
-) -> dict[str, tuple[list[str], list[str]]]:
-    """Partitions read and written by the purge, retention and compaction nodes of this invocation.
-
-    Read from those capabilities' logs (`purge_log`, `retention_log`, `compaction_watermarks`),
-    which carry an `invocation_id` column; a log that does not exist yet is skipped.
-    """
-    from python_hooks import partition_trace
-
-    return partition_trace.partitions_by_node(spark, manifest, invocation_id, results, default_schema)
-
-
 # ---- loading -------------------------------------------------------------------------------
 def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
     if not audit_tables.table_exists(spark, table):
@@ -509,7 +492,7 @@ def write_audit(
         def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return rows
 
-    partitions = lifecycle_partitions(spark, manifest, invocation_id, results, default_schema)
+    partitions = partition_trace.partitions_by_node(spark, manifest, invocation_id, results, default_schema)
     counts["dbt_node_results"] = audit_tables.write_rows(
         spark,
         table["dbt_node_results"],

@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
-
-DBT = str(Path(sys.executable).parent / "dbt")
-
-HOLD_MODEL = """
-import time
-
-
-def model(dbt, spark):
-    dbt.config(materialized="table")
-    time.sleep(float(dbt.config.get("hold_seconds") or 0))
-    return spark.range(3)
-"""
+from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock
 
 PROJECT_YML = """
 name: compliance
@@ -72,49 +59,13 @@ def make_project(root: Path) -> Path:
     return project
 
 
-def environment(warehouse: Path, metastore: Path, hold: float) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "SPARK_WAREHOUSE_DIR": str(warehouse),
-        "SPARK_METASTORE_DIR": str(metastore),
-        "SPARK_DRIVER_MEMORY": "1g",
-        "DBT_SCHEMA": "procs",
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "HOLD_SECONDS": str(hold),
-        "PYTHONPATH": str(REPO),
-    }
-    env.pop("DBT_PROFILES_DIR", None)
-    return env
-
-
-def wait_for_lock(warehouse: Path, pid: int, timeout: float = 90) -> None:
-    lock = warehouse / ".dbt-run.lock"
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if json.loads(lock.read_text() or "{}").get("pid") == pid:
-                return
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"process {pid} never took the run lock {lock}")
-
-
 @pytest.mark.slow
 def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
     warehouse, metastore = tmp_path / "wh", tmp_path / "ms"
     project = make_project(tmp_path)
-    common = ["--profiles-dir", str(REPO), "--project-dir", str(project)]
 
     def dbt(*args: str, hold: float = 0) -> subprocess.Popen:
-        return subprocess.Popen(
-            [DBT, "--no-use-colors", *args, *common],
-            cwd=project,
-            env=environment(warehouse, metastore, hold),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+        return dbt_process(project, environment(warehouse, metastore, HOLD_SECONDS=str(hold)), *args)
 
     first = dbt("run", "--select", "hold", hold=20)
     wait_for_lock(warehouse, first.pid)
@@ -131,7 +82,7 @@ def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
     third = subprocess.run(
         [sys.executable, "-c", READ_BACK, str(project), str(REPO)],
         cwd=project,
-        env=environment(warehouse, metastore, 0),
+        env=environment(warehouse, metastore, HOLD_SECONDS="0"),
         capture_output=True,
         text=True,
         timeout=300,

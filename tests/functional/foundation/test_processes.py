@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-
-DBT = str(Path(sys.executable).parent / "dbt")
-
-HOLD_MODEL = """
-import time
-
-
-def model(dbt, spark):
-    dbt.config(materialized="table")
-    time.sleep(float(dbt.config.get("hold_seconds") or 0))
-    return spark.range(3)
-"""
+from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock
 
 
 def make_project(root: Path, hold_seconds: float) -> Path:
@@ -41,37 +27,8 @@ def make_project(root: Path, hold_seconds: float) -> Path:
     return project
 
 
-def dbt_process(project: Path, warehouse: Path, metastore: Path, *args: str) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "SPARK_WAREHOUSE_DIR": str(warehouse),
-        "SPARK_METASTORE_DIR": str(metastore),
-        "SPARK_DRIVER_MEMORY": "1g",
-        "DBT_SCHEMA": "procs",
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
-    env.pop("DBT_PROFILES_DIR", None)
-    return subprocess.Popen(
-        [DBT, "--no-use-colors", *args, "--profiles-dir", str(REPO), "--project-dir", str(project)],
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def wait_for_lock(warehouse: Path, pid: int, timeout: float = 60) -> None:
-    lock = warehouse / ".dbt-run.lock"
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            if json.loads(lock.read_text() or "{}").get("pid") == pid:
-                return
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"process {pid} never took the run lock {lock}")
+def start(project: Path, warehouse: Path, metastore: Path, *args: str) -> subprocess.Popen:
+    return dbt_process(project, environment(warehouse, metastore), *args)
 
 
 @pytest.mark.slow
@@ -79,11 +36,11 @@ def test_profile_honours_environment_and_refuses_a_concurrent_run(tmp_path):
     warehouse, metastore = tmp_path / "wh", tmp_path / "ms"
     project = make_project(tmp_path, hold_seconds=12)
 
-    first = dbt_process(project, warehouse, metastore, "run")
+    first = start(project, warehouse, metastore, "run")
     wait_for_lock(warehouse, first.pid)
 
     started = time.time()
-    second = dbt_process(project, warehouse, metastore, "run")
+    second = start(project, warehouse, metastore, "run")
     out2, _ = second.communicate(timeout=120)
     refused_in = time.time() - started
     assert second.returncode != 0
@@ -108,13 +65,13 @@ def test_profile_honours_environment_and_refuses_a_concurrent_run(tmp_path):
 def test_a_killed_run_does_not_block_the_next(tmp_path):
     warehouse, metastore = tmp_path / "wh", tmp_path / "ms"
     project = make_project(tmp_path, hold_seconds=120)
-    victim = dbt_process(project, warehouse, metastore, "run")
+    victim = start(project, warehouse, metastore, "run")
     wait_for_lock(warehouse, victim.pid)
     os.kill(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=60)
 
     (project / "models" / "hold.yml").write_text("version: 2\nmodels:\n  - name: hold\n")
-    nxt = dbt_process(project, warehouse, metastore, "run")
+    nxt = start(project, warehouse, metastore, "run")
     out, _ = nxt.communicate(timeout=300)
     assert nxt.returncode == 0, out
     assert "1 of 1 OK created python table model procs.hold" in out

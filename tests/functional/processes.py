@@ -1,0 +1,66 @@
+"""Real dbt processes against a warehouse of their own, for the tests that need more than one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import REPO
+
+DBT = str(Path(sys.executable).parent / "dbt")
+
+# A Python model that holds the warehouse for `hold_seconds` (a config, or env HOLD_SECONDS).
+HOLD_MODEL = """
+import time
+
+
+def model(dbt, spark):
+    dbt.config(materialized="table")
+    time.sleep(float(dbt.config.get("hold_seconds") or 0))
+    return spark.range(3)
+"""
+
+
+def environment(warehouse: Path, metastore: Path, **extra: str) -> dict[str, str]:
+    """The `local` target of the repo's profiles.yml, on this warehouse and metastore."""
+    env = {
+        **os.environ,
+        "SPARK_WAREHOUSE_DIR": str(warehouse),
+        "SPARK_METASTORE_DIR": str(metastore),
+        "SPARK_DRIVER_MEMORY": "1g",
+        "DBT_SCHEMA": "procs",
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "PYTHONPATH": str(REPO),
+        **extra,
+    }
+    env.pop("DBT_PROFILES_DIR", None)
+    return env
+
+
+def dbt_process(project: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [DBT, "--no-use-colors", *args, "--profiles-dir", str(REPO), "--project-dir", str(project)],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_for_lock(warehouse: Path, pid: int, timeout: float = 90) -> None:
+    """Wait until process `pid` holds the warehouse's run lock."""
+    lock = warehouse / ".dbt-run.lock"
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if json.loads(lock.read_text() or "{}").get("pid") == pid:
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"process {pid} never took the run lock {lock}")
