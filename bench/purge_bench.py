@@ -10,11 +10,12 @@ partitions, and in the same process (one Spark session) runs:
 
 Prints wall time (the whole dbt command, and the purge node alone), rows/s (rows of the table per
 second), peak memory (RSS of this process and its JVM child) and the ratio purge/floor, after a
-discarded warm-up point; the floor runs first on each point; then a small sweep over k and P (draws
-bench/results/purge.png).
+discarded warm-up point; the floor runs first on each point.  The main point is repeated
+(--repeat, default 3) and the medians are reported: the machine is shared, so only ratios measured
+in the same invocation compare.  Then a small sweep over k and P (draws bench/results/purge.png).
 
-    .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4, then the sweep
-    .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000
+    .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x3), then the sweep
+    .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -196,6 +198,19 @@ def show(result: dict[str, Any]) -> None:
     )
 
 
+def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The point with the median of every timing (each median taken on its own)."""
+    result = dict(runs[0])
+    for key in ("purge_s", "floor_s", "purge_node_s", "ratio", "node_ratio"):
+        result[key] = round(statistics.median(r[key] for r in runs), 2)
+    result["purge_rows_per_s"] = int(result["rows"] / result["purge_s"])
+    result["floor_rows_per_s"] = int(result["rows"] / result["floor_s"])
+    result["purge_peak_mb"] = max(r["purge_peak_mb"] for r in runs)
+    result["floor_peak_mb"] = max(r["floor_peak_mb"] for r in runs)
+    result["repetitions"] = len(runs)
+    return result
+
+
 def plot(sweep_k: list[dict[str, Any]], sweep_p: list[dict[str, Any]], path: Path) -> None:
     import matplotlib
 
@@ -231,6 +246,14 @@ def main() -> None:
     parser.add_argument(
         "--sweep-rows", type=int, default=1_000_000, help="rows for the k/P sweep (0: no sweep)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="repetitions of the main point (medians are reported)"
+    )
+    parser.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep the temporary warehouse and dbt's logs (logs/dbt.log times every purge step)",
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
@@ -254,8 +277,13 @@ def main() -> None:
 
         spark = SparkSession.builder.getOrCreate()
         point(spark, 200_000, 8, 2)  # warm-up: JIT, dbt's parse; not reported
-        results = [point(spark, args.rows, args.partitions, args.touched)]
-        print("\nmain point:")
+        runs = []
+        for repetition in range(max(1, args.repeat)):
+            runs.append(point(spark, args.rows, args.partitions, args.touched))
+            print(f"main point, repetition {repetition + 1}:")
+            show(runs[-1])
+        results = [median_of(runs)]
+        print(f"\nmain point, medians of {len(runs)} repetition(s):")
         show(results[0])
         if args.sweep_rows:
             print("\nsweep over k (P fixed), then over P (k fixed):")
@@ -273,7 +301,10 @@ def main() -> None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "purge.json").write_text(json.dumps(results, indent=2) + "\n")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep_work:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -175,3 +175,139 @@ def execute(spark: Any, sql: str) -> dict[str, Any]:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return {"ok": False, "error": message, "rows": []}
     return {"ok": True, "error": None, "rows": rows}
+
+
+def _storage_format(meta: Any) -> str | None:
+    """`parquet` or `orc` for a table whose files the footer count can read, else None."""
+    provider = str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
+    if provider in ("parquet", "orc"):
+        return provider
+    if provider != "hive":
+        return None
+    storage = meta.storage()
+    described = " ".join(
+        str(option.get()).lower() if option.isDefined() else ""
+        for option in (storage.inputFormat(), storage.serde())
+    )
+    for name in ("parquet", "orc"):
+        if name in described:
+            return name
+    return None
+
+
+def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
+    jvm = spark._jvm
+    conf = spark._jsc.hadoopConfiguration()
+    if storage_format == "parquet":
+        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
+            jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
+        )
+        try:
+            return int(reader.getRecordCount())
+        finally:
+            reader.close()
+    path = status.getPath()
+    options = jvm.org.apache.orc.OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf))
+    reader = jvm.org.apache.orc.OrcFile.createReader(path, options)
+    try:
+        return int(reader.getNumberOfRows())
+    finally:
+        reader.close()
+
+
+def _location_rows(spark: Any, location: str, storage_format: str) -> int:
+    """Rows in the data files directly under `location`, from their footers (no Spark job).
+
+    The files Spark reads for a partition: names starting with `_` or `.` are left out.  A
+    sub-directory (which Spark would not read as part of a Hive partition) raises.
+    """
+    jvm = spark._jvm
+    path = jvm.org.apache.hadoop.fs.Path(location)
+    fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
+    if not fs.exists(path):
+        return 0
+    rows = 0
+    for status in fs.listStatus(path):
+        name = str(status.getPath().getName())
+        if name.startswith(("_", ".")):
+            continue
+        if status.isDirectory():
+            raise ValueError(f"{location} holds a directory, {name}")
+        if status.getLen() == 0:
+            continue
+        rows += _file_rows(spark, status, storage_format)
+    return rows
+
+
+def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any]:
+    """Every partition of a (staging) table with its row count read from the data files' footers.
+
+    {ok, error, partitions: [{values, location, rows}]}.  One metastore call and a footer read per
+    file instead of a Spark job: the purge checks each rewritten partition's row count this way.
+    Not ok (the caller counts with Spark SQL instead) for a format other than parquet and ORC, or
+    when a file cannot be read.
+    """
+    try:
+        meta = _catalog(spark).getTableMetadata(_identifier(spark, database, table))
+        storage_format = _storage_format(meta)
+        if storage_format is None:
+            return {"ok": False, "error": "not a parquet or ORC table", "partitions": []}
+        partitions = list_partitions(spark, database, table)
+        for part in partitions:
+            part["rows"] = _location_rows(spark, part["location"], storage_format)
+    except Exception as exc:  # noqa: BLE001 - the caller falls back to counting with Spark SQL
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message, "partitions": []}
+    return {"ok": True, "error": None, "partitions": partitions}
+
+
+def set_partition_locations(
+    spark: Any, database: str, table: str, partitions: list[list[Any]]
+) -> dict[str, Any]:
+    """Point several partitions at new locations in one metastore call; never raise.
+
+    `partitions` is [[values, location], ...] with values as [[key, unescaped value], ...].  It
+    does what `alter table ... partition (...) set location '...'` does for each of them (the same
+    catalog calls: read the partition, alter it, refresh the table, drop the table's now stale
+    statistics), with one `alterPartitions` for all of them.  {ok, error}: on an error nothing may
+    have changed or all of it; the caller checks each location and swaps the rest one by one.
+    """
+    try:
+        jvm = spark._jvm
+        catalog = _catalog(spark)
+        ident = _identifier(spark, database, table)
+        table_meta = catalog.getTableRawMetadata(ident)
+        to_uri = jvm.org.apache.spark.sql.catalyst.catalog.CatalogUtils.stringToURI
+        utils = jvm.org.apache.spark.api.python.PythonUtils
+        changed = []
+        for values, location in partitions:
+            spec = utils.toScalaMap({str(k): str(v) for k, v in values})
+            part = catalog.getPartition(ident, spec)
+            storage = part.storage()
+            moved = storage.copy(
+                jvm.scala.Some(to_uri(str(location))),
+                storage.inputFormat(),
+                storage.outputFormat(),
+                storage.serde(),
+                storage.compressed(),
+                storage.properties(),
+            )
+            changed.append(
+                part.copy(
+                    part.spec(),
+                    moved,
+                    part.parameters(),
+                    part.createTime(),
+                    part.lastAccessTime(),
+                    part.stats(),
+                )
+            )
+        catalog.alterPartitions(ident, utils.toSeq(changed))
+        spark.catalog.refreshTable(f"`{database}`.`{table}`")
+        jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(
+            spark._jsparkSession, table_meta
+        )
+    except Exception as exc:  # noqa: BLE001 - the caller swaps one partition at a time instead
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message}
+    return {"ok": True, "error": None}

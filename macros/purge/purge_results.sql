@@ -88,12 +88,39 @@ insert into {{ relation }} values
 {%- endfor %}
 {%- endmacro %}
 
-{#- Replace the purge node's relation with this run's rows (in batches: a big table has many partitions). -#}
+{#- The relation created from the first rows in one statement (create table ... as select). -#}
+{% macro purge_results_ctas_sql(relation, rows) -%}
+create table {{ relation }} using parquet as
+select * from values
+{%- for row in rows %}
+    (
+        {%- for column in compliance.purge_result_columns() -%}
+            {{ compliance.purge_result_literal(row[column[0]], column[1]) }}{{ ", " if not loop.last }}
+        {%- endfor -%}
+    ){{ "," if not loop.last }}
+{%- endfor %}
+as results (
+    {%- for column in compliance.purge_result_columns() -%}
+        {{ column[0] }}{{ ", " if not loop.last }}
+    {%- endfor -%}
+)
+{%- endmacro %}
+
+{#-
+    Replace the purge node's relation with this run's rows: the first 500 in the statement that
+    creates it, then in batches of 500 (a big table has many partitions).
+-#}
 {% macro purge_write_results(relation, rows) %}
     {% call statement('purge_results_drop') %}drop table if exists {{ relation }}{% endcall %}
-    {% call statement('purge_results_create') %}{{ compliance.purge_results_create_sql(relation) }}{% endcall %}
+    {% if not rows %}
+        {% call statement('purge_results_create') %}{{ compliance.purge_results_create_sql(relation) }}{% endcall %}
+    {% endif %}
     {% for batch in rows | batch(500) %}
-        {% call statement('purge_results_insert') %}{{ compliance.purge_results_insert_sql(relation, batch) }}{% endcall %}
+        {% if loop.first %}
+            {% call statement('purge_results_create') %}{{ compliance.purge_results_ctas_sql(relation, batch) }}{% endcall %}
+        {% else %}
+            {% call statement('purge_results_insert') %}{{ compliance.purge_results_insert_sql(relation, batch) }}{% endcall %}
+        {% endif %}
     {% endfor %}
 {% endmacro %}
 

@@ -212,10 +212,41 @@
         {%- for item in todo -%}{%- do parts.append([item.unit.pairs, item.unit.location]) -%}{%- endfor -%}
         {%- set backed_up = compliance.purge_execute('backup partitions', compliance.purge_backup_partitions_sql(database, backup, parts)).ok -%}
     {%- endif -%}
+    {#-
+        Several partitions: each is checked (row count, commit check) and left READY, then every
+        READY partition is swapped by one metastore call; if that call fails, one by one.
+    -#}
+    {%- set swap_together = partitioned and todo | length > 1 -%}
+    {%- set checked = [] -%}
     {%- for item in todo -%}
         {%- set done = staged.get(item.unit.spec) if staged is not none else none -%}
-        {%- do results.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location, item.fingerprint, done, backed_up)) -%}
+        {%- do checked.append(compliance.purge_partition(info, identifier, ids, ctx, item.unit, item.fields, staging, backup, staging_location, item.fingerprint, done, backed_up, swap_together)) -%}
     {%- endfor -%}
+    {%- set ready = [] -%}
+    {%- for row in checked if row.state == 'READY' -%}
+        {%- do ready.append([row.partition_pairs, row.new_location]) -%}
+    {%- endfor -%}
+    {%- set swapped = {'ok': false} -%}
+    {%- if ready -%}
+        {%- do log('purge step swap ' ~ ready | length ~ ' partitions:\n' ~ tojson(ready), info=false) -%}
+        {%- set swapped = compliance.purge_catalog('set_partition_locations', {'database': database, 'table': table, 'partitions': ready}) -%}
+        {%- if not swapped.ok -%}
+            {%- do compliance.purge_say(name ~ ": swapping " ~ ready | length ~ " partitions together failed, swapping them one by one: " ~ swapped.error) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- for row in checked -%}
+        {%- if row.state == 'READY' -%}
+            {%- do results.append(compliance.purge_commit(info, ctx, todo[loop.index0].unit, row, backup, swapped.ok)) -%}
+        {%- else -%}
+            {%- do results.append(row) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- the old location of every swapped partition, for retention: one insert per table -#}
+    {%- set stale = [] -%}
+    {%- for row in results if row.state == 'COMMITTED' -%}
+        {%- do stale.append({'database': database, 'table': table, 'partition_spec': row.partition_spec, 'location': row.old_location, 'reason': 'purge'}) -%}
+    {%- endfor -%}
+    {%- do compliance.record_stale_locations(stale) -%}
 
     {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
     {%- do compliance.purge_execute('refresh', 'refresh table ' ~ compliance.table_ref(database, table)) -%}
@@ -235,25 +266,33 @@
         {%- do compliance.purge_say(info.database ~ '.' ~ info.table ~ ": rewriting " ~ todo | length ~ " partitions together failed, rewriting them one by one: " ~ step.error) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set counted = compliance.purge_execute('count partitions', compliance.purge_count_by_partition_sql(info.database, staging, info.partition_columns)) -%}
-    {%- set rows = {} -%}
-    {%- for row in counted.rows -%}
-        {%- set pairs = [] -%}
-        {%- for column in info.partition_columns -%}{%- do pairs.append([column, row[loop.index0]]) -%}{%- endfor -%}
-        {%- do rows.update({adapter.partition_path(pairs): row[-1]}) -%}
-    {%- endfor -%}
+    {#- rows per rewritten partition from the files' footers; a Spark count when they cannot be read -#}
+    {%- set written = compliance.purge_catalog('partition_row_counts', {'database': info.database, 'table': staging}) -%}
     {%- set staged = {} -%}
-    {%- for part in compliance.purge_catalog('list_partitions', {'database': info.database, 'table': staging}) -%}
-        {%- set spec = adapter.partition_path(part['values']) -%}
-        {%- do staged.update({spec: {'location': part.location, 'rows': rows.get(spec, 0)}}) -%}
-    {%- endfor -%}
+    {%- if written.ok -%}
+        {%- for part in written.partitions -%}
+            {%- do staged.update({adapter.partition_path(part['values']): {'location': part.location, 'rows': part.rows}}) -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- do log('purge: ' ~ info.database ~ '.' ~ staging ~ ': counting rows with Spark SQL (' ~ written.error ~ ')', info=false) -%}
+        {%- set counted = compliance.purge_execute('count partitions', compliance.purge_count_by_partition_sql(info.database, staging, info.partition_columns)) -%}
+        {%- set rows = {} -%}
+        {%- for row in counted.rows -%}
+            {%- set pairs = [] -%}
+            {%- for column in info.partition_columns -%}{%- do pairs.append([column, row[loop.index0]]) -%}{%- endfor -%}
+            {%- do rows.update({adapter.partition_path(pairs): row[-1]}) -%}
+        {%- endfor -%}
+        {%- for part in compliance.purge_catalog('list_partitions', {'database': info.database, 'table': staging}) -%}
+            {%- set spec = adapter.partition_path(part['values']) -%}
+            {%- do staged.update({spec: {'location': part.location, 'rows': rows.get(spec, 0)}}) -%}
+        {%- endfor -%}
+    {%- endif -%}
     {{ return(staged) }}
 {%- endmacro %}
 
-{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location, before, staged, backed_up) -%}
+{% macro purge_partition(info, identifier, ids, ctx, unit, fields, staging, backup, staging_location, before, staged, backed_up, defer_swap=false) -%}
     {%- set database = info.database -%}
     {%- set table = info.table -%}
-    {%- set label = database ~ '.' ~ table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
     {%- set started = compliance.purge_now() -%}
     {%- set row = dict(fields, started_at=started, backup_table=database ~ '.' ~ backup) -%}
     {%- set expected_after = fields.rows_before - fields.rows_purged -%}
@@ -295,23 +334,46 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- if reason is none -%}
-        {%- set step = compliance.purge_execute('swap', compliance.purge_swap_location_sql(database, table, unit.pairs, new_location)) -%}
-        {%- if not step.ok -%}{%- set reason = 'the location swap failed: ' ~ step.error -%}{%- endif -%}
-    {%- endif -%}
-
     {%- if reason is not none -%}
-        {#- the backup partition would point at the live data: remove it (external: no data deleted) -#}
-        {%- if unit.pairs -%}
-            {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(database, backup, unit.pairs)) -%}
-        {%- endif -%}
-        {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}
-        {%- do adapter.fs_delete(new_location) -%}
-        {%- do compliance.purge_say(label ~ ": FAILED: " ~ reason) -%}
-        {{ return(compliance.purge_result(ctx, database, table, dict(row, state='FAILED', reason=reason, new_location=none, rows_after=none))) }}
+        {{ return(compliance.purge_partition_failed(info, ctx, unit, row, backup, new_location, reason)) }}
     {%- endif -%}
+    {%- set ready = dict(row, state='READY', new_location=new_location, partition_pairs=unit.pairs) -%}
+    {%- if defer_swap -%}
+        {{ return(ready) }}
+    {%- endif -%}
+    {{ return(compliance.purge_commit(info, ctx, unit, ready, backup, false)) }}
+{%- endmacro %}
 
-    {%- do compliance.record_stale_location(database, table, unit.spec, unit.location, 'purge') -%}
-    {%- do compliance.purge_say(label ~ ": COMMITTED, removed " ~ fields.rows_purged ~ " of " ~ fields.rows_before ~ " rows, now at " ~ new_location) -%}
-    {{ return(compliance.purge_result(ctx, database, table, dict(row, state='COMMITTED', new_location=new_location, rows_after=expected_after))) }}
+{#-
+    Step 4 for one checked (READY) partition: swap it unless a batched swap already did, and
+    return its COMMITTED row, or FAILED (backup partition and rewritten copy removed).
+-#}
+{% macro purge_commit(info, ctx, unit, ready, backup, swapped) -%}
+    {%- set label = info.database ~ '.' ~ info.table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
+    {%- set row = dict(ready) -%}
+    {%- do row.pop('partition_pairs', none) -%}
+    {%- if not swapped -%}
+        {%- set step = compliance.purge_execute('swap', compliance.purge_swap_location_sql(info.database, info.table, unit.pairs, row.new_location)) -%}
+        {%- if not step.ok -%}
+            {{ return(compliance.purge_partition_failed(info, ctx, unit, row, backup, row.new_location, 'the location swap failed: ' ~ step.error)) }}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set expected_after = row.rows_before - row.rows_purged -%}
+    {%- do compliance.purge_say(label ~ ": COMMITTED, removed " ~ row.rows_purged ~ " of " ~ row.rows_before ~ " rows, now at " ~ row.new_location) -%}
+    {{ return(compliance.purge_result(ctx, info.database, info.table, dict(row, state='COMMITTED', rows_after=expected_after))) }}
+{%- endmacro %}
+
+{#- A partition that is not swapped: its backup partition and rewritten copy removed, its FAILED row. -#}
+{% macro purge_partition_failed(info, ctx, unit, row, backup, new_location, reason) -%}
+    {%- set label = info.database ~ '.' ~ info.table ~ ' ' ~ (unit.spec or '(unpartitioned)') -%}
+    {#- the backup partition would point at the live data: remove it (external: no data deleted) -#}
+    {%- if unit.pairs -%}
+        {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(info.database, backup, unit.pairs)) -%}
+    {%- endif -%}
+    {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}
+    {%- do adapter.fs_delete(new_location) -%}
+    {%- do compliance.purge_say(label ~ ": FAILED: " ~ reason) -%}
+    {%- set failed = dict(row, state='FAILED', reason=reason, new_location=none, rows_after=none) -%}
+    {%- do failed.pop('partition_pairs', none) -%}
+    {{ return(compliance.purge_result(ctx, info.database, info.table, failed)) }}
 {%- endmacro %}

@@ -206,6 +206,16 @@ def test_results_insert_renders_typed_literals():
     )
     assert "cast(null as string)" in sql and "false" in sql
     assert "cast('2026-01-01 00:00:01.000000' as timestamp))" in sql
+    ctas = squash(render("purge_results_ctas_sql", "s.purge", rows + rows))
+    assert ctas.startswith(
+        "create table s.purge using parquet as select * from values (cast('x' as string), cast('inv' as string)"
+    )
+    assert ctas.count("cast('x' as string)") == 2
+    assert ctas.endswith(
+        "as results (purge_log_id, invocation_id, purge_ts, database_name, table_name, partition_spec, "
+        "identifier_field, state, reason, old_location, new_location, backup_table, rows_before, rows_after, "
+        "rows_purged, dry_run, started_at, ended_at)"
+    )
 
 
 def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
