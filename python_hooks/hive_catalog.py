@@ -2,7 +2,9 @@
 
 The purge macros call these through `adapter.python_hook('python_hooks.hive_catalog:<fn>', ...)`.
 They read the session catalog only (no data), return plain Python for Jinja, and never raise for
-a table that is missing: the caller decides what is an error.  Partition values come back
+a table that is missing: the caller decides what is an error.  Two exceptions, both reporting
+{ok, error} instead of raising: `partition_row_counts` reads the footers of a table's data files,
+and `set_partition_locations` swaps several partitions' locations in one metastore call.  Partition values come back
 unescaped (`10:00`, `o'b`), locations fully qualified and decoded (a Hadoop `Path`, not a URI).
 """
 
