@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import median
 from typing import Any, Callable
 
 import psutil
@@ -87,6 +88,10 @@ def main() -> None:
     )
     parser.add_argument("--rows", type=int, default=5_000_000, help="staging rows (and snapshot members)")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway warehouse")
+    parser.add_argument("--repeat", type=int, default=1, help="repetitions of each job; medians are reported")
+    parser.add_argument(
+        "--jobs", choices=["all", "hourly", "merge"], default="all", help="which comparisons to run"
+    )
     options = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="compaction-bench-"))
@@ -121,16 +126,29 @@ def main() -> None:
         staged_rows = staged.count()
         members = spark.table("crm.member_snapshot").count()
 
-        figures = {}
-        wall, peak, result = measure(
-            lambda: dbt(["run", "--select", "page_view_hourly", "--vars", variables, *common])
-        )
-        figures["hourly dedup, dbt"] = (wall, node_time(result, "page_view_hourly"), peak)
+        runs: dict[str, list[tuple[float, float, int]]] = {}
+
+        def record(job: str, wall: float, node: float, peak: int) -> None:
+            runs.setdefault(job, []).append((wall, node, peak))
+
         window_rows = spark.sql(
             "select count(*) from kafka.page_view_hourly_staging where"
             f" to_timestamp(concat(ds, ' ', lpad(cast(hr as string), 2, '0')), 'yyyy-MM-dd HH')"
             f" between to_timestamp('{now}') - interval 3 days + interval 1 second and to_timestamp('{now}') - interval 1 hour"
         ).first()[0]
+
+        def reset_hourly() -> None:
+            # every repetition is a first run: no output, watermarks or log yet
+            for table in (
+                "page_view_hourly",
+                "page_view_hourly__plan",
+                "page_view_hourly__recompact",
+                "page_view_hourly_late",
+                "compaction_watermarks",
+                "compaction_log",
+                "bench_plain_hourly",
+            ):
+                spark.sql(f"drop table if exists lakehouse.{table}")
 
         def plain_dedup() -> None:
             hour = F.to_timestamp(
@@ -154,15 +172,21 @@ def main() -> None:
                 .saveAsTable("lakehouse.bench_plain_hourly")
             )
 
-        wall, peak, _ = measure(plain_dedup)
-        figures["hourly dedup, plain PySpark"] = (wall, wall, peak)
-
-        wall, peak, result = measure(
-            lambda: dbt(
-                ["run", "--select", "member_merge_inputs", "member_merged", "--vars", variables, *common]
+        def dbt_dedup() -> None:
+            wall, peak, result = measure(
+                lambda: dbt(["run", "--select", "page_view_hourly", "--vars", variables, *common])
             )
-        )
-        figures["merge, dbt"] = (wall, node_time(result, "member_merged"), peak)
+            record("hourly dedup, dbt", wall, node_time(result, "page_view_hourly"), peak)
+
+        def plain_dedup_timed() -> None:
+            wall, peak, _ = measure(plain_dedup)
+            record("hourly dedup, plain PySpark", wall, wall, peak)
+
+        for repetition in range(options.repeat if options.jobs in ("all", "hourly") else 0):
+            reset_hourly()
+            # alternate which job goes first, so that neither always gets the warmer caches
+            for job in (dbt_dedup, plain_dedup_timed)[:: 1 if repetition % 2 == 0 else -1]:
+                job()
 
         def plain_merge() -> None:
             inputs = [
@@ -190,22 +214,38 @@ def main() -> None:
                 .saveAsTable("lakehouse.bench_plain_merged")
             )
 
-        wall, peak, _ = measure(plain_merge)
-        figures["merge, plain PySpark"] = (wall, wall, peak)
+        for _ in range(options.repeat if options.jobs in ("all", "merge") else 0):
+            wall, peak, result = measure(
+                lambda: dbt(
+                    ["run", "--select", "member_merge_inputs", "member_merged", "--vars", variables, *common]
+                )
+            )
+            record("merge, dbt", wall, node_time(result, "member_merged"), peak)
+            wall, peak, _ = measure(plain_merge)
+            record("merge, plain PySpark", wall, wall, peak)
 
         print(
-            f"\ncompaction bench: {staged_rows:,} staged rows ({window_rows:,} in the window), {members:,} members"
+            f"\ncompaction bench: {staged_rows:,} staged rows ({window_rows:,} in the window),"
+            f" {members:,} members; medians of {options.repeat} repetition(s)"
         )
         print(f"{'job':32} {'wall s':>8} {'node s':>8} {'rows/s (node)':>14} {'peak RSS MiB':>13}")
+        figures = {
+            job: tuple(median(run[i] for run in values) for i in range(3)) for job, values in runs.items()
+        }
         for job, (wall, node, peak) in figures.items():
             rows = window_rows if job.startswith("hourly") else members
             print(f"{job:32} {wall:8.1f} {node:8.1f} {rows / node:14,.0f} {peak / 2**20:13,.0f}")
         for what in ("hourly dedup", "merge"):
-            dbt_wall, dbt_node, dbt_peak = figures[f"{what}, dbt"]
-            plain_wall, _, plain_peak = figures[f"{what}, plain PySpark"]
+            if f"{what}, dbt" not in runs:
+                continue
+            pairs = list(zip(runs[f"{what}, dbt"], runs[f"{what}, plain PySpark"], strict=True))
+            node_ratios = [d[1] / p[0] for d, p in pairs]
+            wall_ratios = [d[0] / p[0] for d, p in pairs]
+            peak_ratios = [d[2] / p[2] for d, p in pairs]
             print(
-                f"ratio {what}: node {dbt_node / plain_wall:.2f}, wall {dbt_wall / plain_wall:.2f},"
-                f" peak memory {dbt_peak / plain_peak:.2f} (target <= 1.3)"
+                f"ratio {what}: node {median(node_ratios):.2f}, wall {median(wall_ratios):.2f},"
+                f" peak memory {median(peak_ratios):.2f} (medians of per-repetition ratios; target <= 1.3);"
+                f" node ratio per repetition: {', '.join(f'{r:.2f}' for r in node_ratios)}"
             )
     finally:
         if not options.keep:

@@ -10,17 +10,6 @@
 {%- set dataset = compliance.sql_string(settings.dataset) -%}
 with
 
-source_rows as (
-    select
-        cast(source.`ds` as string) as ds,
-        cast(source.`hr` as string) as hr,
-        {{ compliance.hour_start_sql('source') }} as hour_start,
-        source.{{ ingested_at }} as ingested_at
-    from {{ source_relation }} as source
-    where {{ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds, 'source') }}
-        and source.{{ ingested_at }} <= to_timestamp({{ now }})
-),
-
 last_watermarks as (
     select
         ds,
@@ -58,18 +47,31 @@ expected_counts as (
 ),
 {%- endif %}
 
+{#- one aggregate over the input: only ds, hr and ingested_at are read, the window prunes the
+    partitions, and hour_start is computed once per hour, after the aggregation -#}
 hours as (
     select
-        source_rows.ds,
-        source_rows.hr,
-        min(source_rows.hour_start) as hour_start,
-        count(*) as rows_ready,
-        count_if(source_rows.ingested_at > last_watermarks.last_compacted_at) as late_rows,
-        max(last_watermarks.last_compacted_at) as last_compacted_at
-    from source_rows
-    left join last_watermarks
-        on source_rows.ds = last_watermarks.ds and source_rows.hr = last_watermarks.hr
-    group by source_rows.ds, source_rows.hr
+        counted.ds,
+        counted.hr,
+        {{ compliance.hour_start_sql('counted') }} as hour_start,
+        counted.rows_ready,
+        counted.late_rows,
+        counted.last_compacted_at
+    from (
+        select /*+ BROADCAST(last_watermarks) */
+            cast(source.`ds` as string) as ds,
+            cast(source.`hr` as string) as hr,
+            count(*) as rows_ready,
+            count_if(source.{{ ingested_at }} > last_watermarks.last_compacted_at) as late_rows,
+            max(last_watermarks.last_compacted_at) as last_compacted_at
+        from {{ source_relation }} as source
+        left join last_watermarks
+            on cast(source.`ds` as string) = last_watermarks.ds
+                and cast(source.`hr` as string) = last_watermarks.hr
+        where {{ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds, 'source') }}
+            and source.{{ ingested_at }} <= to_timestamp({{ now }})
+        group by 1, 2
+    ) as counted
 ),
 
 {% if settings.recompact_from_output -%}
