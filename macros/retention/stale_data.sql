@@ -2,13 +2,36 @@
     Contract shared by purge, restore and compaction: whenever this project swaps a location, the
     old location is recorded here.  The stale-data cleaner (retention) deletes it after
     `stale_retention_days`, once no table or partition in the metastore references it.
-    Signature is fixed; the implementation belongs to retention.
+    Signatures are fixed; the implementation belongs to retention.
 #}
 {% macro stale_data_relation() -%}
     {{ compliance.table_ref(target.schema, 'stale_data_records') }}
 {%- endmacro %}
 
 {% macro record_stale_location(database, table, partition_spec, location, reason) %}
+    {% do compliance.record_stale_locations([{
+        'database': database,
+        'table': table,
+        'partition_spec': partition_spec,
+        'location': location,
+        'reason': reason,
+    }]) %}
+{% endmacro %}
+
+{#-
+    The batched form: `rows` is a list of {database, table, partition_spec, location, reason};
+    one insert for all of them.  The purge swaps many partitions of a table at once.
+-#}
+{% macro record_stale_locations(rows) %}
+    {%- if not rows -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set tuples = [] -%}
+    {%- for row in rows -%}
+        {%- do tuples.append('(' ~ compliance.sql_string(row.database) ~ ', ' ~ compliance.sql_string(row.table)
+            ~ ', ' ~ compliance.sql_string(row.partition_spec) ~ ', ' ~ compliance.sql_string(row.location)
+            ~ ', ' ~ compliance.sql_string(row.reason) ~ ')') -%}
+    {%- endfor -%}
     {% call statement('create_stale_data_records') %}
         create table if not exists {{ compliance.stale_data_relation() }} (
             recorded_at timestamp,
@@ -20,15 +43,16 @@
             reason string
         ) using parquet
     {% endcall %}
-    {% call statement('record_stale_location') %}
+    {% call statement('record_stale_locations') %}
         insert into {{ compliance.stale_data_relation() }}
         select
             current_timestamp(),
             {{ compliance.sql_string(invocation_id) }},
-            {{ compliance.sql_string(database) }},
-            {{ compliance.sql_string(table) }},
-            {{ compliance.sql_string(partition_spec) }},
-            {{ compliance.sql_string(location) }},
-            {{ compliance.sql_string(reason) }}
+            cast(stale.database_name as string),
+            cast(stale.table_name as string),
+            cast(stale.partition_spec as string),
+            cast(stale.location as string),
+            cast(stale.reason as string)
+        from values {{ tuples | join(', ') }} as stale (database_name, table_name, partition_spec, location, reason)
     {% endcall %}
 {% endmacro %}
