@@ -77,8 +77,8 @@ create table {{ relation }} (
 ) using parquet
 {%- endmacro %}
 
-{% macro purge_results_insert_sql(relation, rows) -%}
-insert into {{ relation }} values
+{#- `(v1, v2, ...), (...)`: the rows as typed literals, in the relation's column order. -#}
+{% macro purge_results_values_sql(rows) -%}
 {%- for row in rows %}
     (
         {%- for column in compliance.purge_result_columns() -%}
@@ -88,17 +88,16 @@ insert into {{ relation }} values
 {%- endfor %}
 {%- endmacro %}
 
+{% macro purge_results_insert_sql(relation, rows) -%}
+insert into {{ relation }} values
+{{- compliance.purge_results_values_sql(rows) }}
+{%- endmacro %}
+
 {#- The relation created from the first rows in one statement (create table ... as select). -#}
 {% macro purge_results_ctas_sql(relation, rows) -%}
 create table {{ relation }} using parquet as
 select * from values
-{%- for row in rows %}
-    (
-        {%- for column in compliance.purge_result_columns() -%}
-            {{ compliance.purge_result_literal(row[column[0]], column[1]) }}{{ ", " if not loop.last }}
-        {%- endfor -%}
-    ){{ "," if not loop.last }}
-{%- endfor %}
+{{- compliance.purge_results_values_sql(rows) }}
 as results (
     {%- for column in compliance.purge_result_columns() -%}
         {{ column[0] }}{{ ", " if not loop.last }}
