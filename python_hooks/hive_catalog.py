@@ -12,21 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from python_hooks import metastore
+
 _SKIP_TYPES = ("VIEW",)
 
 
-def _catalog(spark: Any) -> Any:
-    return spark._jsparkSession.sessionState().catalog()
-
-
-def _identifier(spark: Any, database: str, table: str) -> Any:
-    jvm = spark._jvm
-    return jvm.org.apache.spark.sql.catalyst.TableIdentifier(table, jvm.scala.Some(database))
+_catalog = metastore._catalog
+_identifier = metastore._ident
 
 
 def _path(spark: Any, uri: Any) -> str:
     """A catalog URI as the decoded, qualified path string Spark SQL expects in LOCATION '...'."""
-    return str(spark._jvm.org.apache.hadoop.fs.Path(uri).toString()).rstrip("/")
+    return metastore._path(spark._jvm, uri)
 
 
 def _seq(scala_seq: Any) -> list[Any]:
@@ -275,39 +272,11 @@ def set_partition_locations(
     have changed or all of it; the caller checks each location and swaps the rest one by one.
     """
     try:
-        jvm = spark._jvm
-        catalog = _catalog(spark)
-        ident = _identifier(spark, database, table)
-        table_meta = catalog.getTableRawMetadata(ident)
-        to_uri = jvm.org.apache.spark.sql.catalyst.catalog.CatalogUtils.stringToURI
-        utils = jvm.org.apache.spark.api.python.PythonUtils
-        changed = []
-        for values, location in partitions:
-            spec = utils.toScalaMap({str(k): str(v) for k, v in values})
-            part = catalog.getPartition(ident, spec)
-            storage = part.storage()
-            moved = storage.copy(
-                jvm.scala.Some(to_uri(str(location))),
-                storage.inputFormat(),
-                storage.outputFormat(),
-                storage.serde(),
-                storage.compressed(),
-                storage.properties(),
-            )
-            changed.append(
-                part.copy(
-                    part.spec(),
-                    moved,
-                    part.parameters(),
-                    part.createTime(),
-                    part.lastAccessTime(),
-                    part.stats(),
-                )
-            )
-        catalog.alterPartitions(ident, utils.toSeq(changed))
-        spark.catalog.refreshTable(f"`{database}`.`{table}`")
-        jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(
-            spark._jsparkSession, table_meta
+        metastore.set_partition_locations(
+            spark,
+            database,
+            table,
+            [([(str(k), str(v)) for k, v in values], str(location)) for values, location in partitions],
         )
     except Exception as exc:  # noqa: BLE001 - the caller swaps one partition at a time instead
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

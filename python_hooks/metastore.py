@@ -150,28 +150,47 @@ def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[t
     refresh(spark, database, table)
 
 
+def set_partition_locations(
+    spark: Any, database: str, table: str, moves: list[tuple[list[tuple[str, str]], str]]
+) -> None:
+    """Point partitions at other directories, all in one metastore call (metadata only).
+
+    `moves` is [(pairs, location), ...].  Does what `alter table ... partition (...) set location`
+    does for each (the same catalog calls: alter the partitions, refresh the table, drop its now
+    stale statistics).
+    """
+    jvm = spark._jvm
+    catalog = _catalog(spark)
+    ident = _ident(spark, database, table)
+    table_meta = catalog.getTableRawMetadata(ident)
+    changed = []
+    for pairs, location in moves:
+        part = catalog.getPartition(ident, _spec_map(spark, pairs))
+        storage = part.storage()
+        moved = storage.copy(
+            jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
+            storage.inputFormat(),
+            storage.outputFormat(),
+            storage.serde(),
+            storage.compressed(),
+            storage.properties(),
+        )
+        changed.append(
+            part.copy(
+                part.spec(), moved, part.parameters(), part.createTime(), part.lastAccessTime(), part.stats()
+            )
+        )
+    catalog.alterPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq(changed))
+    # the public refresh also drops cached data of the table, as ALTER TABLE does
+    spark.catalog.refreshTable(f"`{database.replace('`', '``')}`.`{table.replace('`', '``')}`")
+    jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
+
+
 def set_partition_location(
     spark: Any, database: str, table: str, pairs: list[tuple[str, str]], location: str
 ) -> None:
     """Point one partition at another directory (metadata only)."""
-    jvm = spark._jvm
-    catalog = _catalog(spark)
-    ident = _ident(spark, database, table)
-    part = catalog.getPartition(ident, _spec_map(spark, pairs))
-    storage = part.storage()
-    new_storage = storage.copy(
-        jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(location).toUri()),
-        storage.inputFormat(),
-        storage.outputFormat(),
-        storage.serde(),
-        storage.compressed(),
-        storage.properties(),
-    )
-    new_part = part.copy(
-        part.spec(), new_storage, part.parameters(), part.createTime(), part.lastAccessTime(), part.stats()
-    )
-    catalog.alterPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq([new_part]))
-    refresh(spark, database, table)
+    set_partition_locations(spark, database, table, [(pairs, location)])
 
 
 def set_table_location(spark: Any, database: str, table: str, location: str) -> None:
