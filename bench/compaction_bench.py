@@ -20,53 +20,17 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable
-
-import psutil
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
 
-
-class PeakRss:
-    """Peak resident memory of this process and its children (the JVM) while active."""
-
-    def __init__(self) -> None:
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            total = 0
-            for proc in [me, *me.children(recursive=True)]:
-                try:
-                    total += proc.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            time.sleep(0.05)
-
-    def __enter__(self) -> PeakRss:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def measure(fn: Callable[[], Any]) -> tuple[float, int, Any]:
-    with PeakRss() as rss:
-        start = time.perf_counter()
-        result = fn()
-        wall = time.perf_counter() - start
-    return wall, rss.peak, result
+from measure import measure  # noqa: E402
 
 
 def dbt(args: list[str]) -> Any:

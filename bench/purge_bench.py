@@ -27,48 +27,17 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from measure import measure as measure_call  # noqa: E402
+
 RESULTS = REPO / "bench" / "results"
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
-
-
-class PeakMemory:
-    """Samples the RSS of this process and its children (the JVM) every 50 ms."""
-
-    def __init__(self) -> None:
-        import psutil
-
-        self.process = psutil.Process()
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _rss(self) -> int:
-        total = 0
-        for proc in [self.process, *self.process.children(recursive=True)]:
-            try:
-                total += proc.memory_info().rss
-            except Exception:  # a child that just ended
-                pass
-        return total
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._rss())
-            time.sleep(0.05)
-
-    def __enter__(self) -> PeakMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def dbt(*args: str) -> Any:
@@ -153,11 +122,8 @@ def run_floor(spark: Any, database: str) -> None:
 
 
 def measure(fn: Any) -> tuple[float, int]:
-    with PeakMemory() as memory:
-        started = time.perf_counter()
-        fn()
-        elapsed = time.perf_counter() - started
-    return elapsed, memory.peak
+    elapsed, peak, _ = measure_call(fn)
+    return elapsed, peak
 
 
 def point(spark: Any, rows: int, partitions: int, touched: int) -> dict[str, Any]:
