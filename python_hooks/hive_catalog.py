@@ -10,6 +10,7 @@ unescaped (`10:00`, `o'b`), locations fully qualified and decoded (a Hadoop `Pat
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from python_hooks import metastore
@@ -214,28 +215,87 @@ def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
         reader.close()
 
 
-def _location_rows(spark: Any, location: str, storage_format: str) -> int:
-    """Rows in the data files directly under `location`, from their footers (no Spark job).
+def _data_files(spark: Any, location: str, exclude: str | None = None) -> list[Any]:
+    """The data files Spark reads under `location`, recursively, as Hadoop FileStatus objects.
 
-    The files Spark reads for a partition: names starting with `_` or `.` are left out.  A
-    sub-directory (which Spark would not read as part of a Hive partition) raises.
+    Names starting with `_` or `.` are left out at every level (Spark's rule), and so is the
+    directory `exclude` (an unpartitioned table's staging directory lies inside its location).
+    A location that does not exist has no files.
     """
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(location)
     fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
-    if not fs.exists(path):
-        return 0
-    rows = 0
-    for status in fs.listStatus(path):
-        name = str(status.getPath().getName())
-        if name.startswith(("_", ".")):
+    skip = str(fs.makeQualified(jvm.org.apache.hadoop.fs.Path(exclude)).toString()) if exclude else None
+    files: list[Any] = []
+    pending = [path]
+    while pending:
+        directory = pending.pop()
+        if not fs.exists(directory):
             continue
-        if status.isDirectory():
-            raise ValueError(f"{location} holds a directory, {name}")
-        if status.getLen() == 0:
+        for status in fs.listStatus(directory):
+            child = status.getPath()
+            if str(child.getName()).startswith(("_", ".")):
+                continue
+            if skip is not None and str(child.toString()) == skip:
+                continue
+            if status.isDirectory():
+                pending.append(child)
+            else:
+                files.append(status)
+    return sorted(files, key=lambda status: str(status.getPath().toString()))
+
+
+def _location_rows(spark: Any, location: str, storage_format: str, exclude: str | None = None) -> int:
+    """Rows in the data files under `location`, from their footers (no Spark job)."""
+    return sum(
+        _file_rows(spark, status, storage_format)
+        for status in _data_files(spark, location, exclude)
+        if status.getLen() > 0
+    )
+
+
+def location_snapshots(
+    spark: Any,
+    database: str,
+    table: str,
+    locations: list[str],
+    exclude: str | None = None,
+    count_rows: bool = True,
+) -> dict[str, dict[str, Any]]:
+    """For each location of `database.table`: {fingerprint, rows}; never raises.
+
+    `fingerprint` is an md5 of the data files' paths, sizes and modification times (Gobblin's
+    commit check compares it before the rewrite and before the swap); `rows` is the row count
+    read from those files' footers, or None when the table is not parquet or ORC, a footer cannot
+    be read, or `count_rows` is false (the caller then counts with Spark SQL).  A location that
+    cannot be listed gets fingerprint None, which never equals a later one.
+    """
+    storage_format = None
+    if count_rows:
+        try:
+            meta = _catalog(spark).getTableMetadata(_identifier(spark, database, table))
+            storage_format = _storage_format(meta)
+        except Exception:  # noqa: BLE001 - rows stay unknown; the caller counts with Spark SQL
+            storage_format = None
+    snapshots: dict[str, dict[str, Any]] = {}
+    for location in locations:
+        try:
+            files = _data_files(spark, location, exclude)
+        except Exception:  # noqa: BLE001 - an unlistable location fails the commit check
+            snapshots[location] = {"fingerprint": None, "rows": None}
             continue
-        rows += _file_rows(spark, status, storage_format)
-    return rows
+        lines = "\n".join(
+            f"{status.getPath().toString()}|{status.getLen()}|{status.getModificationTime()}"
+            for status in files
+        )
+        rows = None
+        if storage_format is not None:
+            try:
+                rows = sum(_file_rows(spark, s, storage_format) for s in files if s.getLen() > 0)
+            except Exception:  # noqa: BLE001 - an unreadable footer: the caller counts with Spark
+                rows = None
+        snapshots[location] = {"fingerprint": hashlib.md5(lines.encode()).hexdigest(), "rows": rows}
+    return snapshots
 
 
 def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any]:

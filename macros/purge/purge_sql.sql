@@ -28,8 +28,9 @@
 {%- endmacro %}
 
 {#-
-    The one scan per table: rows per partition and how many of them hold a listed id, so that
-    only partitions with ids are rewritten and the log has before/purged counts for every one.
+    The one scan per table: per partition, how many rows hold a listed id (a broadcast semi-join,
+    so only those rows reach the aggregate).  Partitions without one do not appear: they are
+    skipped.  Rows before the purge are read from the rewritten partitions' file footers.
 -#}
 {% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column) -%}
     {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column)) }}
@@ -40,10 +41,9 @@ select /*+ BROADCAST(b) */
     {%- for column in partition_columns %}
     cast(a.{{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
     {%- endfor %}
-    count(*) as rows_before,
-    count(b.{{ compliance.quote_ident(id_column) }}) as rows_purged
+    count(*) as rows_purged
 from {{ compliance.table_ref(database, table) }} as a
-left outer join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
+left semi join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
     on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
 {%- if partition_columns %}
 group by
@@ -153,7 +153,8 @@ drop if exists partition {{ compliance.partition_clause(partition_pairs) }}
 {%- endmacro %}
 
 {% macro default__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column) -%}
-insert overwrite table {{ compliance.table_ref(database, staging_table) }}
+{#- the staging table is new and empty: a plain insert, without dynamic overwrite's extra renames -#}
+insert into table {{ compliance.table_ref(database, staging_table) }}
 partition (
     {%- for column in partition_columns -%}
         {{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}

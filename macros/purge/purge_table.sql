@@ -25,19 +25,19 @@
 {%- endmacro %}
 
 {#-
-    The data files of a location (name, size, modification time), leaving out this run's staging
-    directory: an unpartitioned table's staging directory lies inside the table location.
+    {location: {fingerprint, rows}} of partition (or table) locations: the data files' md5
+    fingerprint (paths, sizes, modification times) for the commit check and their row count from
+    the files' footers (none when they cannot be read).  `exclude` leaves out this run's staging
+    directory, which for an unpartitioned table lies inside the table location.
 -#}
-{% macro purge_fingerprint(location, exclude) -%}
-    {%- set entries = [] -%}
-    {%- set skip = adapter.fs_qualify(exclude) -%}
-    {%- for entry in adapter.fs_list(location, recursive=true) -%}
-        {%- if not entry.is_dir and not entry.name.startswith('_') and not entry.name.startswith('.')
-            and entry.path != skip and not entry.path.startswith(skip ~ '/') -%}
-            {%- do entries.append(entry.path ~ '|' ~ entry.size ~ '|' ~ entry.modification_time) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(local_md5(entries | join('\n'))) }}
+{% macro purge_snapshots(info, locations, exclude, count_rows=true) -%}
+    {{ return(compliance.purge_catalog('location_snapshots', {'database': info.database, 'table': info.table,
+        'locations': locations, 'exclude': exclude, 'count_rows': count_rows})) }}
+{%- endmacro %}
+
+{#- This run's staging directory: `<table location>/<ts>` (Gobblin's layout). -#}
+{% macro purge_staging_location(info, ctx) -%}
+    {{ return(info.location ~ '/' ~ ctx.ts) }}
 {%- endmacro %}
 
 {% macro purge_say(message) -%}
@@ -123,7 +123,7 @@
     {%- set base = {'identifier_field': identifier.field, 'started_at': started} -%}
     {%- set partition_columns = info.partition_columns -%}
 
-    {#- one scan: rows and rows with ids, per partition -#}
+    {#- one scan: the rows with a listed id, per partition; the other partitions are not read -#}
     {%- set scan = compliance.purge_execute('scan', compliance.purge_scan_sql(database, table, partition_columns, identifier.path, ids.database, ids.table, ids.column)) -%}
     {%- if not scan.ok -%}
         {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}
@@ -131,13 +131,13 @@
         {%- do results.append(compliance.purge_result(ctx, database, table, dict(base, state='FAILED', reason=reason))) -%}
         {{ return(results) }}
     {%- endif -%}
-    {%- set counts = {} -%}
+    {%- set purged = {} -%}
     {%- for row in scan.rows -%}
         {%- set pairs = [] -%}
         {%- for column in partition_columns -%}
             {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
         {%- endfor -%}
-        {%- do counts.update({adapter.partition_path(pairs) if pairs else '': {'before': row[-2], 'purged': row[-1]}}) -%}
+        {%- do purged.update({adapter.partition_path(pairs) if pairs else '': row[-1]}) -%}
     {%- endfor -%}
 
     {#- the units of work: every partition, or the table itself -#}
@@ -150,19 +150,38 @@
         {%- do units.append({'pairs': [], 'spec': none, 'location': info.location}) -%}
     {%- endif -%}
 
+    {#-
+        The partitions with ids: their files' fingerprint (the commit check compares it again
+        before the swap) and rows, taken before anything is written.
+    -#}
+    {%- set hit = [] -%}
+    {%- for unit in units -%}
+        {%- if purged.get(unit.spec or '', 0) > 0 -%}{%- do hit.append(unit.location) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx)) if hit else {} -%}
+
     {%- set todo = [] -%}
     {%- for unit in units -%}
-        {%- set c = counts.get(unit.spec or '', {'before': 0, 'purged': 0}) -%}
-        {%- set fields = dict(base, partition_spec=unit.spec, old_location=unit.location, rows_before=c.before, rows_purged=c.purged, rows_after=c.before - c.purged) -%}
-        {%- if c.purged == 0 -%}
-            {%- do fields.update({'state': 'SKIPPED', 'reason': 'no listed id in this partition', 'new_location': unit.location, 'rows_purged': 0}) -%}
-            {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
-        {%- elif ctx.dry_run -%}
-            {%- do fields.update({'state': 'DRY_RUN', 'reason': 'would remove ' ~ c.purged ~ ' of ' ~ c.before ~ ' rows'}) -%}
-            {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": DRY_RUN, would remove " ~ c.purged ~ " of " ~ c.before ~ " rows") -%}
-            {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
+        {%- set rows_purged = purged.get(unit.spec or '', 0) -%}
+        {%- if rows_purged == 0 -%}
+            {%- do results.append(compliance.purge_result(ctx, database, table, dict(base, partition_spec=unit.spec, old_location=unit.location,
+                state='SKIPPED', reason='no listed id in this partition', new_location=unit.location, rows_purged=0))) -%}
         {%- else -%}
-            {%- do todo.append({'unit': unit, 'fields': fields}) -%}
+            {%- set snapshot = snapshots[unit.location] -%}
+            {%- set rows_before = snapshot.rows -%}
+            {%- if rows_before is none -%}
+                {%- set counted = compliance.purge_execute('count', compliance.purge_count_sql(database, table, unit.pairs)) -%}
+                {%- set rows_before = counted.rows[0][0] if counted.ok else none -%}
+            {%- endif -%}
+            {%- set fields = dict(base, partition_spec=unit.spec, old_location=unit.location, rows_before=rows_before, rows_purged=rows_purged,
+                rows_after=(rows_before - rows_purged) if rows_before is not none else none) -%}
+            {%- if ctx.dry_run -%}
+                {%- do fields.update({'state': 'DRY_RUN', 'reason': 'would remove ' ~ rows_purged ~ ' of ' ~ rows_before ~ ' rows'}) -%}
+                {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": DRY_RUN, would remove " ~ rows_purged ~ " of " ~ rows_before ~ " rows") -%}
+                {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
+            {%- else -%}
+                {%- do todo.append({'unit': unit, 'fields': fields, 'fingerprint': snapshot.fingerprint}) -%}
+            {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
     {%- do compliance.purge_say(name ~ " (" ~ identifier.field ~ "): " ~ units | length ~ " partition(s), "
@@ -181,7 +200,7 @@
     {%- set results = [] -%}
     {%- set staging = table ~ '_staging_' ~ ctx.ts -%}
     {%- set backup = table ~ '_backup_' ~ ctx.ts -%}
-    {%- set staging_location = info.location ~ '/' ~ ctx.ts -%}
+    {%- set staging_location = compliance.purge_staging_location(info, ctx) -%}
     {%- set partitioned = info.partition_columns | length > 0 -%}
     {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
     {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
@@ -200,10 +219,6 @@
         {{ return(results) }}
     {%- endif -%}
 
-    {#- the files each rewrite starts from, for the commit check -#}
-    {%- for item in todo -%}
-        {%- do item.update({'fingerprint': compliance.purge_fingerprint(item.unit.location, staging_location)}) -%}
-    {%- endfor -%}
     {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, todo) if partitioned and todo | length > 1 else none -%}
     {#- step 3 for every partition in one statement (each partition adds its own if this fails) -#}
     {%- set backed_up = false -%}
@@ -295,7 +310,7 @@
     {%- set table = info.table -%}
     {%- set started = compliance.purge_now() -%}
     {%- set row = dict(fields, started_at=started, backup_table=database ~ '.' ~ backup) -%}
-    {%- set expected_after = fields.rows_before - fields.rows_purged -%}
+    {%- set expected_after = (fields.rows_before - fields.rows_purged) if fields.rows_before is not none else none -%}
     {%- set new_location = (staging_location ~ '/' ~ unit.spec) if unit.pairs else staging_location -%}
     {%- if staged is none -%}
         {%- set step = compliance.purge_execute('rewrite', compliance.purge_rewrite_sql(database, staging, table, info.data_columns, unit.pairs, identifier.path, ids.database, ids.table, ids.column)) -%}
@@ -315,7 +330,7 @@
             {%- set counted = {'ok': true, 'rows': [[staged.rows]]} -%}
         {%- endif -%}
         {%- set after = counted.rows[0][0] if counted.ok else none -%}
-        {%- if after != expected_after -%}
+        {%- if after is none or after != expected_after -%}
             {%- set reason = 'the rewrite holds ' ~ after ~ ' rows, expected ' ~ expected_after ~ ' (' ~ fields.rows_before ~ ' minus ' ~ fields.rows_purged
                 ~ '): the partition changed during the purge' ~ ('' if counted.ok else ' (' ~ counted.error ~ ')') ~ '; not swapped, the next run purges it again' -%}
         {%- endif -%}
@@ -329,7 +344,8 @@
     {%- if reason is none -%}
         {%- do compliance.purge_before_swap(database, table, unit.pairs, unit.location) -%}
         {#- Gobblin's commit check: the files read by the rewrite must still be the partition's files -#}
-        {%- if compliance.purge_fingerprint(unit.location, staging_location) != before -%}
+        {%- set now = compliance.purge_snapshots(info, [unit.location], staging_location, count_rows=false)[unit.location] -%}
+        {%- if now.fingerprint is none or now.fingerprint != before -%}
             {%- set reason = 'the files of the partition changed between the start of the rewrite and the swap (a concurrent write?): not swapped, the next run purges it again' -%}
         {%- endif -%}
     {%- endif -%}

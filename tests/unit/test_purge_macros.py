@@ -118,9 +118,10 @@ def test_scan_is_one_query_per_table_with_a_broadcast_id_table():
         )
     )
     assert sql.startswith("select /*+ BROADCAST(b) */ cast(a.`datepartition` as string) as `datepartition`,")
-    assert "count(*) as rows_before, count(b.`guestid`) as rows_purged" in sql
+    # a semi-join: only rows with a listed id reach the aggregate
+    assert "`is_guest`, count(*) as rows_purged from `tracking`.`event` as a" in sql
     assert (
-        "left outer join ( select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b"
+        "left semi join ( select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b"
         in sql
     )
     assert "on a.`metadata`.`guestid` = b.`guestid`" in sql
@@ -234,7 +235,7 @@ def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
         )
     )
     assert sql.startswith(
-        "insert overwrite table `db`.`t_staging_1` partition (`ds`, `hr`) select /*+ BROADCAST(b) */"
+        "insert into table `db`.`t_staging_1` partition (`ds`, `hr`) select /*+ BROADCAST(b) */"
     )
     assert "a.`metadata`, a.`payload`, a.`ds`, a.`hr` from `db`.`t` as a left anti join" in sql
     assert sql.endswith("where (a.`ds` = 'a' and a.`hr` = '01') or (a.`ds` = 'b\\'c' and a.`hr` = '02')")

@@ -141,6 +141,10 @@ class TestPurgeTables:
         assert hour.started_at <= hour.ended_at
         clean = by_key[("events", "ds=2024-01-01 10%3A00/hr=x y")]
         assert (clean.state, clean.rows_purged, clean.new_location) == ("SKIPPED", 0, clean.old_location)
+        # a skipped partition is not read beyond the id scan: its counts are unknown, not 0
+        assert (clean.rows_before, clean.rows_after) == (None, None)
+        flat = by_key[("flat", None)]
+        assert flat.rows_before == flat.rows_after + flat.rows_purged and flat.rows_purged > 0
         assert by_key[("flat", None)].state == "COMMITTED"
         assert {r.state for r in rows} == {"COMMITTED", "SKIPPED"}
         assert len(rows) == 3 + 2 + 2 + 1
