@@ -4,7 +4,7 @@
     recompact_from_output.  Actions that write a completion record (Gobblin's
     _COMPACTION_COMPLETE): compact, recompact, copy_late.  Held and skipped hours are only logged.
 #}
-{% macro hourly_plan_sql(source_relation, counts_relation, watermarks_relation, log_relation, late_relation, settings) -%}
+{% macro hourly_plan_sql(source_relation, counts_relation, watermarks_relation, log_relation, late_relation, settings, late_after=none) -%}
 {%- set now = compliance.sql_string(settings.now) -%}
 {%- set ingested_at = compliance.quote_ident(settings.ingested_at) -%}
 {%- set dataset = compliance.sql_string(settings.dataset) -%}
@@ -47,31 +47,57 @@ expected_counts as (
 ),
 {%- endif %}
 
-{#- one aggregate over the input: only ds, hr and ingested_at are read, the window prunes the
-    partitions, and hour_start is computed once per hour, after the aggregation -#}
+{#-
+    Per hour: rows ready (ingested by `now`) and late rows (ingested after the hour's last
+    completion record).  The ready count is one aggregate over ds, hr and ingested_at, the window
+    pruning the partitions.  Only hours with a completion record can have late rows, and only rows
+    ingested after the earliest of those records (`late_after`, a literal, so that parquet and ORC
+    skip the row groups written before it) are joined to their hour's record.
+-#}
 hours as (
     select
-        counted.ds,
-        counted.hr,
-        {{ compliance.hour_start_sql('counted') }} as hour_start,
-        counted.rows_ready,
-        counted.late_rows,
-        counted.last_compacted_at
+        ready.ds,
+        ready.hr,
+        {{ compliance.hour_start_sql('ready') }} as hour_start,
+        ready.rows_ready,
+        coalesce(late.late_rows, 0) as late_rows,
+        last_watermarks.last_compacted_at
     from (
+        select
+            cast(source.`ds` as string) as ds,
+            cast(source.`hr` as string) as hr,
+            count(*) as rows_ready
+        from {{ source_relation }} as source
+        where {{ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds, 'source') }}
+            and source.{{ ingested_at }} <= to_timestamp({{ now }})
+        group by 1, 2
+    ) as ready
+    left join last_watermarks
+        on ready.ds = last_watermarks.ds and ready.hr = last_watermarks.hr
+    left join (
+{%- if late_after is not none %}
         select /*+ BROADCAST(last_watermarks) */
             cast(source.`ds` as string) as ds,
             cast(source.`hr` as string) as hr,
-            count(*) as rows_ready,
-            count_if(source.{{ ingested_at }} > last_watermarks.last_compacted_at) as late_rows,
-            max(last_watermarks.last_compacted_at) as last_compacted_at
+            count(*) as late_rows
         from {{ source_relation }} as source
-        left join last_watermarks
+        inner join last_watermarks
             on cast(source.`ds` as string) = last_watermarks.ds
                 and cast(source.`hr` as string) = last_watermarks.hr
         where {{ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds, 'source') }}
             and source.{{ ingested_at }} <= to_timestamp({{ now }})
+            and source.{{ ingested_at }} > cast({{ compliance.sql_string(late_after) }} as timestamp)
+            and source.{{ ingested_at }} > last_watermarks.last_compacted_at
         group by 1, 2
-    ) as counted
+{%- else %}
+        select
+            cast(null as string) as ds,
+            cast(null as string) as hr,
+            cast(null as bigint) as late_rows
+        where false
+{%- endif %}
+    ) as late
+        on ready.ds = late.ds and ready.hr = late.hr
 ),
 
 {% if settings.recompact_from_output -%}

@@ -109,10 +109,16 @@
     {% call statement('drop_compaction_plan') %}
         drop table if exists {{ inputs.plan }}
     {% endcall %}
+    {#- the earliest completion record of an hour in the window: older rows cannot be late -#}
+    {%- set late_after = run_query(
+        "select cast(min(compaction_started_at) as string) from " ~ inputs.watermarks
+        ~ " where dataset = " ~ compliance.sql_string(settings.dataset)
+        ~ " and " ~ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds)
+    ).columns[0].values()[0] -%}
     {% call statement('create_compaction_plan') %}
         create table {{ inputs.plan }} using parquet as
         {{ compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
-            inputs.late if late_exists else none, settings) }}
+            inputs.late if late_exists else none, settings, late_after) }}
     {% endcall %}
     {% if settings.recompact_from_output %}
         {%- set target_exists = adapter.get_relation(database=none, schema=this.schema, identifier=this.identifier) is not none -%}
@@ -140,9 +146,13 @@
 {%- set column_list -%}
 {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
 {%- endset -%}
-{%- set actions = run_query('select distinct action from ' ~ inputs.plan).columns[0].values() | list -%}
-{%- set published_hours = run_query(
-    "select ds, hr from " ~ inputs.plan ~ " where action in ('compact', 'recompact')").rows -%}
+{#- one small query: the actions taken and the hours published -#}
+{%- set decisions = run_query('select action, ds, hr from ' ~ inputs.plan ~ " where action <> 'up_to_date'").rows -%}
+{%- set actions = decisions | map(attribute=0) | unique | list -%}
+{%- set published_hours = [] -%}
+{%- for decision in decisions if decision[0] in ['compact', 'recompact'] -%}
+{%- do published_hours.append([decision[1], decision[2]]) -%}
+{%- endfor -%}
 {% if not settings.recompact_from_output %}
 {% call statement('create_late_table') %}
             create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
