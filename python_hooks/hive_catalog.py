@@ -2,9 +2,11 @@
 
 The purge macros call these through `adapter.python_hook('python_hooks.hive_catalog:<fn>', ...)`.
 They read the session catalog only (no data), return plain Python for Jinja, and never raise for
-a table that is missing: the caller decides what is an error.  Two exceptions, both reporting
-{ok, error} instead of raising: `partition_row_counts` reads the footers of a table's data files,
-and `set_partition_locations` swaps several partitions' locations in one metastore call.  Partition values come back
+a table that is missing: the caller decides what is an error.  Three exceptions, none of which
+raises: `location_snapshots` lists partitions' data files and reads their footers (the commit
+check's fingerprint and the rows before a rewrite), `partition_row_counts` reads the footers of a
+table's data files, and `set_partition_locations` swaps several partitions' locations in one
+metastore call.  Partition values come back
 unescaped (`10:00`, `o'b`), locations fully qualified and decoded (a Hadoop `Path`, not a URI).
 """
 
@@ -216,7 +218,7 @@ def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
 
 
 def _data_files(spark: Any, location: str, exclude: str | None = None) -> list[Any]:
-    """The data files Spark reads under `location`, recursively, as Hadoop FileStatus objects.
+    """The data files under `location`, recursively, as Hadoop FileStatus objects.
 
     Names starting with `_` or `.` are left out at every level (Spark's rule), and so is the
     directory `exclude` (an unpartitioned table's staging directory lies inside its location).
@@ -245,13 +247,30 @@ def _data_files(spark: Any, location: str, exclude: str | None = None) -> list[A
     return sorted(files, key=lambda status: str(status.getPath().toString()))
 
 
-def _location_rows(spark: Any, location: str, storage_format: str, exclude: str | None = None) -> int:
-    """Rows in the data files under `location`, from their footers (no Spark job)."""
-    return sum(
-        _file_rows(spark, status, storage_format)
-        for status in _data_files(spark, location, exclude)
-        if status.getLen() > 0
-    )
+def _read_files(spark: Any, location: str, files: list[Any], recursive: bool) -> list[Any] | None:
+    """Of `files` (all under `location`), the ones Spark reads, or None when that is unclear.
+
+    Spark reads an unpartitioned table's location recursively, but a partition's directory only
+    at its top level; a partition with a sub-directory (Hive-on-Tez's HIVE_UNION_SUBDIR_n, say)
+    gives None, and the caller counts its rows with Spark SQL instead of from footers.
+    """
+    if recursive:
+        return files
+    top = str(spark._jvm.org.apache.hadoop.fs.Path(location).toUri().getPath()).rstrip("/")
+    if any(str(status.getPath().getParent().toUri().getPath()).rstrip("/") != top for status in files):
+        return None
+    return files
+
+
+def _location_rows(spark: Any, location: str, storage_format: str) -> int:
+    """Rows in the data files directly under a partition `location`, from their footers.
+
+    A sub-directory (which Spark would not read as part of a Hive partition) raises.
+    """
+    files = _read_files(spark, location, _data_files(spark, location), recursive=False)
+    if files is None:
+        raise ValueError(f"{location} holds a sub-directory")
+    return sum(_file_rows(spark, status, storage_format) for status in files if status.getLen() > 0)
 
 
 def location_snapshots(
@@ -264,17 +283,20 @@ def location_snapshots(
 ) -> dict[str, dict[str, Any]]:
     """For each location of `database.table`: {fingerprint, rows}; never raises.
 
-    `fingerprint` is an md5 of the data files' paths, sizes and modification times (Gobblin's
-    commit check compares it before the rewrite and before the swap); `rows` is the row count
-    read from those files' footers, or None when the table is not parquet or ORC, a footer cannot
-    be read, or `count_rows` is false (the caller then counts with Spark SQL).  A location that
-    cannot be listed gets fingerprint None, which never equals a later one.
+    `fingerprint` is an md5 of the data files' paths, sizes and modification times, recursively
+    (Gobblin's commit check compares it before the rewrite and before the swap); `rows` is the
+    row count read from the footers of the files Spark reads there, or None when the table is not
+    parquet or ORC, a partition has a sub-directory, a footer cannot be read, or `count_rows` is
+    false (the caller then counts with Spark SQL).  A location that cannot be listed gets
+    fingerprint None.
     """
     storage_format = None
+    partitioned = True
     if count_rows:
         try:
             meta = _catalog(spark).getTableMetadata(_identifier(spark, database, table))
             storage_format = _storage_format(meta)
+            partitioned = bool(_seq(meta.partitionColumnNames()))
         except Exception:  # noqa: BLE001 - rows stay unknown; the caller counts with Spark SQL
             storage_format = None
     snapshots: dict[str, dict[str, Any]] = {}
@@ -289,12 +311,14 @@ def location_snapshots(
             for status in files
         )
         rows = None
-        if storage_format is not None:
+        read = _read_files(spark, location, files, recursive=not partitioned)
+        if storage_format is not None and read is not None:
             try:
-                rows = sum(_file_rows(spark, s, storage_format) for s in files if s.getLen() > 0)
+                rows = sum(_file_rows(spark, s, storage_format) for s in read if s.getLen() > 0)
             except Exception:  # noqa: BLE001 - an unreadable footer: the caller counts with Spark
                 rows = None
-        snapshots[location] = {"fingerprint": hashlib.md5(lines.encode()).hexdigest(), "rows": rows}
+        digest = hashlib.md5(lines.encode(), usedforsecurity=False).hexdigest()
+        snapshots[location] = {"fingerprint": digest, "rows": rows}
     return snapshots
 
 

@@ -158,6 +158,10 @@
     {%- for unit in units -%}
         {%- if purged.get(unit.spec or '', 0) > 0 -%}{%- do hit.append(unit.location) -%}{%- endif -%}
     {%- endfor -%}
+    {%- if hit -%}
+        {#- the rewrite must list the files fingerprinted now, not the ones the scan listed -#}
+        {%- do compliance.purge_execute('refresh before rewrite', 'refresh table ' ~ compliance.table_ref(database, table)) -%}
+    {%- endif -%}
     {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx)) if hit else {} -%}
 
     {%- set todo = [] -%}
@@ -175,7 +179,13 @@
             {%- endif -%}
             {%- set fields = dict(base, partition_spec=unit.spec, old_location=unit.location, rows_before=rows_before, rows_purged=rows_purged,
                 rows_after=(rows_before - rows_purged) if rows_before is not none else none) -%}
-            {%- if ctx.dry_run -%}
+            {%- if snapshot.fingerprint is none or rows_before is none -%}
+                {%- set reason = ('could not list the files of ' ~ unit.location) if snapshot.fingerprint is none
+                    else ('could not count its rows: ' ~ counted.error) -%}
+                {%- set reason = reason ~ '; nothing was written, the next run tries again' -%}
+                {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
+                {%- do results.append(compliance.purge_result(ctx, database, table, dict(fields, state='FAILED', reason=reason, rows_after=none))) -%}
+            {%- elif ctx.dry_run -%}
                 {%- do fields.update({'state': 'DRY_RUN', 'reason': 'would remove ' ~ rows_purged ~ ' of ' ~ rows_before ~ ' rows'}) -%}
                 {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": DRY_RUN, would remove " ~ rows_purged ~ " of " ~ rows_before ~ " rows") -%}
                 {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}

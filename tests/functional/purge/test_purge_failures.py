@@ -7,6 +7,7 @@ import json
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
+from python_hooks import hive_catalog
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     count,
@@ -204,3 +205,44 @@ class TestPurgeFailures:
             expect_pass=False,
         )
         assert "p_dry.visits.page is string but the id column p_ids.ids.guestid is bigint" in logs
+
+
+class TestPartitionWithASubdirectory:
+    """Spark reads a Hive partition's directory at its top level only; its rows are counted so."""
+
+    @pytest.fixture(scope="class")
+    def tables(self, project, spark, id_table):
+        spark.sql("drop database if exists p_nested cascade")
+        spark.sql("create database p_nested")
+        spark.sql(f"""
+            create table p_nested.events (guestid bigint, payload string) partitioned by (ds string)
+            stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        for ds in ("flat", "nested"):
+            spark.sql(
+                f"insert into p_nested.events partition (ds = '{ds}') select id, 'x' from range(1000, 1010)"
+            )
+        nested = location(spark, "p_nested", "events", [["ds", "nested"]])
+        # what Hive-on-Tez leaves behind: a sub-directory Spark does not read for this partition
+        spark.range(1000, 1005).selectExpr("id as guestid", "'hidden' as payload").write.parquet(
+            f"{nested}/HIVE_UNION_SUBDIR_1"
+        )
+        return nested
+
+    def test_rows_come_from_footers_only_where_spark_reads_every_file(self, project, spark, tables):
+        flat = location(spark, "p_nested", "events", [["ds", "flat"]])
+        snapshots = hive_catalog.location_snapshots(spark, "p_nested", "events", [flat, tables])
+        assert snapshots[flat]["rows"] == 10
+        assert snapshots[tables]["rows"] is None  # the purge counts it with Spark SQL instead
+        assert snapshots[tables]["fingerprint"] != snapshots[flat]["fingerprint"]
+
+    def test_the_partition_is_purged_and_counted_as_spark_reads_it(self, project, spark, tables):
+        purge("p_nested.events")
+        rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, "p_nested"))}
+        assert {spec: r.state for spec, r in rows.items()} == {
+            "ds=flat": "COMMITTED",
+            "ds=nested": "COMMITTED",
+        }
+        nested = rows["ds=nested"]
+        assert (nested.rows_before, nested.rows_purged, nested.rows_after) == (10, 3, 7)
+        assert remaining_ids(spark, "p_nested.events") == 0
+        assert count(spark, "select count(*) from p_nested.events") == 14
