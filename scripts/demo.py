@@ -181,7 +181,9 @@ def summary(
 
     print("\nPurged (purge_log)")
     table(
-        "select state, count(*) as partitions, sum(rows_before) as rows_before, sum(rows_purged) as rows_purged "
+        "select state, count(*) as partitions, sum(rows_purged) as rows_purged, "
+        # skipped partitions are not read beyond the id scan: their row counts are null
+        "coalesce(cast(sum(rows_before) as string), 'not read') as rows_before "
         "from lakehouse.purge_log group by state order by state"
     )
     print(f"  rows holding a listed id: {ids_before} before, {ids_after_purge} after the purge")
