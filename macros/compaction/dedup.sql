@@ -74,3 +74,12 @@
     and unix_timestamp({{ compliance.hour_start_sql(alias) }})
         > unix_timestamp(to_timestamp({{ compliance.sql_string(now) }})) - {{ max_seconds | int }}
 {%- endmacro %}
+
+{#- No rows, shaped like a per-hour count (ds, hr, `count_column`): the branch for an absent input. -#}
+{% macro no_hours_sql(count_column) -%}
+    select
+        cast(null as string) as ds,
+        cast(null as string) as hr,
+        cast(null as bigint) as {{ compliance.quote_ident(count_column) }}
+    where false
+{%- endmacro %}

@@ -39,11 +39,7 @@ expected_counts as (
 ),
 {%- else -%}
 expected_counts as (
-    select
-        cast(null as string) as ds,
-        cast(null as string) as hr,
-        cast(null as bigint) as expected_count
-    where false
+    {{ compliance.no_hours_sql('expected_count') }}
 ),
 {%- endif %}
 
@@ -90,11 +86,7 @@ hours as (
             and source.{{ ingested_at }} > last_watermarks.last_compacted_at
         group by 1, 2
 {%- else %}
-        select
-            cast(null as string) as ds,
-            cast(null as string) as hr,
-            cast(null as bigint) as late_rows
-        where false
+{{ compliance.no_hours_sql('late_rows') }}
 {%- endif %}
     ) as late
         on ready.ds = late.ds and ready.hr = late.hr

@@ -209,9 +209,7 @@
                 group by 1, 2
             ) as late on plan.ds = late.ds and plan.hr = late.hr
             {%- else %}
-            left join (
-                select cast(null as string) as ds, cast(null as string) as hr, cast(null as bigint) as rows_out
-            ) as late on false
+            left join ({{ compliance.no_hours_sql('rows_out') }}) as late on false
             {%- endif %}
             where plan.action in ('compact', 'recompact', 'copy_late')
         {% endcall %}
