@@ -262,15 +262,7 @@ class Retention:
                 filesystem.mkdirs(self.spark, scratch)
                 metastore.drop_table_metadata(self.spark, table, scratch)
         except Exception as exc:  # noqa: BLE001
-            self.log(
-                kind,
-                "drop",
-                table.database,
-                table.name,
-                None,
-                table.location,
-                failure=f"could not drop the table's metadata: {_reason(exc)}",
-            )
+            self._drop_failed(kind, table, None, table.location, f"the table's metadata: {_reason(exc)}")
             return
         self._forget(table.database, table.name)
         # its own directory (managed, or named after it like purge's external backups) is its own to delete
@@ -299,19 +291,19 @@ class Retention:
             return
         self._delete_logged(kind, table.database, table.name, None, table.location, own_roots)
 
+    def _drop_failed(
+        self, kind: str, table: Table, spec: str | None, location: str | None, what: str
+    ) -> None:
+        """Log a metadata drop that failed; nothing was deleted."""
+        self.log(kind, "drop", table.database, table.name, spec, location, failure=f"could not drop {what}")
+
     def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
         try:
             if not self.dry_run:
                 metastore.drop_partition_metadata(self.spark, table.database, table.name, part.pairs)
         except Exception as exc:  # noqa: BLE001
-            self.log(
-                kind,
-                "drop",
-                table.database,
-                table.name,
-                part.spec,
-                part.location,
-                failure=f"could not drop the partition's metadata: {_reason(exc)}",
+            self._drop_failed(
+                kind, table, part.spec, part.location, f"the partition's metadata: {_reason(exc)}"
             )
             return
         self._forget(table.database, table.name, part.spec)
