@@ -125,11 +125,8 @@ class TestHourlyCompaction:
         return sorted((r.ds, int(r.hr)) for r in spark.sql(f"select distinct ds, hr from {table}").collect())
 
     @staticmethod
-    def pages(spark, table, ds, hr):
-        rows = spark.sql(f"select event_id, page from {table} where ds = '{ds}' and hr = {hr}").collect()
-        return sorted((r.event_id, r.page) for r in rows)
-
-    def test_window_dedup_and_completeness(self, project, spark, staging):
+    def compact(now):
+        """Both hourly models (key and all-fields dedup), as if it were `now`."""
         run_dbt(
             [
                 "run",
@@ -137,9 +134,17 @@ class TestHourlyCompaction:
                 "page_view_hourly",
                 "page_view_hourly_all",
                 "--vars",
-                f"{{compaction_now: '{NOW}'}}",
+                f"{{compaction_now: '{now}'}}",
             ]
         )
+
+    @staticmethod
+    def pages(spark, table, ds, hr):
+        rows = spark.sql(f"select event_id, page from {table} where ds = '{ds}' and hr = {hr}").collect()
+        return sorted((r.event_id, r.page) for r in rows)
+
+    def test_window_dedup_and_completeness(self, project, spark, staging):
+        self.compact(NOW)
         key_table, all_table = f"{staging}.page_view_hourly", f"{staging}.page_view_hourly_all"
         # window [now - 3d, now - 1h], complete hours only; the timed-out hour: skipped (key), published (all)
         assert self.hours(spark, key_table) == [("2024-01-07", 13), ("2024-01-10", 10), ("2024-01-10", 11)]
@@ -197,16 +202,7 @@ class TestHourlyCompaction:
             (4, "new", "2024-01-10 10:00:04", "2024-01-10 12:10:00"),
         ]
         spark.sql(f"insert into {staging}.page_view_staging values {values(late, '2024-01-10', 10)}")
-        run_dbt(
-            [
-                "run",
-                "--select",
-                "page_view_hourly",
-                "page_view_hourly_all",
-                "--vars",
-                f"{{compaction_now: '{LATER}'}}",
-            ]
-        )
+        self.compact(LATER)
         # copy_late (key model): the published hour is untouched, the late rows go to _late, deduplicated
         assert self.pages(spark, f"{staging}.page_view_hourly", "2024-01-10", 10) == [
             (1, "a"),
