@@ -83,6 +83,7 @@ def make_ids(spark: Any, rows: int, partitions: int, touched: int) -> int:
 
 
 NODE_SECONDS: list[float] = []
+FLOOR_PHASES: list[tuple[float, float, float]] = []
 
 
 def run_purge(database: str) -> None:
@@ -102,6 +103,7 @@ def run_floor(spark: Any, database: str) -> None:
     """The same work in plain PySpark: find partitions, anti-join, write, swap."""
     from pyspark.sql import functions as F
 
+    started = time.perf_counter()
     table = spark.table(f"{database}.events")
     ids = spark.table("bench_ids.ids").where("guestid is not null").distinct()
     hit = [
@@ -111,14 +113,17 @@ def run_floor(spark: Any, database: str) -> None:
         .distinct()
         .collect()
     ]
+    scanned = time.perf_counter()
     root = spark.sql(f"describe formatted {database}.events").where("col_name = 'Location'").collect()[0][1]
     target = f"{root}/floor_{int(time.time() * 1000)}"
     kept = table.where(F.col("ds").isin(hit)).join(
         F.broadcast(ids), table.metadata.guestid == ids.guestid, "left_anti"
     )
     kept.write.mode("overwrite").partitionBy("ds").parquet(target)
+    written = time.perf_counter()
     for ds in hit:
         spark.sql(f"alter table {database}.events partition (ds = '{ds}') set location '{target}/ds={ds}'")
+    FLOOR_PHASES.append((scanned - started, written - scanned, time.perf_counter() - written))
 
 
 def measure(fn: Any) -> tuple[float, int]:
@@ -150,6 +155,7 @@ def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: boo
         "floor_s": round(floor_s, 2),
         "ratio": round(purge_s / floor_s, 2),
         "purge_node_s": round(NODE_SECONDS[-1], 2),
+        "floor_phases_s": [round(x, 2) for x in FLOOR_PHASES[-1]],
         "node_ratio": round(NODE_SECONDS[-1] / floor_s, 2),
         "purge_rows_per_s": int(rows / purge_s),
         "floor_rows_per_s": int(rows / floor_s),
@@ -166,6 +172,9 @@ def show(result: dict[str, Any]) -> None:
         f"ratio {result['ratio']:.2f} (purge node alone {result['purge_node_s']:.2f}s, ratio {result['node_ratio']:.2f})",
         flush=True,
     )
+    if "floor_phases_s" in result:
+        scan, write, swap = result["floor_phases_s"]
+        print(f"    floor: scan {scan:.2f}s, anti-join and write {write:.2f}s, swaps {swap:.2f}s", flush=True)
 
 
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,6 +182,9 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     result = dict(runs[0])
     for key in ("purge_s", "floor_s", "purge_node_s", "ratio", "node_ratio"):
         result[key] = round(statistics.median(r[key] for r in runs), 2)
+    result["floor_phases_s"] = [
+        round(statistics.median(r["floor_phases_s"][i] for r in runs), 2) for i in range(3)
+    ]
     result["purge_rows_per_s"] = int(result["rows"] / result["purge_s"])
     result["floor_rows_per_s"] = int(result["rows"] / result["floor_s"])
     result["purge_peak_mb"] = max(r["purge_peak_mb"] for r in runs)

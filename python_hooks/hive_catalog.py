@@ -1,13 +1,14 @@
-"""Metastore reads for the purge: tables, their columns, properties and partitions.
+"""The session catalog for the purge: tables, their columns, properties, partitions and files.
 
 The purge macros call these through `adapter.python_hook('python_hooks.hive_catalog:<fn>', ...)`.
-They read the session catalog only (no data), return plain Python for Jinja, and never raise for
-a table that is missing: the caller decides what is an error.  Three exceptions, none of which
-raises: `location_snapshots` lists partitions' data files and reads their footers (the commit
-check's fingerprint and the rows before a rewrite), `partition_row_counts` reads the footers of a
-table's data files, and `set_partition_locations` swaps several partitions' locations in one
-metastore call.  Partition values come back
-unescaped (`10:00`, `o'b`), locations fully qualified and decoded (a Hadoop `Path`, not a URI).
+Most only read the metastore, return plain Python for Jinja, and never raise for a table that is
+missing: the caller decides what is an error.  The others never raise either:
+`location_snapshots` lists partitions' data files and reads their footers (the commit check's
+fingerprint and the rows before a rewrite), `partition_row_counts` reads the footers of a table's
+data files, `create_staging_table` creates the purge's staging table, `refresh_table` drops
+Spark's cached listing of a table, and `set_partition_locations` swaps several partitions'
+locations in one metastore call.  Partition values come back unescaped (`10:00`, `o'b`),
+locations fully qualified and decoded (a Hadoop `Path`, not a URI).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ _SKIP_TYPES = ("VIEW",)
 
 _catalog = metastore._catalog
 _identifier = metastore._ident
+_jvm = metastore._jvm
 
 
 def _path(spark: Any, uri: Any) -> str:
     """A catalog URI as the decoded, qualified path string Spark SQL expects in LOCATION '...'."""
-    return metastore._path(spark._jvm, uri)
+    return metastore._path(_jvm(spark), uri)
 
 
 def _seq(scala_seq: Any) -> list[Any]:
@@ -56,21 +58,6 @@ def list_tables(spark: Any, database: str) -> list[str]:
 
 def table_exists(spark: Any, database: str, table: str) -> bool:
     return bool(_catalog(spark).tableExists(_identifier(spark, database, table)))
-
-
-def _field_type(struct: Any, path: list[str]) -> str | None:
-    """The type (simpleString) of a dotted path through nested structs, matched case-insensitively."""
-    from pyspark.sql.types import StructType
-
-    current: Any = struct
-    for part in path:
-        if not isinstance(current, StructType):
-            return None
-        match = [f for f in current.fields if f.name.lower() == part.lower()]
-        if not match:
-            return None
-        current = match[0].dataType
-    return str(current.simpleString())
 
 
 def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
@@ -109,16 +96,10 @@ def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     }
 
 
-def field_type(spark: Any, database: str, table: str, field: str) -> str | None:
-    """The type of a column or nested struct field (`metadata.guestid`), or None when there is none."""
-    if not table_exists(spark, database, table):
-        return None
-    schema = spark.table(f"`{database}`.`{table}`").schema
-    return _field_type(schema, [part.strip("`") for part in field.split(".")])
-
-
-def resolve_field(spark: Any, database: str, table: str, field: str) -> list[str] | None:
-    """The path of a column or nested field with the table's own spelling, or None when there is none."""
+def resolve_field(spark: Any, database: str, table: str, field: str) -> dict[str, Any] | None:
+    """A column or nested struct field (`metadata.guestid`, matched case-insensitively):
+    {path: [names with the table's own spelling], type: simpleString}, or None when there is none.
+    """
     from pyspark.sql.types import StructType
 
     if not table_exists(spark, database, table):
@@ -133,7 +114,7 @@ def resolve_field(spark: Any, database: str, table: str, field: str) -> list[str
             return None
         resolved.append(match[0].name)
         current = match[0].dataType
-    return resolved
+    return {"path": resolved, "type": str(current.simpleString())}
 
 
 def list_partitions(spark: Any, database: str, table: str) -> list[dict[str, Any]]:
@@ -145,7 +126,7 @@ def list_partitions(spark: Any, database: str, table: str) -> list[dict[str, Any
     if not keys:
         return []
     result = []
-    for part in _seq(catalog.listPartitions(ident, spark._jvm.scala.Option.empty())):
+    for part in _seq(catalog.listPartitions(ident, _jvm(spark).scala.Option.empty())):
         spec = part.spec()
         result.append(
             {
@@ -198,7 +179,7 @@ def _storage_format(meta: Any) -> str | None:
 
 
 def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     conf = spark._jsc.hadoopConfiguration()
     if storage_format == "parquet":
         reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
@@ -224,7 +205,7 @@ def _data_files(spark: Any, location: str, exclude: str | None = None) -> list[A
     directory `exclude` (an unpartitioned table's staging directory lies inside its location).
     A location that does not exist has no files.
     """
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     path = jvm.org.apache.hadoop.fs.Path(location)
     fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
     skip = str(fs.makeQualified(jvm.org.apache.hadoop.fs.Path(exclude)).toString()) if exclude else None
@@ -256,7 +237,7 @@ def _read_files(spark: Any, location: str, files: list[Any], recursive: bool) ->
     """
     if recursive:
         return files
-    top = str(spark._jvm.org.apache.hadoop.fs.Path(location).toUri().getPath()).rstrip("/")
+    top = str(_jvm(spark).org.apache.hadoop.fs.Path(location).toUri().getPath()).rstrip("/")
     if any(str(status.getPath().getParent().toUri().getPath()).rstrip("/") != top for status in files):
         return None
     return files
@@ -322,8 +303,123 @@ def location_snapshots(
     return snapshots
 
 
+def refresh_table(spark: Any, database: str, table: str) -> dict[str, Any]:
+    """Forget what Spark cached for a table: its relation and its files' listing.
+
+    What `refresh table` does, without parsing a statement: the purge calls it before the rewrite
+    so that the rewrite lists exactly the files the commit check fingerprinted.  {ok, error}.
+    """
+    try:
+        spark.catalog.refreshTable(f"`{database.replace('`', '``')}`.`{table.replace('`', '``')}`")
+    except Exception as exc:  # noqa: BLE001 - reported to the caller like a failed statement
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message}
+    return {"ok": True, "error": None}
+
+
+def _scala_map(spark: Any, entries: dict[str, str]) -> Any:
+    java_map = _jvm(spark).java.util.HashMap()
+    for key, value in entries.items():
+        java_map.put(key, value)
+    return _jvm(spark).org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
+
+
+def create_staging_table(spark: Any, database: str, staging: str, table: str, location: str) -> dict[str, Any]:
+    """Step 1 for a partitioned parquet or ORC table, without per-partition metastore work.
+
+    Creates `database.staging`, external, at `location`, with the table's columns, partition
+    columns, file format and format options (its parquet.* / orc.* table properties and its serde
+    properties, as Spark's own conversion of a Hive table write uses them), as a Spark datasource
+    table whose partitions are found on the filesystem rather than registered in the metastore.
+    The rewrite's insert then registers no partition, and dropping the table removes no partition
+    either: the two metastore steps that, for a Hive-format staging table, grow with the number
+    of partitions rewritten.  The rewritten directories are the same `<location>/<k>=<v>`.
+
+    {created, error}: created false (with no error) for a table this does not apply to
+    (unpartitioned, bucketed, or in another format), and false with the error when the
+    catalog refused; the caller then creates it with `create table ... like`.
+    """
+    try:
+        jvm = _jvm(spark)
+        catalog = _catalog(spark)
+        source = catalog.getTableMetadata(_identifier(spark, database, table))
+        storage_format = _storage_format(source)
+        if storage_format is None or not _seq(source.partitionColumnNames()) or source.bucketSpec().isDefined():
+            return {"created": False, "error": None}
+        options = {
+            str(key): str(source.properties().apply(key))
+            for key in _seq(source.properties().keys())
+            if str(key).lower().startswith(f"{storage_format}.")
+        }
+        for key in _seq(source.storage().properties().keys()):
+            if str(key).lower() != "path":
+                options[str(key)] = str(source.storage().properties().apply(key))
+        none = jvm.scala.Option.empty()
+        storage = source.storage().copy(
+            jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(location).toUri()),
+            none,
+            none,
+            none,
+            source.storage().compressed(),
+            _scala_map(spark, options),
+        )
+        staging_meta = source.copy(
+            _identifier(spark, database, staging),
+            jvm.org.apache.spark.sql.catalyst.catalog.CatalogTableType.EXTERNAL(),
+            storage,
+            source.schema(),
+            jvm.scala.Option.apply(storage_format),
+            source.partitionColumnNames(),
+            none,
+            source.owner(),
+            int(jvm.java.lang.System.currentTimeMillis()),
+            -1,
+            source.createVersion(),
+            _scala_map(spark, {}),
+            none,
+            none,
+            none,
+            source.unsupportedFeatures(),
+            False,
+            True,
+            _scala_map(spark, {}),
+            none,
+        )
+        catalog.createTable(staging_meta, False, True)
+    except Exception as exc:  # noqa: BLE001 - the caller creates the staging table with SQL instead
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"created": False, "error": message}
+    return {"created": True, "error": None}
+
+
+def _partition_directories(spark: Any, location: str, columns: list[str]) -> list[dict[str, Any]]:
+    """The partition directories `<location>/<c1>=<v1>/.../<cn>=<vn>` on the filesystem.
+
+    [{values: [[column, unescaped value], ...], location}] for a table whose partitions are not
+    registered in the metastore (the purge's staging table).
+    """
+    from dbt.adapters.lakehouse.partitions import unescape_path_name
+
+    jvm = _jvm(spark)
+    root = jvm.org.apache.hadoop.fs.Path(location)
+    fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
+    level: list[tuple[list[list[str]], Any]] = [([], root)] if fs.exists(root) else []
+    for column in columns:
+        deeper = []
+        for values, directory in level:
+            for status in fs.listStatus(directory):
+                key, sep, value = str(status.getPath().getName()).partition("=")
+                if status.isDirectory() and sep and unescape_path_name(key).lower() == column.lower():
+                    deeper.append(([*values, [column, unescape_path_name(value)]], status.getPath()))
+        level = deeper
+    return [{"values": values, "location": str(path.toString())} for values, path in level]
+
+
 def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any]:
     """Every partition of a (staging) table with its row count read from the data files' footers.
+
+    The partitions registered in the metastore, or, for a table that does not register them (the
+    staging table `create_staging_table` makes), the partition directories under its location.
 
     {ok, error, partitions: [{values, location, rows}]}.  One metastore call and a footer read per
     file instead of a Spark job: the purge checks each rewritten partition's row count this way.
@@ -335,7 +431,11 @@ def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any
         storage_format = _storage_format(meta)
         if storage_format is None:
             return {"ok": False, "error": "not a parquet or ORC table", "partitions": []}
-        partitions = list_partitions(spark, database, table)
+        if meta.tracksPartitionsInCatalog() or str(meta.provider().get()).lower() == "hive":
+            partitions = list_partitions(spark, database, table)
+        else:
+            columns = [str(c) for c in _seq(meta.partitionColumnNames())]
+            partitions = _partition_directories(spark, _path(spark, meta.location()), columns)
         for part in partitions:
             part["rows"] = _location_rows(spark, part["location"], storage_format)
     except Exception as exc:  # noqa: BLE001 - the caller falls back to counting with Spark SQL

@@ -62,6 +62,51 @@ def side_table(name: str) -> tuple[str, str, int] | None:
     return match.group("base"), match.group("kind"), int(match.group("ts"))
 
 
+class _RememberedJVM:
+    """`spark._jvm` that remembers every package, class and static member it has looked up.
+
+    py4j resolves `jvm.org.apache.hadoop.fs.Path` one level at a time, a round trip to the JVM
+    for each (five here), and does it again on every use; a purge makes thousands of such
+    lookups.  This view makes each of them once per process.  What calls return is not wrapped.
+    """
+
+    __slots__ = ("_target", "_members")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+        self._members: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._members[name]
+        except KeyError:
+            pass
+        from py4j.java_gateway import JavaClass, JavaPackage
+
+        value = getattr(self._target, name)
+        if isinstance(value, (JavaPackage, JavaClass)):
+            value = _RememberedJVM(value)
+        self._members[name] = value
+        return value
+
+    def __call__(self, *args: Any) -> Any:
+        return self._target(*args)
+
+
+_views: dict[int, _RememberedJVM] = {}
+
+
+def _jvm(spark: Any) -> Any:
+    """The session's JVM view, with lookups remembered (see _RememberedJVM)."""
+    gateway = spark._jvm
+    view = _views.get(id(gateway))
+    if view is None or view._target is not gateway:
+        view = _views[id(gateway)] = _RememberedJVM(gateway)
+    return view
+
+
 def _scala_list(jvm: Any, seq: Any) -> list[Any]:
     return list(jvm.scala.collection.JavaConverters.seqAsJavaListConverter(seq).asJava())
 
@@ -76,17 +121,17 @@ def _catalog(spark: Any) -> Any:
 
 
 def _ident(spark: Any, database: str, table: str) -> Any:
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     return jvm.org.apache.spark.sql.catalyst.TableIdentifier(table, jvm.scala.Option.apply(database))
 
 
 def databases(spark: Any) -> list[str]:
-    return sorted(str(d) for d in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listDatabases()))
+    return sorted(str(d) for d in _scala_list(_jvm(spark), _catalog(spark).externalCatalog().listDatabases()))
 
 
 def table_names(spark: Any, database: str) -> list[str]:
     return sorted(
-        str(t) for t in _scala_list(spark._jvm, _catalog(spark).externalCatalog().listTables(database))
+        str(t) for t in _scala_list(_jvm(spark), _catalog(spark).externalCatalog().listTables(database))
     )
 
 
@@ -96,7 +141,7 @@ def table_exists(spark: Any, database: str, table: str) -> bool:
 
 def get_table(spark: Any, database: str, table: str, with_partitions: bool = True) -> Table | None:
     """The table's type, location and partitions (locations fully qualified), or None if missing/a view."""
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     external = _catalog(spark).externalCatalog()
     if not external.tableExists(database, table):
         return None
@@ -135,7 +180,7 @@ def refresh(spark: Any, database: str, table: str) -> None:
 
 
 def _spec_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     java_map = jvm.java.util.HashMap()
     for key, value in pairs:
         java_map.put(key, value)
@@ -144,7 +189,7 @@ def _spec_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
 
 def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[tuple[str, str]]) -> None:
     """Forget one partition; its files stay where they are (retainData)."""
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     specs = jvm.org.apache.spark.api.python.PythonUtils.toSeq([_spec_map(spark, pairs)])
     _catalog(spark).dropPartitions(_ident(spark, database, table), specs, True, False, True)
     refresh(spark, database, table)
@@ -159,7 +204,7 @@ def set_partition_locations(
     does for each (the same catalog calls: alter the partitions, refresh the table, drop its now
     stale statistics).
     """
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     catalog = _catalog(spark)
     ident = _ident(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
@@ -195,7 +240,7 @@ def set_partition_location(
 
 def set_table_location(spark: Any, database: str, table: str, location: str) -> None:
     """Point a table at another directory (metadata only)."""
-    jvm = spark._jvm
+    jvm = _jvm(spark)
     catalog = _catalog(spark)
     meta = catalog.getTableMetadata(_ident(spark, database, table))
     storage = meta.storage()

@@ -15,17 +15,17 @@
         {%- do exceptions.raise_compiler_error("onboard: table " ~ name ~ " does not exist; create it first (or declare the descriptor in its model's tblproperties).") -%}
     {%- endif -%}
     {%- set field = (identifier or '') | string | trim -%}
-    {%- set path = compliance.purge_catalog('resolve_field', {'database': parts[0], 'table': parts[1], 'field': field}) if field else none -%}
-    {%- if path is none -%}
+    {%- set resolved = compliance.purge_catalog('resolve_field', {'database': parts[0], 'table': parts[1], 'field': field}) if field else none -%}
+    {%- if resolved is none -%}
         {%- do exceptions.raise_compiler_error("onboard: " ~ tojson(field) ~ " is not a column or struct field of " ~ name
             ~ " (columns: " ~ (info.columns.keys() | list | join(', ')) ~ "). Give the identifier as a column or a dotted path such as metadata.guestid.") -%}
     {%- endif -%}
-    {%- set field = path | join('.') -%}
+    {%- set field = resolved.path | join('.') -%}
     {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
     {%- if id_table | length == 2 and var('compliance_id_column', '') -%}
         {%- set id_info = compliance.purge_catalog('describe_table', {'database': id_table[0], 'table': id_table[1]}) -%}
         {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
-        {%- set field_type = compliance.purge_catalog('field_type', {'database': parts[0], 'table': parts[1], 'field': field}) -%}
+        {%- set field_type = resolved.type -%}
         {%- if id_type and not compliance.purge_types_comparable(field_type, id_type) -%}
             {%- do exceptions.raise_compiler_error("onboard: " ~ name ~ "." ~ field ~ " is " ~ field_type ~ " but the id column "
                 ~ var('compliance_id_table') ~ "." ~ var('compliance_id_column') ~ " is " ~ id_type ~ "; they cannot be compared safely.") -%}

@@ -40,6 +40,24 @@
     {{ return(info.location ~ '/' ~ ctx.ts) }}
 {%- endmacro %}
 
+{#-
+    Step 1.  A partitioned parquet or ORC table gets a staging table whose partitions are not
+    registered in the metastore (hive_catalog.create_staging_table): the same files in the same
+    directories, without a metastore call per partition on insert and on drop.  Any other table,
+    or a catalog that refuses, gets `create table ... like` (purge_staging_table_sql).
+-#}
+{% macro purge_create_staging(info, staging, staging_location) -%}
+    {%- do log('purge step create staging: ' ~ info.database ~ '.' ~ staging ~ ' at ' ~ staging_location, info=false) -%}
+    {%- set created = compliance.purge_catalog('create_staging_table', {'database': info.database, 'staging': staging, 'table': info.table, 'location': staging_location}) -%}
+    {%- if created.created -%}
+        {{ return({'ok': true, 'error': none, 'rows': []}) }}
+    {%- endif -%}
+    {%- if created.error -%}
+        {%- do log('purge: ' ~ info.database ~ '.' ~ staging ~ ': creating it with `like` (' ~ created.error ~ ')', info=false) -%}
+    {%- endif -%}
+    {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location))) }}
+{%- endmacro %}
+
 {% macro purge_say(message) -%}
     {{ log('purge: ' ~ message, info=true) }}
 {%- endmacro %}
@@ -89,18 +107,18 @@
     {%- set name = info.database ~ '.' ~ info.table -%}
     {%- set parsed = compliance.purge_identifier_from_descriptor(name, info.properties['dataset.descriptor']) -%}
     {%- if parsed.error -%}{{ return(parsed) }}{%- endif -%}
-    {%- set path = compliance.purge_catalog('resolve_field', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
-    {%- if path is none -%}
+    {%- set resolved = compliance.purge_catalog('resolve_field', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
+    {%- if resolved is none -%}
         {{ return({'error': "Table " ~ name ~ ": the identifier " ~ tojson(parsed.field) ~ " of its dataset.descriptor is not a column or struct field (columns: "
             ~ (info.columns.keys() | list | join(', ')) ~ "). Fix the descriptor with `dbt run-operation onboard`. The table was left as it was."}) }}
     {%- endif -%}
-    {%- set field_type = compliance.purge_catalog('field_type', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
+    {%- set field_type = resolved.type -%}
     {%- if not compliance.purge_types_comparable(field_type, ids.type) -%}
         {{ return({'error': "Table " ~ name ~ ": the identifier " ~ parsed.field ~ " is " ~ field_type ~ " but the id column "
             ~ ids.name ~ "." ~ ids.column ~ " is " ~ ids.type ~ "; they cannot be compared safely. Point the descriptor at a "
             ~ ids.type ~ " field or use an id table of " ~ field_type ~ " ids. The table was left as it was."}) }}
     {%- endif -%}
-    {{ return({'field': parsed.field, 'path': path}) }}
+    {{ return({'field': parsed.field, 'path': resolved.path}) }}
 {%- endmacro %}
 
 {#- Purge one table; returns its result rows. -#}
@@ -160,7 +178,8 @@
     {%- endfor -%}
     {%- if hit -%}
         {#- the rewrite must list the files fingerprinted now, not the ones the scan listed -#}
-        {%- do compliance.purge_execute('refresh before rewrite', 'refresh table ' ~ compliance.table_ref(database, table)) -%}
+        {%- do log('purge step refresh before rewrite: ' ~ name, info=false) -%}
+        {%- do compliance.purge_catalog('refresh_table', {'database': database, 'table': table}) -%}
     {%- endif -%}
     {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx)) if hit else {} -%}
 
@@ -215,7 +234,7 @@
     {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
     {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
 
-    {%- set step = compliance.purge_execute('create staging', compliance.purge_staging_table_sql(database, staging, table, staging_location)) -%}
+    {%- set step = compliance.purge_create_staging(info, staging, staging_location) -%}
     {%- if step.ok -%}
         {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location)) -%}
     {%- endif -%}
@@ -229,7 +248,7 @@
         {{ return(results) }}
     {%- endif -%}
 
-    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, todo) if partitioned and todo | length > 1 else none -%}
+    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, staging_location, todo) if partitioned and todo | length > 1 else none -%}
     {#- step 3 for every partition in one statement (each partition adds its own if this fails) -#}
     {%- set backed_up = false -%}
     {%- if partitioned and todo | length > 1 -%}
@@ -273,8 +292,8 @@
     {%- endfor -%}
     {%- do compliance.record_stale_locations(stale) -%}
 
+    {#- every swap above refreshed the table: nothing cached points at the old files -#}
     {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
-    {%- do compliance.purge_execute('refresh', 'refresh table ' ~ compliance.table_ref(database, table)) -%}
     {{ return(results) }}
 {%- endmacro %}
 
@@ -283,7 +302,7 @@
     in the staging table, or none when the statement failed (each partition is then rewritten
     on its own, so one bad partition fails alone).
 -#}
-{% macro purge_rewrite_together(info, identifier, ids, staging, todo) -%}
+{% macro purge_rewrite_together(info, identifier, ids, staging, staging_location, todo) -%}
     {%- set partitions = [] -%}
     {%- for item in todo -%}{%- do partitions.append(item.unit.pairs) -%}{%- endfor -%}
     {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column)) -%}
@@ -301,15 +320,14 @@
     {%- else -%}
         {%- do log('purge: ' ~ info.database ~ '.' ~ staging ~ ': counting rows with Spark SQL (' ~ written.error ~ ')', info=false) -%}
         {%- set counted = compliance.purge_execute('count partitions', compliance.purge_count_by_partition_sql(info.database, staging, info.partition_columns)) -%}
-        {%- set rows = {} -%}
+        {#- the rewrite's directories, whether or not the metastore registers them as partitions -#}
         {%- for row in counted.rows -%}
             {%- set pairs = [] -%}
-            {%- for column in info.partition_columns -%}{%- do pairs.append([column, row[loop.index0]]) -%}{%- endfor -%}
-            {%- do rows.update({adapter.partition_path(pairs): row[-1]}) -%}
-        {%- endfor -%}
-        {%- for part in compliance.purge_catalog('list_partitions', {'database': info.database, 'table': staging}) -%}
-            {%- set spec = adapter.partition_path(part['values']) -%}
-            {%- do staged.update({spec: {'location': part.location, 'rows': rows.get(spec, 0)}}) -%}
+            {%- for column in info.partition_columns -%}
+                {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
+            {%- endfor -%}
+            {%- set spec = adapter.partition_path(pairs) -%}
+            {%- do staged.update({spec: {'location': staging_location ~ '/' ~ spec, 'rows': row[-1]}}) -%}
         {%- endfor -%}
     {%- endif -%}
     {{ return(staged) }}

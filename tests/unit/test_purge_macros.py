@@ -178,47 +178,6 @@ def test_staging_backup_swap_and_drop_ddl():
     )
 
 
-def test_results_insert_renders_typed_literals():
-    rows = [
-        {
-            "purge_log_id": "x",
-            "invocation_id": "inv",
-            "purge_ts": 1487154972824,
-            "database_name": "db",
-            "table_name": "t",
-            "partition_spec": "ds=a%27b",
-            "identifier_field": "guestid",
-            "state": "COMMITTED",
-            "reason": None,
-            "old_location": "file:/w/t/ds=a%27b",
-            "new_location": "file:/w/t/1/ds=a%27b",
-            "backup_table": "db.t_backup_1",
-            "rows_before": 10,
-            "rows_after": 7,
-            "rows_purged": 3,
-            "dry_run": False,
-            "started_at": "2026-01-01 00:00:00.000000",
-            "ended_at": "2026-01-01 00:00:01.000000",
-        }
-    ]
-    sql = squash(render("purge_results_insert_sql", "s.purge", rows))
-    assert sql.startswith(
-        "insert into s.purge values (cast('x' as string), cast('inv' as string), cast(1487154972824 as bigint)"
-    )
-    assert "cast(null as string)" in sql and "false" in sql
-    assert "cast('2026-01-01 00:00:01.000000' as timestamp))" in sql
-    ctas = squash(render("purge_results_ctas_sql", "s.purge", rows + rows))
-    assert ctas.startswith(
-        "create table s.purge using parquet as select * from values (cast('x' as string), cast('inv' as string)"
-    )
-    assert ctas.count("cast('x' as string)") == 2
-    assert ctas.endswith(
-        "as results (purge_log_id, invocation_id, purge_ts, database_name, table_name, partition_spec, "
-        "identifier_field, state, reason, old_location, new_location, backup_table, rows_before, rows_after, "
-        "rows_purged, dry_run, started_at, ended_at)"
-    )
-
-
 def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
     partitions = [[["ds", "a"], ["hr", "01"]], [["ds", "b'c"], ["hr", "02"]]]
     sql = squash(

@@ -48,6 +48,34 @@ def count(spark: Any, sql: str) -> int:
     return int(spark.sql(sql).collect()[0][0])
 
 
+def file_codecs(spark: Any, directory: str, storage_format: str) -> set[str]:
+    """The compression codecs of the data files directly in `directory`, read from their footers."""
+    jvm = spark._jvm
+    conf = spark._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(directory)
+    codecs = set()
+    for status in path.getFileSystem(conf).listStatus(path):
+        if status.isDirectory() or str(status.getPath().getName()).startswith(("_", ".")):
+            continue
+        if storage_format == "parquet":
+            reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
+                jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
+            )
+            try:
+                for block in reader.getFooter().getBlocks():
+                    codecs.update(str(column.getCodec()) for column in block.getColumns())
+            finally:
+                reader.close()
+        else:
+            options = jvm.org.apache.orc.OrcFile.readerOptions(conf)
+            reader = jvm.org.apache.orc.OrcFile.createReader(status.getPath(), options)
+            try:
+                codecs.add(str(reader.getCompressionKind()))
+            finally:
+                reader.close()
+    return codecs
+
+
 def remaining_ids(spark: Any, table: str, field: str = "guestid") -> int:
     return count(
         spark, f"select count(*) from {table} a left semi join {ID_TABLE} b on a.{field} = b.guestid"
@@ -85,4 +113,4 @@ def id_table(project: Any, spark: Any) -> str:
     return ID_TABLE
 
 
-__all__ = ["count", "descriptor", "last_run", "location", "log_rows", "purge", "remaining_ids", "run_dbt"]
+__all__ = ["count", "descriptor", "file_codecs", "last_run", "location", "log_rows", "purge", "remaining_ids", "run_dbt"]

@@ -7,6 +7,7 @@ import pytest
 from tests.functional.purge.conftest import (
     count,
     descriptor,
+    file_codecs,
     last_run,
     location,
     log_rows,
@@ -29,7 +30,7 @@ def make_tables(spark):
     spark.sql(f"""
         create table p_kinds.events (metadata struct<guestid: bigint, note: string>, payload string)
         partitioned by (ds string, hr string) stored as parquet
-        tblproperties ('dataset.descriptor' = '{descriptor("metadata.guestid")}')""")
+        tblproperties ('dataset.descriptor' = '{descriptor("metadata.guestid")}', 'parquet.compression' = 'GZIP')""")
     spark.sql("""
         insert into p_kinds.events partition (ds = '2024-01-01 10:00', hr = 'o\\'b')
         select named_struct('guestid', id, 'note', 'n'), concat('p', id) from range(1000, 1010)""")
@@ -43,7 +44,7 @@ def make_tables(spark):
     # Hive ORC, Spark datasource parquet, unpartitioned Hive parquet: top-level identifier
     spark.sql(f"""
         create table p_kinds.orc_events (guestid bigint, payload string) partitioned by (ds string)
-        stored as orc tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        stored as orc tblproperties ('dataset.descriptor' = '{descriptor("guestid")}', 'orc.compress' = 'ZLIB')""")
     spark.sql("insert into p_kinds.orc_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
     spark.sql("insert into p_kinds.orc_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
     spark.sql(f"""
@@ -112,6 +113,11 @@ class TestPurgeTables:
         assert location(spark, "p_kinds", f"events_backup_{ts}", HOUR_WITH_IDS) == before["hour_loc"]
         assert count(spark, f"select count(*) from {backup} where hr = 'o\\'b'") == 10
         assert first_run["reader"].count() == before["reader_rows"] == 10
+        # the rewritten files keep the table's format and its declared compression
+        assert file_codecs(spark, new, "parquet") == {"GZIP"}
+        orc_new = location(spark, "p_kinds", "orc_events", [["ds", "a"]])
+        assert orc_new == f"{location(spark, 'p_kinds', 'orc_events')}/{ts}/ds=a"
+        assert file_codecs(spark, orc_new, "orc") == {"ZLIB"}
         tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect() if not r.isTemporary}
         assert not [t for t in tables if "_staging_" in t]
         stale = spark.sql(
@@ -156,7 +162,27 @@ class TestPurgeTables:
             ("p_kinds.flat", 0),
         }
 
+    def test_the_purge_node_relation_holds_this_runs_typed_rows(self, project, spark, first_run):
+        relation = f"{project.test_schema}.purge"
+        types = {r.col_name: r.data_type for r in spark.sql(f"describe {relation}").collect()}
+        assert (types["purge_ts"], types["rows_purged"], types["dry_run"], types["started_at"]) == (
+            "bigint",
+            "bigint",
+            "boolean",
+            "timestamp",
+        )
+        rows = spark.sql(f"select * from {relation} where database_name = 'p_kinds'").collect()
+        logged = {r.purge_log_id: r for r in last_run(log_rows(spark, project, "p_kinds"))}
+        assert {r.purge_log_id for r in rows} == set(logged)
+        for row in rows:
+            assert row.asDict() == logged[row.purge_log_id].asDict()
+            assert row.started_at is not None and row.ended_at >= row.started_at
+
     def test_a_second_purge_rewrites_nothing(self, project, spark, first_run):
+        # the purge node's relation as an older version left it (parquet, other columns): replaced
+        relation = f"{project.test_schema}.purge"
+        spark.sql(f"drop table {relation}")
+        spark.sql(f"create table {relation} using parquet as select 1 as purge_log_id, 'old' as state")
         locations = {
             "hour": location(spark, "p_kinds", "events", HOUR_WITH_IDS),
             "flat": location(spark, "p_kinds", "flat"),
@@ -168,3 +194,5 @@ class TestPurgeTables:
         assert location(spark, "p_kinds", "flat") == locations["flat"]
         assert "0 committed" in logs
         assert count(spark, "select count(*) from p_kinds.events") == 15
+        relation_rows = spark.sql(f"select state, purge_ts from {relation} where database_name = 'p_kinds'").collect()
+        assert {(r.state, r.purge_ts) for r in relation_rows} == {("SKIPPED", rows[0].purge_ts)}

@@ -10,14 +10,26 @@ from dbt.adapters.base import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
 
 
+_session: Any = None
+
+
 def get_session(server_side_parameters: dict[str, str]) -> Any:
-    """The process's SparkSession, built the way dbt-spark's session cursor builds it."""
+    """The process's SparkSession, built the way dbt-spark's session cursor builds it.
+
+    Built once and then reused while its SparkContext runs: `getOrCreate()` on a running session
+    sets every parameter again (a JVM round trip each, about 5 ms per call), and macros call this
+    for every hook and file-system method.
+    """
+    global _session
     from pyspark.sql import SparkSession
 
+    if _session is not None and _session.sparkContext._jsc is not None:
+        return _session
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in server_side_parameters.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    _session = builder.getOrCreate()
+    return _session
 
 
 class SessionPythonJobHelper(PythonJobHelper):

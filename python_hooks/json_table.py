@@ -1,0 +1,103 @@
+"""A small relation whose rows are replaced as a whole: one JSON-lines file, no Spark job.
+
+The purge node's relation holds only its run's result rows (one per table and partition), and
+is replaced on every run.  A Spark write of a few rows costs a job, a commit protocol and a
+table refresh (150-400 ms locally); writing the file through the session's Hadoop FileSystem
+costs a create, a rename and a refresh (about 40 ms), on local disk, HDFS and object stores
+alike.  The table is a Spark `using json` table with declared column types, so readers (and
+`purge_log`, which copies the rows into parquet) see typed columns.
+
+    replace_rows(spark, database, table, columns=[[name, type], ...], rows=[{name: value}])
+
+Timestamps are given as `yyyy-MM-dd HH:mm:ss[.ffffff]` strings (UTC, as dbt's macros make them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from python_hooks.metastore import _catalog, _ident, _jvm
+
+FILE_NAME = "part-00000-rows.json"
+TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _name(database: str, table: str) -> str:
+    return f"{_quote(database)}.{_quote(table)}"
+
+
+def _layout_matches(spark: Any, database: str, table: str, columns: list[list[str]]) -> bool:
+    """True when the table exists as a json table with exactly these columns and types."""
+    catalog = _catalog(spark)
+    ident = _ident(spark, database, table)
+    if not catalog.tableExists(ident):
+        return False
+    meta = catalog.getTableMetadata(ident)
+    provider = str(meta.provider().get()).lower() if meta.provider().isDefined() else ""
+    if provider != "json" or str(meta.tableType().name()) == "VIEW":
+        return False
+    fields = [(str(f.name()), str(f.dataType().simpleString())) for f in meta.schema().fields()]
+    return fields == [(name, data_type) for name, data_type in columns]
+
+
+def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> None:
+    spark.sql(f"drop table if exists {_name(database, table)}")
+    spark.sql(
+        f"create table {_name(database, table)} ("
+        + ", ".join(f"{_quote(name)} {data_type}" for name, data_type in columns)
+        + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}')"
+    )
+
+
+def _location(spark: Any, database: str, table: str) -> Any:
+    return _jvm(spark).org.apache.hadoop.fs.Path(_catalog(spark).getTableMetadata(_ident(spark, database, table)).location())
+
+
+def replace_rows(
+    spark: Any, database: str, table: str, columns: list[list[str]], rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Make `database.table` hold exactly `rows`; {ok, error, created}.
+
+    The table is (re)created when it is missing or laid out differently (another format, other
+    columns).  The rows go to a hidden temporary file that is then renamed over the table's
+    single data file, so a reader sees the old rows or the new ones, or, on a file system whose
+    rename cannot replace a file, briefly none.  Any other file in the directory is removed.
+    """
+    try:
+        created = False
+        if not _layout_matches(spark, database, table, columns):
+            _create(spark, database, table, columns)
+            created = True
+        directory = _location(spark, database, table)
+        fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
+        path_class = _jvm(spark).org.apache.hadoop.fs.Path
+        names = [name for name, _ in columns]
+        text = "".join(
+            json.dumps({name: row.get(name) for name in names}, ensure_ascii=False, default=str) + "\n"
+            for row in rows
+        )
+        temporary = path_class(directory, f".{FILE_NAME}.tmp")
+        stream = fs.create(temporary, True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+        target = path_class(directory, FILE_NAME)
+        if fs.exists(target):
+            fs.delete(target, False)
+        if not fs.rename(temporary, target):
+            raise OSError(f"could not rename {temporary} to {target}")
+        for status in fs.listStatus(directory):
+            child = status.getPath()
+            if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):
+                fs.delete(child, True)
+        spark.catalog.refreshTable(_name(database, table))
+    except Exception as exc:  # noqa: BLE001 - the caller fails the node with this message
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message, "created": False}
+    return {"ok": True, "error": None, "created": created}
