@@ -14,6 +14,7 @@ locations fully qualified and decoded (a Hadoop `Path`, not a URI).
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from python_hooks import metastore
@@ -60,6 +61,14 @@ def table_exists(spark: Any, database: str, table: str) -> bool:
     return bool(_catalog(spark).tableExists(_identifier(spark, database, table)))
 
 
+def _schema(meta: Any) -> Any:
+    """The table's schema (as Spark reads it: data columns, then partition columns) from its
+    catalog entry, without analysing a query over the table."""
+    from pyspark.sql.types import StructType
+
+    return StructType.fromJson(json.loads(str(meta.schema().json())))
+
+
 def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     """What the purge needs to know about a table, from the metastore only.
 
@@ -73,7 +82,7 @@ def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
         return {"exists": False, "database": database, "table": table}
     meta = catalog.getTableMetadata(ident)
     partition_columns = [str(c) for c in _seq(meta.partitionColumnNames())]
-    schema = spark.table(f"`{database}`.`{table}`").schema
+    schema = _schema(meta)
     properties = {}
     for key in _seq(meta.properties().keys()):
         properties[str(key)] = str(meta.properties().apply(key))
@@ -102,9 +111,11 @@ def resolve_field(spark: Any, database: str, table: str, field: str) -> dict[str
     """
     from pyspark.sql.types import StructType
 
-    if not table_exists(spark, database, table):
+    catalog = _catalog(spark)
+    ident = _identifier(spark, database, table)
+    if not catalog.tableExists(ident):
         return None
-    current: Any = spark.table(f"`{database}`.`{table}`").schema
+    current: Any = _schema(catalog.getTableMetadata(ident))
     resolved = []
     for part in field.split("."):
         if not isinstance(current, StructType):
@@ -126,7 +137,7 @@ def list_partitions(spark: Any, database: str, table: str) -> list[dict[str, Any
     if not keys:
         return []
     result = []
-    for part in _seq(catalog.listPartitions(ident, _jvm(spark).scala.Option.empty())):
+    for part in metastore.list_partitions(spark, database, table):
         spec = part.spec()
         result.append(
             {
@@ -390,6 +401,26 @@ def create_staging_table(spark: Any, database: str, staging: str, table: str, lo
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return {"created": False, "error": message}
     return {"created": True, "error": None}
+
+
+def drop_staging_table(spark: Any, database: str, table: str) -> dict[str, Any]:
+    """Step 5: forget the (external) staging table; its files, now live, are not touched.
+
+    Through the catalog rather than `drop table`, which first resolves the table as a query
+    (listing its files) to uncache it; a staging table is never cached.  {ok, error}.
+    """
+    try:
+        catalog = _catalog(spark)
+        ident = _identifier(spark, database, table)
+        meta = catalog.getTableMetadata(ident)
+        if str(meta.tableType().name()) != "EXTERNAL":
+            raise ValueError(f"{database}.{table} is not an external table; not dropped")
+        catalog.dropTable(ident, True, False)
+        catalog.refreshTable(ident)
+    except Exception as exc:  # noqa: BLE001 - the caller drops it with SQL instead
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {"ok": False, "error": message}
+    return {"ok": True, "error": None}
 
 
 def _partition_directories(spark: Any, location: str, columns: list[str]) -> list[dict[str, Any]]:

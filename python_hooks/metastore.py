@@ -108,7 +108,16 @@ def _jvm(spark: Any) -> Any:
 
 
 def _scala_list(jvm: Any, seq: Any) -> list[Any]:
-    return list(jvm.scala.collection.JavaConverters.seqAsJavaListConverter(seq).asJava())
+    """A Scala collection's elements, two JVM round trips each.
+
+    Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
+    PySpark converts at some 15 ms a time.
+    """
+    items = []
+    iterator = seq.iterator()
+    while iterator.hasNext():
+        items.append(iterator.next())
+    return items
 
 
 def _path(jvm: Any, uri: Any) -> str:
@@ -139,6 +148,23 @@ def table_exists(spark: Any, database: str, table: str) -> bool:
     return bool(_catalog(spark).externalCatalog().tableExists(database, table))
 
 
+def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
+    """Every partition of a table, as the catalog's CatalogTablePartition objects.
+
+    Asked as a filter without predicates: Hive answers that with its direct-SQL path, about 10x
+    faster than the plain listing, which loads every partition through the ORM with its
+    authorization info (13 ms against 117 ms for 24 partitions on the embedded metastore).
+    """
+    jvm = _jvm(spark)
+    no_predicates = jvm.org.apache.spark.api.python.PythonUtils.toSeq([])
+    return _scala_list(jvm, _catalog(spark).listPartitionsByFilter(_ident(spark, database, table), no_predicates))
+
+
+def _spec_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:
+    spec = part.spec()
+    return [(c, str(spec.apply(c))) for c in columns]
+
+
 def get_table(spark: Any, database: str, table: str, with_partitions: bool = True) -> Table | None:
     """The table's type, location and partitions (locations fully qualified), or None if missing/a view."""
     jvm = _jvm(spark)
@@ -154,10 +180,8 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
     columns = [str(c) for c in _scala_list(jvm, meta.partitionColumnNames())]
     result = Table(database, table, table_type, location, columns)
     if columns and with_partitions:
-        for part in _scala_list(jvm, external.listPartitions(database, table, jvm.scala.Option.apply(None))):
-            spec = dict(jvm.scala.collection.JavaConverters.mapAsJavaMapConverter(part.spec()).asJava())
-            pairs = [(c, str(spec[c])) for c in columns]
-            result.partitions.append(Partition(pairs, _path(jvm, part.location())))
+        for part in list_partitions(spark, database, table):
+            result.partitions.append(Partition(_spec_pairs(part, columns), _path(jvm, part.location())))
     return result
 
 
@@ -208,9 +232,16 @@ def set_partition_locations(
     catalog = _catalog(spark)
     ident = _ident(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
+    columns = [str(c) for c in _scala_list(jvm, table_meta.partitionColumnNames())]
+    # one listing instead of a (slow, ORM) metastore call per partition
+    existing = {}
+    if len(moves) > 1:
+        for part in list_partitions(spark, database, table):
+            existing[tuple(_spec_pairs(part, columns))] = part
     changed = []
     for pairs, location in moves:
-        part = catalog.getPartition(ident, _spec_map(spark, pairs))
+        key = tuple((str(k), str(v)) for k, v in pairs)
+        part = existing.get(key) or catalog.getPartition(ident, _spec_map(spark, pairs))
         storage = part.storage()
         moved = storage.copy(
             jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),

@@ -31,24 +31,45 @@
     {%- endif -%}
 
     {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
-    {%- do compliance.purge_write_results(target_relation, results) -%}
+    {%- set written = compliance.purge_write_results(target_relation, results) -%}
+    {%- set unrecorded = compliance.purge_wait_for_stale_records() -%}
     {%- set failed = results | selectattr('state', 'equalto', 'FAILED') | list -%}
     {%- do compliance.purge_summary(results, dry_run) -%}
 
     {{ run_hooks(post_hooks) }}
 
-    {%- if failed -%}
+    {%- if not written.ok -%}
+        {%- do exceptions.raise_compiler_error("The purge's " ~ results | length ~ " result row(s) could not be written to " ~ target_relation ~ ": "
+            ~ written.error ~ ". The purge itself is done (its lines above say what was committed)." ~ ("\n" ~ unrecorded | join("\n") if unrecorded else "")) -%}
+    {%- endif -%}
+    {%- if failed or unrecorded -%}
         {%- do compliance.purge_append_to_log(target_relation) -%}
         {%- set lines = [] -%}
         {%- for row in failed -%}
             {%- do lines.append('  ' ~ row.database_name ~ '.' ~ row.table_name ~ (' ' ~ row.partition_spec if row.partition_spec else '') ~ ': ' ~ row.reason) -%}
         {%- endfor -%}
-        {%- do exceptions.raise_compiler_error("The purge failed for " ~ failed | length ~ " table(s)/partition(s); every other one was done:\n"
-            ~ lines | join('\n') ~ "\nFix the cause and run `dbt run --select purge+` again: committed partitions hold no ids and are skipped.") -%}
+        {%- do exceptions.raise_compiler_error(("The purge failed for " ~ failed | length ~ " table(s)/partition(s); every other one was done:\n"
+            ~ lines | join('\n') ~ "\nFix the cause and run `dbt run --select purge+` again: committed partitions hold no ids and are skipped." if failed else "")
+            ~ ("\n" if failed and unrecorded else "") ~ unrecorded | join("\n")) -%}
     {%- endif -%}
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+{#-
+    Waits for the stale-location records the purge wrote in the background (one per table with
+    swapped partitions); a message per table whose records could not be written.
+-#}
+{% macro purge_wait_for_stale_records() -%}
+    {%- set messages = [] -%}
+    {%- for key, outcome in adapter.python_hook('python_hooks.background:wait_all').items() if not outcome.ok -%}
+        {%- do messages.append("Could not record the old locations of " ~ key.split(' ')[-1] ~ " in " ~ compliance.stale_data_relation() ~ ": "
+            ~ outcome.error ~ ". Its partitions were purged, but retention will not delete their old directories (the old_location of"
+            ~ " its COMMITTED rows in purge_log) until they are recorded: fix the cause, then record them with"
+            ~ " `dbt run-operation record_stale_location`.") -%}
+    {%- endfor -%}
+    {{ return(messages) }}
+{%- endmacro %}
 
 {% macro purge_epoch_ms() -%}
     {%- set delta = modules.datetime.datetime.utcnow() - modules.datetime.datetime(1970, 1, 1) -%}

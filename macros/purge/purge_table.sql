@@ -58,6 +58,16 @@
     {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location))) }}
 {%- endmacro %}
 
+{#- Step 5 through the catalog (no query over the table first); `drop table` if that fails. -#}
+{% macro purge_drop_staging(database, staging) -%}
+    {%- do log('purge step drop staging: ' ~ database ~ '.' ~ staging, info=false) -%}
+    {%- set dropped = compliance.purge_catalog('drop_staging_table', {'database': database, 'table': staging}) -%}
+    {%- if not dropped.ok -%}
+        {%- do log('purge: ' ~ database ~ '.' ~ staging ~ ': dropping it with SQL (' ~ dropped.error ~ ')', info=false) -%}
+        {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+    {%- endif -%}
+{%- endmacro %}
+
 {% macro purge_say(message) -%}
     {{ log('purge: ' ~ message, info=true) }}
 {%- endmacro %}
@@ -239,7 +249,7 @@
         {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location)) -%}
     {%- endif -%}
     {%- if not step.ok -%}
-        {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+        {%- do compliance.purge_drop_staging(database, staging) -%}
         {%- for item in todo -%}
             {%- set reason = "could not create " ~ staging ~ " / " ~ backup ~ ": " ~ step.error -%}
             {%- do compliance.purge_say(name ~ " " ~ (item.unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
@@ -290,10 +300,14 @@
     {%- for row in results if row.state == 'COMMITTED' -%}
         {%- do stale.append({'database': database, 'table': table, 'partition_spec': row.partition_spec, 'location': row.old_location, 'reason': 'purge'}) -%}
     {%- endfor -%}
-    {%- do compliance.record_stale_locations(stale) -%}
+    {#- in the background: the staging table is dropped (and the next table purged) meanwhile; the node waits for it -#}
+    {%- if stale -%}
+        {%- do adapter.python_hook('python_hooks.background:start', key='stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
+            statements=compliance.stale_records_sql(stale)) -%}
+    {%- endif -%}
 
     {#- every swap above refreshed the table: nothing cached points at the old files -#}
-    {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+    {%- do compliance.purge_drop_staging(database, staging) -%}
     {{ return(results) }}
 {%- endmacro %}
 

@@ -23,8 +23,18 @@
     one insert for all of them.  The purge swaps many partitions of a table at once.
 -#}
 {% macro record_stale_locations(rows) %}
+    {%- for sql in compliance.stale_records_sql(rows) -%}
+        {% call statement('record_stale_locations') %}{{ sql }}{% endcall %}
+    {%- endfor -%}
+{% endmacro %}
+
+{#-
+    The statements that record `rows` (create the table if needed, then one insert): none for
+    no rows.  For callers that run them themselves (the purge runs them in the background).
+-#}
+{% macro stale_records_sql(rows) -%}
     {%- if not rows -%}
-        {{ return('') }}
+        {{ return([]) }}
     {%- endif -%}
     {%- set tuples = [] -%}
     {%- for row in rows -%}
@@ -32,7 +42,7 @@
             ~ ', ' ~ compliance.sql_string(row.partition_spec) ~ ', ' ~ compliance.sql_string(row.location)
             ~ ', ' ~ compliance.sql_string(row.reason) ~ ')') -%}
     {%- endfor -%}
-    {% call statement('create_stale_data_records') %}
+    {%- set create -%}
         create table if not exists {{ compliance.stale_data_relation() }} (
             recorded_at timestamp,
             invocation_id string,
@@ -42,8 +52,8 @@
             location string,
             reason string
         ) using parquet
-    {% endcall %}
-    {% call statement('record_stale_locations') %}
+    {%- endset -%}
+    {%- set insert -%}
         insert into {{ compliance.stale_data_relation() }}
         select
             current_timestamp(),
@@ -54,5 +64,6 @@
             cast(stale.location as string),
             cast(stale.reason as string)
         from values {{ tuples | join(', ') }} as stale (database_name, table_name, partition_spec, location, reason)
-    {% endcall %}
-{% endmacro %}
+    {%- endset -%}
+    {{ return([create, insert]) }}
+{%- endmacro %}

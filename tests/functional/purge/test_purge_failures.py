@@ -206,6 +206,32 @@ class TestPurgeFailures:
         )
         assert "p_dry.visits.page is string but the id column p_ids.ids.guestid is bigint" in logs
 
+    def test_old_locations_that_cannot_be_recorded_fail_the_node_after_the_purge(self, project, spark, tables):
+        # the stale-location records are written in the background; a failed write must not pass silently
+        stale = f"{project.test_schema}.stale_data_records"
+        saved = hive_catalog.table_exists(spark, project.test_schema, "stale_data_records")
+        if saved:
+            spark.sql(f"alter table {stale} rename to {project.test_schema}.stale_data_records_saved")
+        spark.sql(f"create table {stale} (unrelated int) using parquet")
+        try:
+            spark.sql("insert into p_fail.events partition (ds = 'a') values (1003, 'again')")
+            old = location(spark, "p_fail", "events", A)
+            _, logs = purge("p_fail.events", expect_pass=False)
+        finally:
+            spark.sql(f"drop table {stale}")
+            if saved:
+                spark.sql(f"alter table {project.test_schema}.stale_data_records_saved rename to {stale}")
+        assert "Could not record the old locations of p_fail.events in " in logs
+        assert "stale_data_records`: [INSERT_COLUMN_ARITY_MISMATCH" in logs
+        assert "retention will not delete their old directories" in logs
+        # the purge itself was done, and logged
+        assert remaining_ids(spark, "p_fail.events") == 0
+        assert location(spark, "p_fail", "events", A) != old
+        rows = last_run(log_rows(spark, project, "p_fail"))
+        states = {r.partition_spec: r.state for r in rows}
+        assert states["ds=a"] == "COMMITTED" and set(states.values()) <= {"COMMITTED", "SKIPPED"}
+        assert old in {r.old_location for r in rows if r.state == "COMMITTED"}
+
 
 class TestPartitionWithASubdirectory:
     """Spark reads a Hive partition's directory at its top level only; its rows are counted so."""
