@@ -300,14 +300,16 @@
     {%- for row in results if row.state == 'COMMITTED' -%}
         {%- do stale.append({'database': database, 'table': table, 'partition_spec': row.partition_spec, 'location': row.old_location, 'reason': 'purge'}) -%}
     {%- endfor -%}
-    {#- in the background: the staging table is dropped (and the next table purged) meanwhile; the node waits for it -#}
+    {#- every swap above refreshed the table: nothing cached points at the old files -#}
+    {%- do compliance.purge_drop_staging(database, staging) -%}
+    {#-
+        In the background, while the next table is purged and the results are written; the node
+        waits for it.  Started after the drop, which would otherwise wait for its metastore calls.
+    -#}
     {%- if stale -%}
         {%- do adapter.python_hook('python_hooks.background:start', key='stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
             statements=compliance.stale_records_sql(stale)) -%}
     {%- endif -%}
-
-    {#- every swap above refreshed the table: nothing cached points at the old files -#}
-    {%- do compliance.purge_drop_staging(database, staging) -%}
     {{ return(results) }}
 {%- endmacro %}
 
