@@ -335,7 +335,9 @@ def _scala_map(spark: Any, entries: dict[str, str]) -> Any:
     return _jvm(spark).org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
 
 
-def create_staging_table(spark: Any, database: str, staging: str, table: str, location: str) -> dict[str, Any]:
+def create_staging_table(
+    spark: Any, database: str, staging: str, table: str, location: str
+) -> dict[str, Any]:
     """Step 1 for a partitioned parquet or ORC table, without per-partition metastore work.
 
     Creates `database.staging`, external, at `location`, with the table's columns, partition
@@ -355,7 +357,11 @@ def create_staging_table(spark: Any, database: str, staging: str, table: str, lo
         catalog = _catalog(spark)
         source = catalog.getTableMetadata(_identifier(spark, database, table))
         storage_format = _storage_format(source)
-        if storage_format is None or not _seq(source.partitionColumnNames()) or source.bucketSpec().isDefined():
+        if (
+            storage_format is None
+            or not _seq(source.partitionColumnNames())
+            or source.bucketSpec().isDefined()
+        ):
             return {"created": False, "error": None}
         options = {
             str(key): str(source.properties().apply(key))

@@ -55,7 +55,9 @@ def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> 
 
 
 def _location(spark: Any, database: str, table: str) -> Any:
-    return _jvm(spark).org.apache.hadoop.fs.Path(_catalog(spark).getTableMetadata(_ident(spark, database, table)).location())
+    return _jvm(spark).org.apache.hadoop.fs.Path(
+        _catalog(spark).getTableMetadata(_ident(spark, database, table)).location()
+    )
 
 
 def replace_rows(

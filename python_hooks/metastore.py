@@ -157,7 +157,9 @@ def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
     """
     jvm = _jvm(spark)
     no_predicates = jvm.org.apache.spark.api.python.PythonUtils.toSeq([])
-    return _scala_list(jvm, _catalog(spark).listPartitionsByFilter(_ident(spark, database, table), no_predicates))
+    return _scala_list(
+        jvm, _catalog(spark).listPartitionsByFilter(_ident(spark, database, table), no_predicates)
+    )
 
 
 def _spec_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:

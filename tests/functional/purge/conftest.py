@@ -113,4 +113,14 @@ def id_table(project: Any, spark: Any) -> str:
     return ID_TABLE
 
 
-__all__ = ["count", "descriptor", "file_codecs", "last_run", "location", "log_rows", "purge", "remaining_ids", "run_dbt"]
+__all__ = [
+    "count",
+    "descriptor",
+    "file_codecs",
+    "last_run",
+    "location",
+    "log_rows",
+    "purge",
+    "remaining_ids",
+    "run_dbt",
+]

@@ -206,7 +206,9 @@ class TestPurgeFailures:
         )
         assert "p_dry.visits.page is string but the id column p_ids.ids.guestid is bigint" in logs
 
-    def test_old_locations_that_cannot_be_recorded_fail_the_node_after_the_purge(self, project, spark, tables):
+    def test_old_locations_that_cannot_be_recorded_fail_the_node_after_the_purge(
+        self, project, spark, tables
+    ):
         # the stale-location records are written in the background; a failed write must not pass silently
         stale = f"{project.test_schema}.stale_data_records"
         saved = hive_catalog.table_exists(spark, project.test_schema, "stale_data_records")

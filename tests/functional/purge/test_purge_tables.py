@@ -194,5 +194,7 @@ class TestPurgeTables:
         assert location(spark, "p_kinds", "flat") == locations["flat"]
         assert "0 committed" in logs
         assert count(spark, "select count(*) from p_kinds.events") == 15
-        relation_rows = spark.sql(f"select state, purge_ts from {relation} where database_name = 'p_kinds'").collect()
+        relation_rows = spark.sql(
+            f"select state, purge_ts from {relation} where database_name = 'p_kinds'"
+        ).collect()
         assert {(r.state, r.purge_ts) for r in relation_rows} == {("SKIPPED", rows[0].purge_ts)}

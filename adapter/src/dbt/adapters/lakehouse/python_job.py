@@ -9,7 +9,6 @@ from typing import Any
 from dbt.adapters.base import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
 
-
 _session: Any = None
 
 
