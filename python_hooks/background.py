@@ -1,15 +1,17 @@
 """SQL statements that run in the background of a macro while it goes on, then are waited for.
 
 Jinja has no threads.  The purge records the old locations of the partitions it swapped (a small
-Spark write into `stale_data_records`, about 0.1 s) while it drops its staging table and moves on
-to the next table, and waits for every such write before the node ends:
+Spark write into `stale_data_records`, about 0.1 s) while it moves on to the next table and
+writes its results, and waits for every such write before the node ends (and, for any write a
+failed node left behind, when the next purge node starts):
 
     adapter.python_hook('python_hooks.background:start', key=..., statements=[...])
     adapter.python_hook('python_hooks.background:wait_all')   # {key: {ok, error, statement}}
 
-The statements of one key run one after the other on their own thread; Spark runs jobs from
-several threads of one session at once.  Nothing here raises: a failed statement stops its key
-and is reported by `wait_all`.
+Everything runs on one background thread, in the order started: two appends to one table must
+not run at once (they would share its `_temporary` directory), and the thread only has to keep
+up with the node.  Spark runs its jobs alongside the node's own.  Nothing here raises: a failed
+statement stops its key and is reported by `wait_all`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+from python_hooks.metastore import error_message
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
@@ -28,7 +32,7 @@ def _run(spark: Any, statements: list[str]) -> dict[str, Any]:
         try:
             spark.sql(sql).collect()
         except Exception as exc:  # noqa: BLE001 - reported to whoever waits
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            message = error_message(exc)
             return {"ok": False, "error": message, "statement": sql}
     return {"ok": True, "error": None, "statement": None}
 
@@ -37,12 +41,14 @@ def start(spark: Any, key: str, statements: list[str]) -> str:
     """Run `statements` in order on a background thread; `wait_all` returns how it went."""
     global _executor
     with _lock:
-        if key in _pending:
-            raise ValueError(f"background statements {key!r} were started twice")
         if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="compliance-background")
-        _pending[key] = _executor.submit(_run, spark, [str(sql) for sql in statements])
-    return key
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compliance-background")
+        unique, number = key, 1
+        while unique in _pending:
+            number += 1
+            unique = f"{key} ({number})"
+        _pending[unique] = _executor.submit(_run, spark, [str(sql) for sql in statements])
+    return unique
 
 
 def wait_all(spark: Any) -> dict[str, dict[str, Any]]:

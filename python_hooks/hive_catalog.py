@@ -5,9 +5,9 @@ Most only read the metastore, return plain Python for Jinja, and never raise for
 missing: the caller decides what is an error.  The others never raise either:
 `location_snapshots` lists partitions' data files and reads their footers (the commit check's
 fingerprint and the rows before a rewrite), `partition_row_counts` reads the footers of a table's
-data files, `create_staging_table` creates the purge's staging table, `refresh_table` drops
-Spark's cached listing of a table, and `set_partition_locations` swaps several partitions'
-locations in one metastore call.  Partition values come back unescaped (`10:00`, `o'b`),
+data files, `create_staging_table` and `drop_staging_table` create and forget the purge's
+staging table, `refresh_table` drops Spark's cached listing of a table, and
+`set_partition_locations` swaps several partitions' locations in one metastore call.  Partition values come back unescaped (`10:00`, `o'b`),
 locations fully qualified and decoded (a Hadoop `Path`, not a URI).
 """
 
@@ -33,11 +33,7 @@ def _path(spark: Any, uri: Any) -> str:
 
 
 def _seq(scala_seq: Any) -> list[Any]:
-    items = []
-    iterator = scala_seq.iterator()
-    while iterator.hasNext():
-        items.append(iterator.next())
-    return items
+    return metastore._scala_list(None, scala_seq)
 
 
 def list_databases(spark: Any) -> list[str]:
@@ -166,7 +162,7 @@ def execute(spark: Any, sql: str) -> dict[str, Any]:
     try:
         rows = [list(row) for row in spark.sql(sql).collect()]
     except Exception as exc:  # noqa: BLE001 - any failure of the step is reported to the caller
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = metastore.error_message(exc)
         return {"ok": False, "error": message, "rows": []}
     return {"ok": True, "error": None, "rows": rows}
 
@@ -321,18 +317,21 @@ def refresh_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     so that the rewrite lists exactly the files the commit check fingerprinted.  {ok, error}.
     """
     try:
-        spark.catalog.refreshTable(f"`{database.replace('`', '``')}`.`{table.replace('`', '``')}`")
+        spark.catalog.refreshTable(metastore._name(database, table))
     except Exception as exc:  # noqa: BLE001 - reported to the caller like a failed statement
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = metastore.error_message(exc)
         return {"ok": False, "error": message}
     return {"ok": True, "error": None}
 
 
-def _scala_map(spark: Any, entries: dict[str, str]) -> Any:
-    java_map = _jvm(spark).java.util.HashMap()
-    for key, value in entries.items():
-        java_map.put(key, value)
-    return _jvm(spark).org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
+def _spark_writes_hive_table(spark: Any, storage_format: str) -> bool:
+    """Whether an insert into a partitioned Hive parquet/ORC table goes through Spark's own
+    file writer (its defaults), as a datasource staging table's insert does."""
+    convert = f"spark.sql.hive.convertMetastore{'Parquet' if storage_format == 'parquet' else 'Orc'}"
+    return all(
+        str(spark.conf.get(key, "true")).lower() == "true"
+        for key in (convert, "spark.sql.hive.convertInsertingPartitionedTable")
+    )
 
 
 def create_staging_table(
@@ -349,8 +348,9 @@ def create_staging_table(
     of partitions rewritten.  The rewritten directories are the same `<location>/<k>=<v>`.
 
     {created, error}: created false (with no error) for a table this does not apply to
-    (unpartitioned, bucketed, or in another format), and false with the error when the
-    catalog refused; the caller then creates it with `create table ... like`.
+    (unpartitioned, bucketed, in another format, or written by Hive's own writer because the
+    session does not convert its inserts), and false with the error when the catalog refused;
+    the caller then creates it with `create table ... like`.
     """
     try:
         jvm = _jvm(spark)
@@ -363,10 +363,14 @@ def create_staging_table(
             or source.bucketSpec().isDefined()
         ):
             return {"created": False, "error": None}
+        provider = str(source.provider().get()).lower() if source.provider().isDefined() else "hive"
+        if provider == "hive" and not _spark_writes_hive_table(spark, storage_format):
+            # Hive's own writer (its defaults, its decimal encoding) writes this table: so must the staging
+            return {"created": False, "error": None}
         options = {
             str(key): str(source.properties().apply(key))
             for key in _seq(source.properties().keys())
-            if str(key).lower().startswith(f"{storage_format}.")
+            if str(key).lower().startswith(f"{storage_format}.") or f".{storage_format}." in str(key).lower()
         }
         for key in _seq(source.storage().properties().keys()):
             if str(key).lower() != "path":
@@ -378,7 +382,7 @@ def create_staging_table(
             none,
             none,
             source.storage().compressed(),
-            _scala_map(spark, options),
+            metastore._spec_map(spark, list(options.items())),
         )
         staging_meta = source.copy(
             _identifier(spark, database, staging),
@@ -392,19 +396,19 @@ def create_staging_table(
             int(jvm.java.lang.System.currentTimeMillis()),
             -1,
             source.createVersion(),
-            _scala_map(spark, {}),
+            metastore._spec_map(spark, []),
             none,
             none,
             none,
             source.unsupportedFeatures(),
             False,
             True,
-            _scala_map(spark, {}),
+            metastore._spec_map(spark, []),
             none,
         )
         catalog.createTable(staging_meta, False, True)
     except Exception as exc:  # noqa: BLE001 - the caller creates the staging table with SQL instead
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = metastore.error_message(exc)
         return {"created": False, "error": message}
     return {"created": True, "error": None}
 
@@ -413,20 +417,25 @@ def drop_staging_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     """Step 5: forget the (external) staging table; its files, now live, are not touched.
 
     Through the catalog rather than `drop table`, which first resolves the table as a query
-    (listing its files) to uncache it; a staging table is never cached.  {ok, error}.
+    (listing its files) to uncache it; a staging table is never cached.  {ok, refused, error}:
+    refused for a table that is not external, which the caller must not drop at all.
     """
     try:
         catalog = _catalog(spark)
         ident = _identifier(spark, database, table)
         meta = catalog.getTableMetadata(ident)
         if str(meta.tableType().name()) != "EXTERNAL":
-            raise ValueError(f"{database}.{table} is not an external table; not dropped")
+            # dropping a managed table deletes its directory, where the swapped partitions now live
+            return {
+                "ok": False,
+                "refused": True,
+                "error": f"{database}.{table} is not an external table: not dropped, or its files (now live) would go",
+            }
         catalog.dropTable(ident, True, False)
         catalog.refreshTable(ident)
     except Exception as exc:  # noqa: BLE001 - the caller drops it with SQL instead
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return {"ok": False, "error": message}
-    return {"ok": True, "error": None}
+        return {"ok": False, "refused": False, "error": metastore.error_message(exc)}
+    return {"ok": True, "refused": False, "error": None}
 
 
 def _partition_directories(spark: Any, location: str, columns: list[str]) -> list[dict[str, Any]]:
@@ -476,7 +485,7 @@ def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any
         for part in partitions:
             part["rows"] = _location_rows(spark, part["location"], storage_format)
     except Exception as exc:  # noqa: BLE001 - the caller falls back to counting with Spark SQL
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = metastore.error_message(exc)
         return {"ok": False, "error": message, "partitions": []}
     return {"ok": True, "error": None, "partitions": partitions}
 
@@ -500,6 +509,6 @@ def set_partition_locations(
             [([(str(k), str(v)) for k, v in values], str(location)) for values, location in partitions],
         )
     except Exception as exc:  # noqa: BLE001 - the caller swaps one partition at a time instead
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = metastore.error_message(exc)
         return {"ok": False, "error": message}
     return {"ok": True, "error": None}

@@ -4,8 +4,9 @@ The purge node's relation holds only its run's result rows (one per table and pa
 is replaced on every run.  A Spark write of a few rows costs a job, a commit protocol and a
 table refresh (150-400 ms locally); writing the file through the session's Hadoop FileSystem
 costs a create, a rename and a refresh (about 40 ms), on local disk, HDFS and object stores
-alike.  The table is a Spark `using json` table with declared column types, so readers (and
-`purge_log`, which copies the rows into parquet) see typed columns.
+alike.  The table is a Spark `using json` table with declared column types, so Spark readers
+see typed columns; other engines (Hive, Trino) read `purge_log`, the parquet table that copies
+the rows on every run.
 
     replace_rows(spark, database, table, columns=[[name, type], ...], rows=[{name: value}])
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from python_hooks.metastore import _catalog, _ident, _jvm
+from python_hooks.metastore import _catalog, _ident, _jvm, _name, error_message
 
 FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
@@ -25,10 +26,6 @@ TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
 
 def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-def _name(database: str, table: str) -> str:
-    return f"{_quote(database)}.{_quote(table)}"
 
 
 def _layout_matches(spark: Any, database: str, table: str, columns: list[list[str]]) -> bool:
@@ -42,7 +39,9 @@ def _layout_matches(spark: Any, database: str, table: str, columns: list[list[st
     if provider != "json" or str(meta.tableType().name()) == "VIEW":
         return False
     fields = [(str(f.name()), str(f.dataType().simpleString())) for f in meta.schema().fields()]
-    return fields == [(name, data_type) for name, data_type in columns]
+    options = meta.storage().properties()
+    failfast = options.contains("mode") and str(options.apply("mode")).upper() == "FAILFAST"
+    return failfast and fields == [(name, data_type) for name, data_type in columns]
 
 
 def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> None:
@@ -50,7 +49,7 @@ def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> 
     spark.sql(
         f"create table {_name(database, table)} ("
         + ", ".join(f"{_quote(name)} {data_type}" for name, data_type in columns)
-        + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}')"
+        + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}', mode 'FAILFAST')"
     )
 
 
@@ -66,9 +65,10 @@ def replace_rows(
     """Make `database.table` hold exactly `rows`; {ok, error, created}.
 
     The table is (re)created when it is missing or laid out differently (another format, other
-    columns).  The rows go to a hidden temporary file that is then renamed over the table's
-    single data file, so a reader sees the old rows or the new ones, or, on a file system whose
-    rename cannot replace a file, briefly none.  Any other file in the directory is removed.
+    columns).  The rows go to a hidden temporary file; the old data file is then deleted and the
+    new one renamed into its place (Hadoop's rename does not replace a file), so a reader in
+    that instant sees no rows.  Any other file in the directory is removed.  The table reads in
+    FAILFAST mode: a value that does not fit its column is an error, not a silent NULL.
     """
     try:
         created = False
@@ -100,6 +100,6 @@ def replace_rows(
                 fs.delete(child, True)
         spark.catalog.refreshTable(_name(database, table))
     except Exception as exc:  # noqa: BLE001 - the caller fails the node with this message
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        message = error_message(exc)
         return {"ok": False, "error": message, "created": False}
     return {"ok": True, "error": None, "created": created}

@@ -107,6 +107,12 @@ def _jvm(spark: Any) -> Any:
     return view
 
 
+def error_message(exc: BaseException) -> str:
+    """The first line of an exception's message (a Java stack trace follows it), or its type."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _scala_list(jvm: Any, seq: Any) -> list[Any]:
     """A Scala collection's elements, two JVM round trips each.
 
@@ -206,6 +212,7 @@ def refresh(spark: Any, database: str, table: str) -> None:
 
 
 def _spec_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
+    """A Scala Map of string pairs (a partition spec, table or format options)."""
     jvm = _jvm(spark)
     java_map = jvm.java.util.HashMap()
     for key, value in pairs:
@@ -260,7 +267,7 @@ def set_partition_locations(
         )
     catalog.alterPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq(changed))
     # the public refresh also drops cached data of the table, as ALTER TABLE does
-    spark.catalog.refreshTable(f"`{database.replace('`', '``')}`.`{table.replace('`', '``')}`")
+    spark.catalog.refreshTable(_name(database, table))
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
 
 

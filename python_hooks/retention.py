@@ -516,8 +516,7 @@ def _partition_path(pairs: list[tuple[str, str]]) -> str:
 
 
 def _reason(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:1000]
+    return metastore.error_message(exc)[:1000]
 
 
 def now_ms(value: Any) -> int:

@@ -10,6 +10,8 @@
     {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run} -%}
 
     {{ run_hooks(pre_hooks) }}
+    {#- records that a node which failed earlier in this process left in the background -#}
+    {%- set unrecorded = compliance.purge_wait_for_stale_records() -%}
 
     {#- bad vars and a missing id table stop the run before any table is touched -#}
     {%- set whitelist = compliance.parse_purge_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
@@ -32,7 +34,7 @@
 
     {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
     {%- set written = compliance.purge_write_results(target_relation, results) -%}
-    {%- set unrecorded = compliance.purge_wait_for_stale_records() -%}
+    {%- do unrecorded.extend(compliance.purge_wait_for_stale_records()) -%}
     {%- set failed = results | selectattr('state', 'equalto', 'FAILED') | list -%}
     {%- do compliance.purge_summary(results, dry_run) -%}
 

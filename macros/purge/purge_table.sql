@@ -58,14 +58,28 @@
     {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location))) }}
 {%- endmacro %}
 
-{#- Step 5 through the catalog (no query over the table first); `drop table` if that fails. -#}
+{#- Step 5 through the catalog (no query over the table first); `drop table` if that fails; never a managed table. -#}
 {% macro purge_drop_staging(database, staging) -%}
     {%- do log('purge step drop staging: ' ~ database ~ '.' ~ staging, info=false) -%}
     {%- set dropped = compliance.purge_catalog('drop_staging_table', {'database': database, 'table': staging}) -%}
-    {%- if not dropped.ok -%}
+    {%- if dropped.refused -%}
+        {%- do exceptions.warn("purge: " ~ dropped.error ~ "; drop " ~ database ~ "." ~ staging ~ " yourself once nothing uses its location (make it external first: `alter table ... set tblproperties ('EXTERNAL'='TRUE')`).") -%}
+    {%- elif not dropped.ok -%}
         {%- do log('purge: ' ~ database ~ '.' ~ staging ~ ': dropping it with SQL (' ~ dropped.error ~ ')', info=false) -%}
         {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
     {%- endif -%}
+{%- endmacro %}
+
+{#-
+    The partition path (`k=v/k2=v2`, escaped; '' for an unpartitioned table) of a result row
+    whose first values are the partition columns as strings; NULL is Hive's default partition.
+-#}
+{% macro purge_row_spec(partition_columns, row) -%}
+    {%- set pairs = [] -%}
+    {%- for column in partition_columns -%}
+        {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
+    {%- endfor -%}
+    {{ return(adapter.partition_path(pairs) if pairs else '') }}
 {%- endmacro %}
 
 {% macro purge_say(message) -%}
@@ -161,11 +175,7 @@
     {%- endif -%}
     {%- set purged = {} -%}
     {%- for row in scan.rows -%}
-        {%- set pairs = [] -%}
-        {%- for column in partition_columns -%}
-            {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
-        {%- endfor -%}
-        {%- do purged.update({adapter.partition_path(pairs) if pairs else '': row[-1]}) -%}
+        {%- do purged.update({compliance.purge_row_spec(partition_columns, row): row[-1]}) -%}
     {%- endfor -%}
 
     {#- the units of work: every partition, or the table itself -#}
@@ -338,11 +348,7 @@
         {%- set counted = compliance.purge_execute('count partitions', compliance.purge_count_by_partition_sql(info.database, staging, info.partition_columns)) -%}
         {#- the rewrite's directories, whether or not the metastore registers them as partitions -#}
         {%- for row in counted.rows -%}
-            {%- set pairs = [] -%}
-            {%- for column in info.partition_columns -%}
-                {%- do pairs.append([column, '__HIVE_DEFAULT_PARTITION__' if row[loop.index0] is none else row[loop.index0]]) -%}
-            {%- endfor -%}
-            {%- set spec = adapter.partition_path(pairs) -%}
+            {%- set spec = compliance.purge_row_spec(info.partition_columns, row) -%}
             {%- do staged.update({spec: {'location': staging_location ~ '/' ~ spec, 'rows': row[-1]}}) -%}
         {%- endfor -%}
     {%- endif -%}
@@ -377,6 +383,9 @@
         {%- if after is none or after != expected_after -%}
             {%- set reason = 'the rewrite holds ' ~ after ~ ' rows, expected ' ~ expected_after ~ ' (' ~ fields.rows_before ~ ' minus ' ~ fields.rows_purged
                 ~ '): the partition changed during the purge' ~ ('' if counted.ok else ' (' ~ counted.error ~ ')') ~ '; not swapped, the next run purges it again' -%}
+        {%- elif after == 0 and unit.pairs -%}
+            {#- every row was purged: the writer made no directory, and the partition must not point at nothing -#}
+            {%- do adapter.fs_mkdirs(new_location) -%}
         {%- endif -%}
     {%- endif -%}
 

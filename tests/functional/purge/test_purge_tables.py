@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from datetime import datetime, timedelta
+
 import pytest
 
 from tests.functional.purge.conftest import (
@@ -52,6 +55,8 @@ def make_tables(spark):
         partitioned by (ds) tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
     spark.sql("insert into p_kinds.ds_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
     spark.sql("insert into p_kinds.ds_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
+    # every row of this partition is a listed id: its rewrite is empty
+    spark.sql("insert into p_kinds.ds_events partition (ds = 'c') select id, 'x' from range(1001, 1004)")
     spark.sql(f"""
         create table p_kinds.flat (guestid bigint, payload string) stored as parquet
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
@@ -118,6 +123,11 @@ class TestPurgeTables:
         orc_new = location(spark, "p_kinds", "orc_events", [["ds", "a"]])
         assert orc_new == f"{location(spark, 'p_kinds', 'orc_events')}/{ts}/ds=a"
         assert file_codecs(spark, orc_new, "orc") == {"ZLIB"}
+        # a partition whose every row went points at an empty directory, not at nothing
+        emptied = location(spark, "p_kinds", "ds_events", [["ds", "c"]])
+        assert emptied == f"{location(spark, 'p_kinds', 'ds_events')}/{ts}/ds=c"
+        assert os.path.isdir(emptied.removeprefix("file:"))
+        assert count(spark, "select count(*) from p_kinds.ds_events where ds = 'c'") == 0
         tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect() if not r.isTemporary}
         assert not [t for t in tables if "_staging_" in t]
         stale = spark.sql(
@@ -153,7 +163,7 @@ class TestPurgeTables:
         assert flat.rows_before == flat.rows_after + flat.rows_purged and flat.rows_purged > 0
         assert by_key[("flat", None)].state == "COMMITTED"
         assert {r.state for r in rows} == {"COMMITTED", "SKIPPED"}
-        assert len(rows) == 3 + 2 + 2 + 1
+        assert len(rows) == 3 + 2 + 3 + 1
         columns = set(rows[0].asDict())
         assert not [c for c in columns if "guestid" in c or c == "id"]
         verified = spark.sql(f"select * from {project.test_schema}.purge_verification").collect()
@@ -176,7 +186,12 @@ class TestPurgeTables:
         assert {r.purge_log_id for r in rows} == set(logged)
         for row in rows:
             assert row.asDict() == logged[row.purge_log_id].asDict()
-            assert row.started_at is not None and row.ended_at >= row.started_at
+            assert isinstance(row.started_at, datetime) and row.ended_at >= row.started_at
+            assert abs(row.started_at - datetime.now()) < timedelta(hours=1)
+            assert row.dry_run is False and isinstance(row.purge_ts, int) and row.purge_ts > 1_700_000_000_000
+        hour = next(r for r in rows if r.partition_spec == "ds=2024-01-01 10%3A00/hr=o%27b")
+        assert (hour.rows_before, hour.rows_purged, hour.rows_after, hour.state) == (10, 3, 7, "COMMITTED")
+        assert hour.reason is None and hour.backup_table == f"p_kinds.events_backup_{hour.purge_ts}"
 
     def test_a_second_purge_rewrites_nothing(self, project, spark, first_run):
         # the purge node's relation as an older version left it (parquet, other columns): replaced
