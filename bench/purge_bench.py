@@ -14,7 +14,7 @@ discarded warm-up at full size; the two jobs alternate which runs first.  The ma
 repeated (--repeat, default 5) and the medians are reported: the machine is shared, so only ratios measured
 in the same invocation compare.  Then a small sweep over k and P (draws bench/results/purge.png).
 
-    .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x3), then the sweep
+    .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x5, medians), then the sweep
     .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
 """
 
