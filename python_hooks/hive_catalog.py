@@ -132,15 +132,10 @@ def list_partitions(spark: Any, database: str, table: str) -> list[dict[str, Any
     keys = [str(c) for c in _seq(meta.partitionColumnNames())]
     if not keys:
         return []
-    result = []
-    for part in metastore.list_partitions(spark, database, table):
-        spec = part.spec()
-        result.append(
-            {
-                "values": [[key, str(spec.apply(key))] for key in keys],
-                "location": _path(spark, part.location()),
-            }
-        )
+    result = [
+        {"values": [[key, value] for key, value in pairs], "location": location}
+        for pairs, location in metastore.partition_locations(spark, database, table, keys)
+    ]
     return sorted(result, key=lambda p: [v for _, v in p["values"]])
 
 

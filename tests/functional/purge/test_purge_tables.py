@@ -213,3 +213,33 @@ class TestPurgeTables:
             f"select state, purge_ts from {relation} where database_name = 'p_kinds'"
         ).collect()
         assert {(r.state, r.purge_ts) for r in relation_rows} == {("SKIPPED", rows[0].purge_ts)}
+
+
+class TestPartitionListing:
+    def test_the_one_call_listing_matches_the_catalog_object_by_object(self, project, spark):
+        """metastore.partition_locations (Jackson in the JVM) against py4j object by object."""
+        from python_hooks import metastore
+
+        spark.sql("drop database if exists p_listing cascade")
+        spark.sql("create database p_listing")
+        spark.sql("create table p_listing.t (x int) partitioned by (p string, q int) stored as parquet")
+        values = ["a%b", "c#d", "e?f", "g=h", "é ü", "k/l", "m:n'o", "p\\\\q"]
+        for number, value in enumerate(values):
+            escaped = value.replace("'", "\\'")
+            spark.sql(f"insert into p_listing.t partition (p = '{escaped}', q = {number}) values (1)")
+        spark.sql("insert into p_listing.t partition (p, q) select 2, cast(null as string), 9")
+        spark.sql("alter table p_listing.t partition (p = 'a%b', q = 0) set location '/tmp/p listing/a%3Ab'")
+        columns = ["p", "q"]
+        jvm = metastore._jvm(spark)
+        partitions = metastore.list_partitions(spark, "p_listing", "t")
+        slow = sorted(
+            (metastore._spec_pairs(part, columns), metastore._path(jvm, part.location()))
+            for part in partitions
+        )
+        listing = jvm.org.apache.spark.api.python.PythonUtils.toSeq(partitions)
+        fast = sorted(metastore._locations_from_json(spark, listing, columns))
+        assert fast == slow
+        assert sorted(metastore.partition_locations(spark, "p_listing", "t", columns)) == slow
+        assert len(fast) == len(values) + 1
+        assert ([("p", "a%b"), ("q", "0")], "file:/tmp/p listing/a%3Ab") in fast
+        assert any(pairs[0][1] == "__HIVE_DEFAULT_PARTITION__" for pairs, _ in fast)
