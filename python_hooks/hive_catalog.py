@@ -25,15 +25,12 @@ _SKIP_TYPES = ("VIEW",)
 _catalog = metastore._catalog
 _identifier = metastore._ident
 _jvm = metastore._jvm
+_seq = metastore._scala_list
 
 
 def _path(spark: Any, uri: Any) -> str:
     """A catalog URI as the decoded, qualified path string Spark SQL expects in LOCATION '...'."""
     return metastore._path(_jvm(spark), uri)
-
-
-def _seq(scala_seq: Any) -> list[Any]:
-    return metastore._scala_list(None, scala_seq)
 
 
 def list_databases(spark: Any) -> list[str]:
@@ -89,7 +86,7 @@ def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
         "table": table,
         "table_type": str(meta.tableType().name()),
         "is_view": str(meta.tableType().name()) in _SKIP_TYPES,
-        "provider": str(meta.provider().get()) if meta.provider().isDefined() else "hive",
+        "provider": metastore.provider(meta),
         "location": _path(spark, meta.location())
         if str(meta.tableType().name()) not in _SKIP_TYPES
         else None,
@@ -164,7 +161,7 @@ def execute(spark: Any, sql: str) -> dict[str, Any]:
 
 def _storage_format(meta: Any) -> str | None:
     """`parquet` or `orc` for a table whose files the footer count can read, else None."""
-    provider = str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
+    provider = metastore.provider(meta)
     if provider in ("parquet", "orc"):
         return provider
     if provider != "hive":
@@ -198,6 +195,11 @@ def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
         return int(reader.getNumberOfRows())
     finally:
         reader.close()
+
+
+def _footer_rows(spark: Any, files: list[Any], storage_format: str) -> int:
+    """Rows in `files` (Hadoop FileStatus), from their footers; empty files hold none."""
+    return sum(_file_rows(spark, status, storage_format) for status in files if status.getLen() > 0)
 
 
 def _data_files(spark: Any, location: str, exclude: str | None = None) -> list[Any]:
@@ -253,7 +255,7 @@ def _location_rows(spark: Any, location: str, storage_format: str) -> int:
     files = _read_files(spark, location, _data_files(spark, location), recursive=False)
     if files is None:
         raise ValueError(f"{location} holds a sub-directory")
-    return sum(_file_rows(spark, status, storage_format) for status in files if status.getLen() > 0)
+    return _footer_rows(spark, files, storage_format)
 
 
 def location_snapshots(
@@ -297,7 +299,7 @@ def location_snapshots(
         read = _read_files(spark, location, files, recursive=not partitioned)
         if storage_format is not None and read is not None:
             try:
-                rows = sum(_file_rows(spark, s, storage_format) for s in read if s.getLen() > 0)
+                rows = _footer_rows(spark, read, storage_format)
             except Exception:  # noqa: BLE001 - an unreadable footer: the caller counts with Spark
                 rows = None
         digest = hashlib.md5(lines.encode(), usedforsecurity=False).hexdigest()
@@ -358,8 +360,7 @@ def create_staging_table(
             or source.bucketSpec().isDefined()
         ):
             return {"created": False, "error": None}
-        provider = str(source.provider().get()).lower() if source.provider().isDefined() else "hive"
-        if provider == "hive" and not _spark_writes_hive_table(spark, storage_format):
+        if metastore.provider(source) == "hive" and not _spark_writes_hive_table(spark, storage_format):
             # Hive's own writer (its defaults, its decimal encoding) writes this table: so must the staging
             return {"created": False, "error": None}
         options = {
@@ -472,7 +473,7 @@ def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any
         storage_format = _storage_format(meta)
         if storage_format is None:
             return {"ok": False, "error": "not a parquet or ORC table", "partitions": []}
-        if meta.tracksPartitionsInCatalog() or str(meta.provider().get()).lower() == "hive":
+        if meta.tracksPartitionsInCatalog() or metastore.provider(meta) == "hive":
             partitions = list_partitions(spark, database, table)
         else:
             columns = [str(c) for c in _seq(meta.partitionColumnNames())]

@@ -18,14 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from python_hooks.metastore import _catalog, _ident, _jvm, _name, error_message
+from python_hooks.metastore import _catalog, _ident, _jvm, _name, _quote, error_message, provider
 
 FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _layout_matches(spark: Any, database: str, table: str, columns: list[list[str]]) -> bool:
@@ -35,8 +31,7 @@ def _layout_matches(spark: Any, database: str, table: str, columns: list[list[st
     if not catalog.tableExists(ident):
         return False
     meta = catalog.getTableMetadata(ident)
-    provider = str(meta.provider().get()).lower() if meta.provider().isDefined() else ""
-    if provider != "json" or str(meta.tableType().name()) == "VIEW":
+    if provider(meta) != "json" or str(meta.tableType().name()) == "VIEW":
         return False
     fields = [(str(f.name()), str(f.dataType().simpleString())) for f in meta.schema().fields()]
     options = meta.storage().properties()

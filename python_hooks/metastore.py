@@ -113,8 +113,18 @@ def error_message(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _scala_list(jvm: Any, seq: Any) -> list[Any]:
-    """A Scala collection's elements, two JVM round trips each (`jvm` is not needed any more).
+def provider(meta: Any) -> str:
+    """A CatalogTable's provider, lower case: `hive` for a Hive-format table, `parquet`, `json`..."""
+    return str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
+
+
+def _quote(name: str) -> str:
+    """A name between backticks, for Spark SQL."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _scala_list(seq: Any) -> list[Any]:
+    """A Scala collection's elements, two JVM round trips each.
 
     Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
     PySpark converts at some 15 ms a time.
@@ -141,13 +151,11 @@ def _ident(spark: Any, database: str, table: str) -> Any:
 
 
 def databases(spark: Any) -> list[str]:
-    return sorted(str(d) for d in _scala_list(_jvm(spark), _catalog(spark).externalCatalog().listDatabases()))
+    return sorted(str(d) for d in _scala_list(_catalog(spark).externalCatalog().listDatabases()))
 
 
 def table_names(spark: Any, database: str) -> list[str]:
-    return sorted(
-        str(t) for t in _scala_list(_jvm(spark), _catalog(spark).externalCatalog().listTables(database))
-    )
+    return sorted(str(t) for t in _scala_list(_catalog(spark).externalCatalog().listTables(database)))
 
 
 def table_exists(spark: Any, database: str, table: str) -> bool:
@@ -161,7 +169,7 @@ def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
     faster than the plain listing, which loads every partition through the ORM with its
     authorization info (13 ms against 117 ms for 24 partitions on the embedded metastore).
     """
-    return _scala_list(None, _all_partitions(spark, database, table))
+    return _scala_list(_all_partitions(spark, database, table))
 
 
 def _all_partitions(spark: Any, database: str, table: str) -> Any:
@@ -221,9 +229,7 @@ def partition_locations(
     try:
         return _locations_from_json(spark, listing, columns)
     except Exception:  # noqa: BLE001 - an unexpected shape: walk the partitions instead
-        return [
-            (_spec_pairs(part, columns), _path(jvm, part.location())) for part in _scala_list(jvm, listing)
-        ]
+        return [(_spec_pairs(part, columns), _path(jvm, part.location())) for part in _scala_list(listing)]
 
 
 def _spec_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:
@@ -243,7 +249,7 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
         return None
     location_option = meta.storage().locationUri()
     location = _path(jvm, location_option.get()) if location_option.isDefined() else ""
-    columns = [str(c) for c in _scala_list(jvm, meta.partitionColumnNames())]
+    columns = [str(c) for c in _scala_list(meta.partitionColumnNames())]
     result = Table(database, table, table_type, location, columns)
     if columns and with_partitions:
         for pairs, location in partition_locations(spark, database, table, columns):
@@ -299,7 +305,7 @@ def set_partition_locations(
     catalog = _catalog(spark)
     ident = _ident(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
-    columns = [str(c) for c in _scala_list(jvm, table_meta.partitionColumnNames())]
+    columns = [str(c) for c in _scala_list(table_meta.partitionColumnNames())]
     # one listing instead of a (slow, ORM) metastore call per partition
     existing = {}
     if len(moves) > 1:
@@ -369,7 +375,7 @@ def drop_table_metadata(spark: Any, table: Table, scratch: str) -> None:
 
 def _name(database: str, table: str) -> str:
     """`db`.`t` for Spark's table-name parser (DataFrame reads and writes take no identifier object)."""
-    return ".".join("`" + part.replace("`", "``") + "`" for part in (database, table))
+    return f"{_quote(database)}.{_quote(table)}"
 
 
 def read_table(spark: Any, database: str, table: str) -> Any:
