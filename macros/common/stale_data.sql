@@ -67,3 +67,12 @@
     {%- endset -%}
     {{ return([create, insert]) }}
 {%- endmacro %}
+
+{#-
+    The adapter's snapshot materialization (dbt_lakehouse) swaps a snapshot table's location and
+    hands the old directory to `location_swapped`; this project records it like its own swaps.
+    The root project's `dispatch` config puts this package before dbt_lakehouse.
+-#}
+{% macro lakehouse__location_swapped(database, table, old_location, reason) %}
+    {% do compliance.record_stale_location(database, table, none, old_location, reason) %}
+{% endmacro %}
