@@ -71,14 +71,9 @@ def macros() -> dict[str, Any]:
     return repo_files("macros")
 
 
-# The adapter's snapshot materialization reports swapped locations through a dispatched macro;
-# the product's version (macros/common/stale_data.sql) records them, as the root project says.
-DISPATCH = [{"macro_namespace": "dbt_lakehouse", "search_order": ["compliance", "dbt_lakehouse"]}]
-
-
 @pytest.fixture(scope="class")
 def project_config_update() -> dict[str, Any]:
-    return {"name": "compliance", "models": {"compliance": {"+file_format": "parquet"}}, "dispatch": DISPATCH}
+    return {"name": "compliance", "models": {"compliance": {"+file_format": "parquet"}}}
 
 
 @pytest.fixture(scope="session")

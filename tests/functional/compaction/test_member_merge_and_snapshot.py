@@ -3,7 +3,7 @@
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.conftest import DISPATCH, repo_files
+from tests.conftest import repo_files
 
 SNAPSHOT = """
 select * from values
@@ -49,7 +49,6 @@ class TestMemberMergeAndSnapshot:
     def project_config_update(self):
         return {
             "name": "compliance",
-            "dispatch": DISPATCH,
             "models": {"compliance": {"+file_format": "parquet"}},
             "snapshots": {"compliance": {"+file_format": "parquet"}},
             "vars": {"member_snapshot": "crm_snapshot", "member_deltas": ["crm_delta_1", "crm_delta_2"]},

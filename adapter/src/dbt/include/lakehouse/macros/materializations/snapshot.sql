@@ -19,12 +19,13 @@
 
 {#-
     Called after this adapter swaps a table's location, with the directory that no longer backs
-    it.  The default only logs; a project that deletes unreferenced directories later overrides
-    it through dispatch (`dispatch: [{macro_namespace: dbt_lakehouse, search_order: [<project>,
-    dbt_lakehouse]}]` in the root dbt_project.yml, and a `<project>.lakehouse__location_swapped`).
+    it.  The default only logs.  Dispatched without a namespace, so a `lakehouse__location_swapped`
+    in the snapshot's own package or in the root project wins: a project that deletes unreferenced
+    directories later defines one.  (A namespace would not do: an adapter's own macros cannot be
+    found through `dispatch` under their package name.)
 -#}
 {% macro location_swapped(database, table, old_location, reason) -%}
-    {{ return(adapter.dispatch('location_swapped', 'dbt_lakehouse')(database, table, old_location, reason)) }}
+    {{ return(adapter.dispatch('location_swapped')(database, table, old_location, reason)) }}
 {%- endmacro %}
 
 {% macro default__location_swapped(database, table, old_location, reason) -%}
