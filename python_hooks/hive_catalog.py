@@ -332,7 +332,7 @@ def _spark_writes_hive_table(spark: Any, storage_format: str) -> bool:
 
 
 def create_staging_table(
-    spark: Any, database: str, staging: str, table: str, location: str
+    spark: Any, database: str, staging: str, table: str, location: str, properties: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """Step 1 for a partitioned parquet or ORC table, without per-partition metastore work.
 
@@ -343,6 +343,7 @@ def create_staging_table(
     The rewrite's insert then registers no partition, and dropping the table removes no partition
     either: the two metastore steps that, for a Hive-format staging table, grow with the number
     of partitions rewritten.  The rewritten directories are the same `<location>/<k>=<v>`.
+    `properties` are its table properties (the side-table registration).
 
     {created, error}: created false (with no error) for a table this does not apply to
     (unpartitioned, bucketed, in another format, or written by Hive's own writer because the
@@ -392,7 +393,7 @@ def create_staging_table(
             int(jvm.java.lang.System.currentTimeMillis()),
             -1,
             source.createVersion(),
-            metastore._spec_map(spark, []),
+            metastore._spec_map(spark, [(str(k), str(v)) for k, v in (properties or {}).items()]),
             none,
             none,
             none,

@@ -46,16 +46,16 @@
     directories, without a metastore call per partition on insert and on drop.  Any other table,
     or a catalog that refuses, gets `create table ... like` (purge_staging_table_sql).
 -#}
-{% macro purge_create_staging(info, staging, staging_location) -%}
+{% macro purge_create_staging(info, staging, staging_location, properties) -%}
     {%- do log('purge step create staging: ' ~ info.database ~ '.' ~ staging ~ ' at ' ~ staging_location, info=false) -%}
-    {%- set created = compliance.purge_catalog('create_staging_table', {'database': info.database, 'staging': staging, 'table': info.table, 'location': staging_location}) -%}
+    {%- set created = compliance.purge_catalog('create_staging_table', {'database': info.database, 'staging': staging, 'table': info.table, 'location': staging_location, 'properties': properties}) -%}
     {%- if created.created -%}
         {{ return({'ok': true, 'error': none, 'rows': []}) }}
     {%- endif -%}
     {%- if created.error -%}
         {%- do log('purge: ' ~ info.database ~ '.' ~ staging ~ ': creating it with `like` (' ~ created.error ~ ')', info=false) -%}
     {%- endif -%}
-    {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location))) }}
+    {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location, properties))) }}
 {%- endmacro %}
 
 {#- Step 5 through the catalog (no query over the table first); `drop table` if that fails; never a managed table. -#}
@@ -156,6 +156,7 @@
         {%- do compliance.purge_say(name ~ " is whitelisted but has no dataset.descriptor table property: skipped (onboard it with `dbt run-operation onboard`)") -%}
         {{ return(results) }}
     {%- endif -%}
+    {%- do ctx.onboarded.append(name) -%}
     {%- set identifier = compliance.purge_resolve_identifier(info, ids) -%}
     {%- if identifier.error -%}
         {%- do compliance.purge_say(name ~ ": FAILED: " ~ identifier.error) -%}
@@ -254,9 +255,10 @@
     {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
     {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
 
-    {%- set step = compliance.purge_create_staging(info, staging, staging_location) -%}
+    {%- set step = compliance.purge_create_staging(info, staging, staging_location, compliance.side_table_properties('staging', database, table, ctx.ts)) -%}
     {%- if step.ok -%}
-        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location)) -%}
+        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location,
+            compliance.side_table_properties('backup', database, table, ctx.ts))) -%}
     {%- endif -%}
     {%- if not step.ok -%}
         {%- do compliance.purge_drop_staging(database, staging) -%}

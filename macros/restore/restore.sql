@@ -12,7 +12,8 @@
         table=table, partition=partition, backup=backup, now=var('retention_now', none)) -%}
     {%- if plan['current_location'] -%}
         {%- call statement('restore_create_trash') -%}
-            {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table']) }}
+            {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table'],
+                compliance.side_table_properties('trash', plan['database'], plan['table'], plan['trash_table'].split('_')[-1])) }}
         {%- endcall -%}
         {%- call statement('restore_trash_untag') -%}
             {{ compliance.restore_untag_sql(plan['database'], plan['trash_table']) }}
@@ -40,8 +41,9 @@
 {%- endmacro %}
 
 {#- The restore trash: a table like the restored one, holding the replaced partition. -#}
-{% macro restore_trash_table_sql(database, table, trash_table) -%}
+{% macro restore_trash_table_sql(database, table, trash_table, properties={}) -%}
     create table {{ compliance.table_ref(database, trash_table) }} like {{ compliance.table_ref(database, table) }}
+    {{ compliance.tblproperties_clause(properties) }}
 {%- endmacro %}
 
 {#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}

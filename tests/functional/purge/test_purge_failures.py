@@ -84,8 +84,32 @@ class TestPurgeFailures:
         _, logs = purge("p_fail.events.x", expect_pass=False)
         assert 'Var purge_whitelist has an entry "p_fail.events.x" that is not a table pattern' in logs
         assert "db, db.table, db*, db.table*" in logs
-        _, logs = purge("nothing_here*")
-        assert "matches no table: nothing was purged" in logs
+
+        # a typo fails the node before anything is written, naming the patterns and the databases
+        def logged() -> int:
+            return (
+                len(log_rows(spark, project))
+                if spark.catalog.tableExists(f"{project.test_schema}.purge_log")
+                else 0
+            )
+
+        before = logged()
+        results, logs = purge("nothing_here*", expect_pass=False, purge_blacklist="p_fail.bad*")
+        assert (
+            'purge_whitelist "nothing_here*" minus purge_blacklist "p_fail.bad*" matches no onboarded table'
+            in logs
+        )
+        assert "The databases in the catalog are: " in logs and "p_fail" in logs
+        assert "set purge_allow_empty: true" in logs
+        assert {r.node.name: str(r.status) for r in results}["purge_verification"] == "skipped"
+        assert logged() == before
+        # whitelisted tables without a descriptor are not onboarded either
+        spark.sql("create table if not exists p_fail.plain (guestid bigint) stored as parquet")
+        _, logs = purge("p_fail.plain", expect_pass=False)
+        assert 'purge_whitelist "p_fail.plain" matches no onboarded table' in logs
+        # purge_allow_empty: true (any of the boolean spellings) makes it a warning
+        _, logs = purge("nothing_here*", purge_allow_empty="yes")
+        assert "matches no onboarded table" in logs and "a warning only" in logs
 
     def test_bad_tables_and_a_concurrent_write_fail_alone(self, project, spark, tables):
         _, logs = purge("p_fail", expect_pass=False, purge_test_touch="p_fail.events/ds=a")

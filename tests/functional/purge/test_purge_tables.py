@@ -117,6 +117,17 @@ class TestPurgeTables:
         backup = f"p_kinds.events_backup_{ts}"
         assert location(spark, "p_kinds", f"events_backup_{ts}", HOUR_WITH_IDS) == before["hour_loc"]
         assert count(spark, f"select count(*) from {backup} where hr = 'o\\'b'") == 10
+        # every side table is registered: what it is, whose it is, when and by which run
+        for table in ("events", "orc_events", "ds_events", "flat"):
+            props = {
+                r.key: r.value
+                for r in spark.sql(f"show tblproperties p_kinds.{table}_backup_{ts}").collect()
+                if r.key.startswith("lakehouse.side_table")
+            }
+            assert props["lakehouse.side_table"] == "backup", table
+            assert props["lakehouse.side_table.of"] == f"p_kinds.{table}"
+            assert props["lakehouse.side_table.created_at"] == str(ts)
+            assert len(props["lakehouse.side_table.invocation_id"]) == 36
         assert first_run["reader"].count() == before["reader_rows"] == 10
         # the rewritten files keep the table's format and its declared compression
         assert file_codecs(spark, new, "parquet") == {"GZIP"}
