@@ -74,7 +74,7 @@ dbt-build: setup
 test: setup lint unit dbt-build
 
 graph: setup
-	$(BIN)/python -m python_hooks.workflow_graph
+	$(BIN)/python -m python_hooks.audit.workflow_graph
 
 bench: setup
 	$(BIN)/python bench/run_all.py

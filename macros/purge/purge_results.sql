@@ -59,13 +59,13 @@
 
 {#-
     Replace the purge node's relation with this run's rows; {ok, error}.  It is a small `using json` table
-    whose one file python_hooks/json_table.py replaces through the Hadoop FileSystem: no Spark
+    whose one file python_hooks/catalog/json_table.py replaces through the Hadoop FileSystem: no Spark
     job, about 40 ms instead of 150-400 ms for a create-as-select of a few rows.  A relation
     left by an older version (parquet, other columns) is recreated.
 -#}
 {% macro purge_write_results(relation, rows) %}
     {%- do log('purge step write results: ' ~ rows | length ~ ' row(s) into ' ~ relation, info=false) -%}
-    {%- set written = adapter.python_hook('python_hooks.json_table:replace_rows', database=relation.schema,
+    {%- set written = adapter.python_hook('python_hooks.catalog.json_table:replace_rows', database=relation.schema,
         table=relation.identifier, columns=compliance.purge_result_columns(), rows=rows) -%}
     {{ return(written) }}
 {% endmacro %}

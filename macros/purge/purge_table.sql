@@ -5,7 +5,7 @@
     partition or table is logged FAILED and the others go on.
 #}
 {% macro purge_catalog(function, kwargs) -%}
-    {{ return(adapter.python_hook('python_hooks.hive_catalog:' ~ function, **kwargs)) }}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:' ~ function, **kwargs)) }}
 {%- endmacro %}
 
 {% macro purge_execute(name, sql) -%}
@@ -317,7 +317,7 @@
         waits for it.  Started after the drop, which would otherwise wait for its metastore calls.
     -#}
     {%- if stale -%}
-        {%- do adapter.python_hook('python_hooks.background:start', key='stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
+        {%- do adapter.python_hook('python_hooks.catalog.background:start', key='stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
             statements=compliance.stale_records_sql(stale)) -%}
     {%- endif -%}
     {{ return(results) }}

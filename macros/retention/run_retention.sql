@@ -16,7 +16,7 @@
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
-    {%- for pair in adapter.python_hook('python_hooks.retention:base_tables', stale_relation=stale_relation) -%}
+    {%- for pair in adapter.python_hook('python_hooks.retention.engine:base_tables', stale_relation=stale_relation) -%}
         {%- set ns = namespace(selected=(scope | length == 0)) -%}
         {%- for pattern in scope -%}
             {%- if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
@@ -28,7 +28,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- set result = adapter.python_hook(
-        'python_hooks.retention:run_retention',
+        'python_hooks.retention.engine:run_retention',
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from python_hooks import artifacts
+from python_hooks.audit import artifacts
 
 
 def manifest(checksum="abc"):

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from python_hooks import openlineage_export
+from python_hooks.audit import openlineage_export
 
 MANIFEST = {
     "nodes": {

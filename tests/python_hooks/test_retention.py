@@ -1,8 +1,10 @@
-"""The pure parts of python_hooks.retention / restore / metastore (no Spark)."""
+"""The pure parts of python_hooks.retention.engine / restore / metastore (no Spark)."""
 
 import pytest
 
-from python_hooks import metastore, restore, retention
+from python_hooks.catalog import metastore
+from python_hooks.restore import plan as restore
+from python_hooks.retention import engine as retention
 
 
 def test_side_table_names():

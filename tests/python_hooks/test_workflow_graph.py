@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from python_hooks import workflow_graph
+from python_hooks.audit import workflow_graph
 
 MANIFEST = {
     "nodes": {

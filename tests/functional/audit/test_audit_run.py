@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_hooks import openlineage_export, workflow_graph
-from python_hooks.audit_tables import SCHEMAS
+from python_hooks.audit import openlineage_export, workflow_graph
+from python_hooks.audit.audit_tables import SCHEMAS
 
 
 def read_json(project: Any, name: str) -> dict[str, Any]:

@@ -218,7 +218,7 @@ class TestPurgeTables:
 class TestPartitionListing:
     def test_the_one_call_listing_matches_the_catalog_object_by_object(self, project, spark):
         """metastore.partition_locations (Jackson in the JVM) against py4j object by object."""
-        from python_hooks import metastore
+        from python_hooks.catalog import metastore
 
         spark.sql("drop database if exists p_listing cascade")
         spark.sql("create database p_listing")

@@ -8,7 +8,7 @@ import os
 import pytest
 from dbt.tests.util import run_dbt
 
-from python_hooks import restore as restore_hook
+from python_hooks.restore import plan as restore_hook
 from tests.functional.retention.conftest import attempts, restore, retention
 from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
 

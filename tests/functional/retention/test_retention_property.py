@@ -12,9 +12,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_hooks import metastore
-from python_hooks import restore as restore_hook
-from python_hooks import retention as engine
+from python_hooks.catalog import metastore
+from python_hooks.restore import plan as restore_hook
+from python_hooks.retention import engine
 from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, data_files, lit, local
 
 OPS = st.lists(

@@ -4,7 +4,7 @@ Written on every run into `target/` by the on-run-end hook (`workflow_graph.dot`
 project, `workflow_graph_run.dot` for the nodes of that run, coloured by status; an `.svg` of
 each when graphviz's `dot` is installed), and on demand by
 
-    python -m python_hooks.workflow_graph [--select SPEC ...] [--exclude SPEC ...] [--output PATH]
+    python -m python_hooks.audit.workflow_graph [--select SPEC ...] [--exclude SPEC ...] [--output PATH]
 
 (`make graph`).  Selection follows dbt's basic grammar: `name`, `+name` (with ancestors),
 `name+` (with descendants), `tag:x`, `path:models/purge`, `resource_type:model`, `package:x`;
@@ -193,7 +193,7 @@ def _load_manifest(path: Path) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m python_hooks.workflow_graph", description=__doc__.split("\n\n")[0]
+        prog="python -m python_hooks.audit.workflow_graph", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--manifest", default="target/manifest.json", help="manifest to read (default: %(default)s)"

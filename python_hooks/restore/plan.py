@@ -12,7 +12,8 @@ from typing import Any
 from dbt.adapters.lakehouse import filesystem
 from dbt_common.exceptions import DbtRuntimeError
 
-from python_hooks import metastore, retention
+from python_hooks.catalog import metastore
+from python_hooks.retention import engine as retention
 
 
 class RestoreError(DbtRuntimeError):

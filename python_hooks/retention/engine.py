@@ -27,8 +27,8 @@ from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
 
-from python_hooks import metastore
-from python_hooks.metastore import Partition, Table
+from python_hooks.catalog import metastore
+from python_hooks.catalog.metastore import Partition, Table
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000

@@ -25,7 +25,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks import audit_tables, lineage, partition_trace
+from python_hooks.audit import audit_tables, lineage, partition_trace
 
 AUDIT_PACKAGE = "compliance"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -588,14 +588,14 @@ def load_run(
         report["invocation_status"] = invocation["status"]
         if write_graph:
             try:
-                from python_hooks import workflow_graph
+                from python_hooks.audit import workflow_graph
 
                 report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
             except Exception as exc:
                 report["warnings"].append(f"workflow graph not written: {exc}")
         if write_openlineage:
             try:
-                from python_hooks import openlineage_export
+                from python_hooks.audit import openlineage_export
 
                 report["openlineage"] = str(
                     openlineage_export.export_run(

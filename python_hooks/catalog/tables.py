@@ -1,6 +1,6 @@
 """The session catalog for the purge: tables, their columns, properties, partitions and files.
 
-The purge macros call these through `adapter.python_hook('python_hooks.hive_catalog:<fn>', ...)`.
+The purge macros call these through `adapter.python_hook('python_hooks.catalog.tables:<fn>', ...)`.
 Most only read the metastore, return plain Python for Jinja, and never raise for a table that is
 missing: the caller decides what is an error.  The others never raise either:
 `location_snapshots` lists partitions' data files and reads their footers (the commit check's
@@ -17,7 +17,7 @@ import hashlib
 import json
 from typing import Any
 
-from python_hooks import metastore
+from python_hooks.catalog import metastore
 
 _SKIP_TYPES = ("VIEW",)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from python_hooks.metastore import _catalog, _ident, _jvm, _name, _quote, error_message, provider
+from python_hooks.catalog.metastore import _catalog, _ident, _jvm, _name, _quote, error_message, provider
 
 FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"

@@ -19,7 +19,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks import audit_tables
+from python_hooks.audit import audit_tables
 
 Row = Mapping[str, Any]
 
