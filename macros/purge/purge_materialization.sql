@@ -64,7 +64,7 @@
 -#}
 {% macro purge_wait_for_stale_records() -%}
     {%- set messages = [] -%}
-    {%- for key, outcome in adapter.python_hook('python_hooks.catalog.background:wait_all').items() if not outcome.ok -%}
+    {%- for key, outcome in compliance.catalog_background_wait_all().items() if not outcome.ok -%}
         {%- do messages.append("Could not record the old locations of " ~ key.split(' ')[-1] ~ " in " ~ compliance.stale_data_relation() ~ ": "
             ~ outcome.error ~ ". Its partitions were purged, but retention will not delete their old directories (the old_location of"
             ~ " its COMMITTED rows in purge_log) until they are recorded: fix the cause, then record them with"

@@ -65,8 +65,8 @@
 -#}
 {% macro purge_write_results(relation, rows) %}
     {%- do log('purge step write results: ' ~ rows | length ~ ' row(s) into ' ~ relation, info=false) -%}
-    {%- set written = adapter.python_hook('python_hooks.catalog.json_table:replace_rows', database=relation.schema,
-        table=relation.identifier, columns=compliance.purge_result_columns(), rows=rows) -%}
+    {%- set written = compliance.catalog_replace_json_rows(relation.schema, relation.identifier,
+        compliance.purge_result_columns(), rows) -%}
     {{ return(written) }}
 {% endmacro %}
 

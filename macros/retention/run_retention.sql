@@ -1,6 +1,6 @@
 {#
     Retention's hooks.  The `retention` model's pre-hook runs every retention operation (Python,
-    through adapter.python_hook, so that one failing location is logged and the rest go on) and
+    through compliance.retention_run, so that one failing location is logged and the rest go on) and
     leaves the attempts in a temporary view that the model selects; `retention_log` appends them
     and its post-hook then fails the run when any attempt of this invocation failed.  A dry run
     of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
@@ -16,7 +16,7 @@
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
-    {%- for pair in adapter.python_hook('python_hooks.retention.engine:base_tables', stale_relation=stale_relation) -%}
+    {%- for pair in compliance.retention_base_tables(stale_relation) -%}
         {%- set ns = namespace(selected=(scope | length == 0)) -%}
         {%- for pattern in scope -%}
             {%- if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
@@ -27,8 +27,7 @@
             {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- set result = adapter.python_hook(
-        'python_hooks.retention.engine:run_retention',
+    {%- set result = compliance.retention_run(
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,

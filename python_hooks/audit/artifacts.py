@@ -26,6 +26,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from python_hooks.audit import audit_tables, lineage, partition_trace
+from python_hooks.errors import LakehouseError
 
 AUDIT_PACKAGE = "compliance"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -33,14 +34,10 @@ FAILED_STATUSES = {"error", "fail", "runtime error"}
 LIFECYCLE_LOGS = {"purge": "purge_log", "retention": "retention_log", "compaction": "compaction_watermarks"}
 
 
-class AuditLoadError(Exception):
-    """The audit tables could not be loaded (reported as a warning, never fails a run)."""
-
-
 def describe_error(exc: BaseException) -> str:
     """One line naming what went wrong (for a JVM error, the Java exception, not py4j's wrapper)."""
     java = getattr(exc, "java_exception", None)
-    text = str(java) if java is not None else str(exc)
+    text = str(java) if java is not None else str(getattr(exc, "msg", None) or exc)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return f"{type(exc).__name__}: {first}"[:500]
 
@@ -109,7 +106,7 @@ def _who() -> tuple[str, str]:
 def read_manifest(target_path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(target_path) / "manifest.json"
     if not path.is_file():
-        raise AuditLoadError(f"{path} does not exist: run any dbt command (dbt parse) to write it")
+        raise LakehouseError(f"{path} does not exist: run any dbt command (dbt parse) to write it")
     return json.loads(path.read_text())
 
 

@@ -32,15 +32,13 @@ from openlineage.client.facet_v2 import (
 )
 from openlineage.client.transport.file import FileConfig, FileTransport
 
+from python_hooks.errors import LakehouseError
+
 PRODUCER = "https://github.com/compliance-lakehouse/dbt-lakehouse/python_hooks/openlineage_export"
 JOB_NAMESPACE = "dbt-lakehouse"
 SPEC_DIR = Path(__file__).with_name("openlineage_spec")
 RUN_RESOURCE_TYPES = ("model", "seed", "snapshot")
 END_STATE = {"success": RunState.COMPLETE, "skipped": RunState.ABORT}
-
-
-class OpenLineageValidationError(ValueError):
-    """An exported event does not match the OpenLineage schema."""
 
 
 def _iso(value: Any) -> str:
@@ -248,7 +246,7 @@ def _explain(error: Any) -> str:
 
 
 def validate_events(path: Path) -> int:
-    """Validate every event of a .jsonl file; return how many. Raises OpenLineageValidationError."""
+    """Validate every event of a .jsonl file; return how many. Raises LakehouseError."""
     from jsonschema import Draft202012Validator, FormatChecker
 
     registry, core = _registry()
@@ -278,6 +276,6 @@ def validate_events(path: Path) -> int:
                 if name in facet_validators:
                     problems += [f"{name}: {_explain(e)}" for e in facet_validators[name].iter_errors(facet)]
         if problems:
-            raise OpenLineageValidationError(f"{path} line {number}: {'; '.join(problems[:5])}")
+            raise LakehouseError(f"{path} line {number}: {'; '.join(problems[:5])}")
         count += 1
     return count

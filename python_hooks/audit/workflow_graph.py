@@ -24,6 +24,8 @@ from typing import Any
 
 import graphviz
 
+from python_hooks.errors import LakehouseError
+
 SHAPES = {
     "source": ("cylinder", "#d9ead3"),
     "seed": ("cylinder", "#fff2cc"),
@@ -41,10 +43,6 @@ STATUS_COLOURS = {
     "fail": "#e06666",
     "skipped": "#cccccc",
 }
-
-
-class SelectionError(ValueError):
-    """A selection spec that names nothing the manifest knows."""
 
 
 def graph_nodes(manifest: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -108,7 +106,7 @@ def select(manifest: Mapping[str, Any], specs: Iterable[str], exclude: Iterable[
         core = spec.strip("+")
         hits = {u for u, n in nodes.items() if _matches(core, u, n)}
         if not hits:
-            raise SelectionError(f"selection {spec!r} matches no node of the manifest")
+            raise LakehouseError(f"selection {spec!r} matches no node of the manifest")
         result = set(hits)
         if up:
             result |= _closure(hits, parents)
@@ -214,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     manifest = _load_manifest(manifest_path)
     try:
         chosen = select(manifest, args.select, args.exclude)
-    except SelectionError as exc:
+    except LakehouseError as exc:
         parser.error(str(exc))
     if args.no_tests:
         nodes = graph_nodes(manifest)

@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from python_hooks.catalog.metastore import error_message
+from python_hooks.errors import result
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
@@ -32,9 +32,8 @@ def _run(spark: Any, statements: list[str]) -> dict[str, Any]:
         try:
             spark.sql(sql).collect()
         except Exception as exc:  # noqa: BLE001 - reported to whoever waits
-            message = error_message(exc)
-            return {"ok": False, "error": message, "statement": sql}
-    return {"ok": True, "error": None, "statement": None}
+            return result(exc, statement=sql)
+    return result(statement=None)
 
 
 def start(spark: Any, key: str, statements: list[str]) -> str:

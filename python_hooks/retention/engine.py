@@ -20,7 +20,6 @@ object stores.  A failure on one location is logged and the rest go on.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -29,6 +28,8 @@ from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Partition, Table
+from python_hooks.catalog.side_tables import now_ms, side_table
+from python_hooks.errors import LakehouseError, error_message
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -51,10 +52,6 @@ ATTEMPT_COLUMNS = [
     ("note", "string"),
     ("dry_run", "boolean"),
 ]
-
-
-class RetentionRefused(Exception):
-    """A delete that the safety rules forbid (logged as a failure, never executed)."""
 
 
 def strip_ts(location: str) -> str:
@@ -199,7 +196,7 @@ class Retention:
         """Delete `path` except what the metastore still references: (files, bytes, note)."""
         path = filesystem.qualify(self.spark, path)
         if not any(within(path, root) for root in roots):
-            raise RetentionRefused(
+            raise LakehouseError(
                 f"refused: {path} is outside the roots of the table being cleaned ({', '.join(roots)})"
             )
         blocker = self._blocker(path)
@@ -313,7 +310,7 @@ class Retention:
     def families(self) -> dict[tuple[str, str], dict[str, list[tuple[int, Table]]]]:
         grouped: dict[tuple[str, str], dict[str, list[tuple[int, Table]]]] = {}
         for table in self.tables:
-            side = metastore.side_table(table.name)
+            side = side_table(table.name)
             if side is None:
                 continue
             base, kind, ts = side
@@ -399,14 +396,14 @@ class Retention:
     def reap(self, table: Table, ts: int, part: Partition, policy: dict[str, Any], roots: list[str]) -> None:
         """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
         source = filesystem.qualify(self.spark, part.location)
-        home = self.backup_home(policy, table.database, metastore.side_table(table.name)[0])
+        home = self.backup_home(policy, table.database, side_table(table.name)[0])
         if within(source, home):
             return  # already reaped
         destination = f"{home}/{ts}/{_partition_path(part.pairs)}"
         others = [p for p in self.protected if p.owner != (table.database, table.name, part.spec)]
         try:
             if not any(within(source, root) for root in roots[:1]):
-                raise RetentionRefused(f"refused: {source} is outside the table's directory {roots[0]}")
+                raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
             shared = [
                 p
                 for p in others
@@ -415,7 +412,7 @@ class Retention:
                 or (p.covers_inside and within(source, p.location))
             ]
             if shared:
-                raise RetentionRefused(
+                raise LakehouseError(
                     f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
                 )
             summary = filesystem.summary(self.spark, source)
@@ -445,7 +442,7 @@ class Retention:
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
         for table in self.tables:
-            if metastore.side_table(table.name) is not None or not table.is_partitioned:
+            if side_table(table.name) is not None or not table.is_partitioned:
                 continue
             policy = self.policy(table.database, table.name)
             if policy is None:
@@ -516,19 +513,7 @@ def _partition_path(pairs: list[tuple[str, str]]) -> str:
 
 
 def _reason(exc: Exception) -> str:
-    return metastore.error_message(exc)[:1000]
-
-
-def now_ms(value: Any) -> int:
-    """`retention_now` (epoch ms, or an ISO timestamp in UTC), or the current time."""
-    if value in (None, ""):
-        return int(time.time() * 1000)
-    if isinstance(value, (int, float)) or str(value).isdigit():
-        return int(value)
-    parsed = datetime.fromisoformat(str(value))
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return int(parsed.timestamp() * 1000)
+    return error_message(exc)[:1000]
 
 
 def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[list[str]]:
@@ -540,7 +525,7 @@ def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[lis
                 found.add((record.database_name, record.table_name))
     for database in metastore.databases(spark):
         for name in metastore.table_names(spark, database):
-            side = metastore.side_table(name)
+            side = side_table(name)
             found.add((database, side[0] if side else name))
     return [list(pair) for pair in sorted(found)]
 

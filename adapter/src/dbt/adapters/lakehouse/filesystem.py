@@ -7,16 +7,12 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from dbt_common.exceptions import DbtRuntimeError
-
-
-class FileSystemError(DbtRuntimeError):
-    """A filesystem operation that cannot be done as asked."""
+from dbt.adapters.lakehouse.errors import LakehouseError
 
 
 def _resolve(spark: Any, path: str) -> tuple[Any, Any]:
     if not path or not str(path).strip():
-        raise FileSystemError("A filesystem path must not be empty.")
+        raise LakehouseError("A filesystem path must not be empty.")
     jpath = spark._jvm.org.apache.hadoop.fs.Path(str(path))
     fs = jpath.getFileSystem(spark._jsc.hadoopConfiguration())
     return fs, fs.makeQualified(jpath)
@@ -110,15 +106,15 @@ def move(spark: Any, source: str, destination: str) -> bool:
     fs, src = _resolve(spark, source)
     _, dst = _resolve(spark, destination)
     if not fs.exists(src):
-        raise FileSystemError(f"Cannot move {source}: it does not exist.")
+        raise LakehouseError(f"Cannot move {source}: it does not exist.")
     if fs.exists(dst):
-        raise FileSystemError(
+        raise LakehouseError(
             f"Cannot move {source} to {destination}: the destination exists. "
             "Remove it or choose another destination."
         )
     fs.mkdirs(dst.getParent())
     if not fs.rename(src, dst):
-        raise FileSystemError(f"The filesystem refused to move {source} to {destination}.")
+        raise LakehouseError(f"The filesystem refused to move {source} to {destination}.")
     return True
 
 
@@ -130,5 +126,5 @@ def delete(spark: Any, path: str, recursive: bool = True) -> dict[str, Any]:
     before = summary(spark, path)
     ok = bool(fs.delete(jpath, bool(recursive)))
     if not ok:
-        raise FileSystemError(f"The filesystem refused to delete {path}.")
+        raise LakehouseError(f"The filesystem refused to delete {path}.")
     return {"deleted": True, "files": before["files"], "bytes": before["bytes"]}
