@@ -21,7 +21,7 @@
 {%- endmacro %}
 
 {#-
-    {location: {fingerprint, rows}} of partition (or table) locations: the data files' md5
+    {location: {fingerprint, rows}} of partition (or table) locations: the data files' digest
     fingerprint (paths, sizes, modification times) for the commit check and their row count from
     the files' footers (none when they cannot be read).  `exclude` leaves out this run's staging
     directory, which for an unpartitioned table lies inside the table location.

@@ -6,8 +6,9 @@ and again before the swap; the footer row counts spare a Spark job per partition
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
+
+from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import metastore
@@ -24,7 +25,8 @@ def location_snapshots(
 ) -> dict[str, dict[str, Any]]:
     """For each location of `database.table`: {fingerprint, rows}; never raises.
 
-    `fingerprint` is an md5 of the data files' paths, sizes and modification times, recursively
+    `fingerprint` is the adapter's `filesystem.digest` of the data files' paths, sizes and
+    modification times, recursively
     (Gobblin's commit check compares it before the rewrite and before the swap); `rows` is the
     row count read from the footers of the files Spark reads there, or None when the table is not
     parquet or ORC, a partition has a sub-directory, a footer cannot be read, or `count_rows` is
@@ -49,10 +51,6 @@ def location_snapshots(
         except Exception:  # noqa: BLE001 - an unlistable location fails the commit check
             snapshots[location] = {"fingerprint": None, "rows": None}
             continue
-        lines = "\n".join(
-            f"{status.getPath().toString()}|{status.getLen()}|{status.getModificationTime()}"
-            for status in files
-        )
         rows = None
         read = data_files.read_files(spark, location, files, recursive=not partitioned)
         if storage_format is not None and read is not None:
@@ -60,6 +58,9 @@ def location_snapshots(
                 rows = data_files.footer_rows(spark, read, storage_format)
             except Exception:  # noqa: BLE001 - an unreadable footer: the caller counts with Spark
                 rows = None
-        digest = hashlib.md5(lines.encode(), usedforsecurity=False).hexdigest()
-        snapshots[location] = {"fingerprint": digest, "rows": rows}
+        fingerprint = filesystem.digest(
+            (str(status.getPath().toString()), int(status.getLen()), int(status.getModificationTime()))
+            for status in files
+        )
+        snapshots[location] = {"fingerprint": fingerprint, "rows": rows}
     return snapshots

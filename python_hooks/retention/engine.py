@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
+from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Partition, Table
@@ -59,10 +60,6 @@ def strip_ts(location: str) -> str:
     while TS_SUFFIX.search(location):
         location = TS_SUFFIX.sub("", location)
     return location
-
-
-def within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def java_date_format(fmt: str) -> str:
@@ -188,14 +185,14 @@ class Retention:
     # ---- the one delete ----------------------------------------------------------------------
     def _blocker(self, path: str) -> Protected | None:
         for p in self.protected:
-            if path == p.location or (p.covers_inside and within(path, p.location)):
+            if path == p.location or (p.covers_inside and path_within(path, p.location)):
                 return p
         return None
 
     def safe_delete(self, path: str, roots: list[str]) -> tuple[int, int, str | None]:
         """Delete `path` except what the metastore still references: (files, bytes, note)."""
         path = filesystem.qualify(self.spark, path)
-        if not any(within(path, root) for root in roots):
+        if not any(path_within(path, root) for root in roots):
             raise LakehouseError(
                 f"refused: {path} is outside the roots of the table being cleaned ({', '.join(roots)})"
             )
@@ -205,10 +202,10 @@ class Retention:
                 f" partition {blocker.owner[2]}" if blocker.owner[2] else ""
             )
             return 0, 0, f"data kept: still referenced by {owner} ({blocker.location})"
-        if any(within(path, gone) for gone in self.gone):
+        if any(path_within(path, gone) for gone in self.gone):
             return 0, 0, None  # a dry run already counted it
-        inside = [p.location for p in self.protected if p.location != path and within(p.location, path)]
-        inside += [gone for gone in self.gone if gone != path and within(gone, path)]
+        inside = [p.location for p in self.protected if p.location != path and path_within(p.location, path)]
+        inside += [gone for gone in self.gone if gone != path and path_within(gone, path)]
         if not inside:
             if self.dry_run:
                 self.gone.append(path)
@@ -220,7 +217,7 @@ class Retention:
         for child in filesystem.list_dir(self.spark, path):
             f, b, _ = self.safe_delete(child["path"], roots)
             files, size = files + f, size + b
-        held = len([p for p in self.protected if p.location != path and within(p.location, path)])
+        held = len([p for p in self.protected if p.location != path and path_within(p.location, path)])
         note = f"only this location's own files: it holds {held} referenced location(s)" if held else None
         return files, size, note
 
@@ -243,8 +240,10 @@ class Retention:
         path = filesystem.qualify(self.spark, location)
         while "/" in path:
             path = path.rsplit("/", 1)[0]
-            inside_root = any(within(path, root) and path != root for root in roots)
-            if not inside_root or any(p.location == path or within(p.location, path) for p in self.protected):
+            inside_root = any(path_within(path, root) and path != root for root in roots)
+            if not inside_root or any(
+                p.location == path or path_within(p.location, path) for p in self.protected
+            ):
                 return
             if not filesystem.exists(self.spark, path) or filesystem.list_dir(self.spark, path):
                 return
@@ -281,7 +280,7 @@ class Retention:
             # the empty directory of a `create table like` backup: not worth a log row
             own = filesystem.qualify(self.spark, table.location)
             untouched = self._blocker(own) is None and not any(
-                within(p.location, own) for p in self.protected
+                path_within(p.location, own) for p in self.protected
             )
             if not self.dry_run and untouched:
                 filesystem.delete(self.spark, own)
@@ -397,19 +396,19 @@ class Retention:
         """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
         source = filesystem.qualify(self.spark, part.location)
         home = self.backup_home(policy, table.database, side_table(table.name)[0])
-        if within(source, home):
+        if path_within(source, home):
             return  # already reaped
         destination = f"{home}/{ts}/{_partition_path(part.pairs)}"
         others = [p for p in self.protected if p.owner != (table.database, table.name, part.spec)]
         try:
-            if not any(within(source, root) for root in roots[:1]):
+            if not any(path_within(source, root) for root in roots[:1]):
                 raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
             shared = [
                 p
                 for p in others
                 if p.location == source
-                or within(p.location, source)
-                or (p.covers_inside and within(source, p.location))
+                or path_within(p.location, source)
+                or (p.covers_inside and path_within(source, p.location))
             ]
             if shared:
                 raise LakehouseError(

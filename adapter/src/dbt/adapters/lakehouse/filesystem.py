@@ -4,7 +4,7 @@ object stores.  Every function takes the SparkSession and plain strings, returns
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dbt.adapters.lakehouse.errors import LakehouseError
@@ -24,10 +24,14 @@ def qualify(spark: Any, path: str) -> str:
     return str(jpath.toString()).rstrip("/")
 
 
+def path_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or lies inside it, compared as given (qualify them first)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def is_within(spark: Any, path: str, root: str) -> bool:
     """True when `path` is `root` or lies inside it (compared on qualified paths)."""
-    p, r = qualify(spark, path), qualify(spark, root)
-    return p == r or p.startswith(r + "/")
+    return path_within(qualify(spark, path), qualify(spark, root))
 
 
 def _entry(status: Any) -> dict[str, Any]:
@@ -85,12 +89,20 @@ def fingerprint(spark: Any, path: str) -> str:
     Two equal fingerprints mean no file was added, removed or rewritten in between; hidden files
     (`_SUCCESS`, `.crc`) are ignored.
     """
-    digest = hashlib.sha1()
-    for entry in list_dir(spark, path, recursive=True):
-        if entry["is_dir"] or entry["name"].startswith(("_", ".")):
-            continue
-        digest.update(f"{entry['path']}|{entry['size']}|{entry['modification_time']}\n".encode())
-    return digest.hexdigest()
+    return digest(
+        (entry["path"], entry["size"], entry["modification_time"])
+        for entry in list_dir(spark, path, recursive=True)
+        if not entry["is_dir"] and not entry["name"].startswith(("_", "."))
+    )
+
+
+def digest(files: Iterable[tuple[str, int, int]]) -> str:
+    """The fingerprint of data files given as (path, size, modification time): equal digests mean
+    the same files, unchanged.  The purge's commit check uses it on the files Spark reads."""
+    sha = hashlib.sha1(usedforsecurity=False)
+    for path, size, modified in files:
+        sha.update(f"{path}|{size}|{modified}\n".encode())
+    return sha.hexdigest()
 
 
 def mkdirs(spark: Any, path: str) -> bool:
