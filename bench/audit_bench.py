@@ -96,6 +96,7 @@ def main() -> int:
     from pyspark.sql import SparkSession
 
     from python_hooks.audit import artifacts, audit_tables
+    from python_hooks.audit import rows as audit_rows
 
     root = Path(tempfile.mkdtemp(prefix="audit-bench-"))
     spark = (
@@ -117,7 +118,7 @@ def main() -> int:
     spark.sql("create table bench.base (id bigint, a bigint, b bigint) using parquet")
 
     def invocation() -> dict[str, Any]:
-        return artifacts.invocation_row(
+        return audit_rows.invocation_row(
             str(uuid.uuid4()),
             {"which": "build"},
             results,

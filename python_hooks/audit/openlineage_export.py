@@ -32,6 +32,7 @@ from openlineage.client.facet_v2 import (
 )
 from openlineage.client.transport.file import FileConfig, FileTransport
 
+from python_hooks.audit.values import timing
 from python_hooks.errors import LakehouseError
 
 PRODUCER = "https://github.com/compliance-lakehouse/dbt-lakehouse/python_hooks/openlineage_export"
@@ -62,13 +63,6 @@ def _is_uuid(value: str) -> bool:
     except (ValueError, TypeError):
         return False
     return True
-
-
-def _timing(result: Mapping[str, Any], name: str, edge: str) -> Any:
-    for step in result.get("timing") or []:
-        if step.get("name") == name:
-            return step.get(edge)
-    return None
 
 
 def dataset_namespace(warehouse: str | None) -> str:
@@ -164,7 +158,7 @@ def build_events(
         events.append(
             RunEvent(
                 eventType=RunState.START,
-                eventTime=_iso(_timing(result, "compile", "started_at") or invocation.get("started_at")),
+                eventTime=_iso(timing(result, "compile", "started_at") or invocation.get("started_at")),
                 run=Run(runId=node_run, facets={"parent": parent}),
                 job=job,
                 inputs=inputs,
@@ -181,7 +175,7 @@ def build_events(
         events.append(
             RunEvent(
                 eventType=END_STATE.get(status, RunState.FAIL),
-                eventTime=_iso(_timing(result, "execute", "completed_at") or invocation.get("ended_at")),
+                eventTime=_iso(timing(result, "execute", "completed_at") or invocation.get("ended_at")),
                 run=Run(runId=node_run, facets=run_facets),
                 job=job,
                 inputs=inputs,
