@@ -19,80 +19,24 @@ object stores.  A failure on one location is logged and the rest go on.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
-from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.metastore import Partition, Table
+from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import now_ms, side_table
-from python_hooks.errors import LakehouseError, error_message
-
-DAY_MS = 86_400_000
-HOUR_MS = 3_600_000
-TS_SUFFIX = re.compile(r"/\d{10,}$")
-
-ATTEMPT_COLUMNS = [
-    ("attempt_id", "string"),
-    ("invocation_id", "string"),
-    ("attempted_at", "timestamp"),
-    ("kind", "string"),
-    ("action", "string"),
-    ("database_name", "string"),
-    ("table_name", "string"),
-    ("partition_spec", "string"),
-    ("location", "string"),
-    ("files_deleted", "bigint"),
-    ("bytes_deleted", "bigint"),
-    ("succeeded", "boolean"),
-    ("failure_reason", "string"),
-    ("note", "string"),
-    ("dry_run", "boolean"),
-]
-
-
-def strip_ts(location: str) -> str:
-    """The table's root: its location without the `/<ts>` levels a purge of an unpartitioned table adds."""
-    while TS_SUFFIX.search(location):
-        location = TS_SUFFIX.sub("", location)
-    return location
-
-
-def java_date_format(fmt: str) -> str:
-    """`yyyy-MM-dd-HH` (the Java pattern users write in policies) as a strptime format."""
-    for java, python in (
-        ("yyyy", "%Y"),
-        ("MM", "%m"),
-        ("dd", "%d"),
-        ("HH", "%H"),
-        ("mm", "%M"),
-        ("ss", "%S"),
-    ):
-        fmt = fmt.replace(java, python)
-    return fmt
-
-
-def partition_time_ms(value: str, fmt: str) -> int | None:
-    """Epoch ms of a date partition value, or None when it does not parse (such partitions are kept)."""
-    try:
-        parsed = datetime.strptime(value, java_date_format(fmt))
-    except (TypeError, ValueError):
-        return None
-    return int(parsed.replace(tzinfo=timezone.utc).timestamp() * 1000)
-
-
-@dataclass
-class Protected:
-    location: str
-    owner: tuple[str, str, str | None]  # (database, table, partition spec or None for the table)
-    covers_inside: bool  # False for a partitioned table's own directory: its data is in its partitions
+from python_hooks.retention.attempts import AttemptLog
+from python_hooks.retention.deletion import Deleter
+from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
+from python_hooks.retention.protection import Protection
 
 
 class Retention:
+    """One retention pass: finds the side tables and partitions past their policy and has the
+    Deleter remove them (discovery and policy evaluation here; deletion, protection and the
+    attempt log in their own modules)."""
+
     def __init__(
         self,
         spark: Any,
@@ -108,204 +52,22 @@ class Retention:
         self.dry_run = dry_run
         self.policies = {k.lower(): v for k, v in policies.items()}
         self.defaults = defaults
-        self.attempts: list[dict[str, Any]] = []
+        self.log = AttemptLog(invocation_id, dry_run)
         self.tables = metastore.all_tables(spark)
-        self.protected: list[Protected] = []
-        self.gone: list[str] = []  # what a dry run would have deleted, so that it is counted once
-        for table in self.tables:
-            self._protect(table)
+        self.protection = Protection(spark, self.tables)
         self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
             f"/.retention_scratch/{invocation_id}"
         )
+        self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
 
-    # ---- bookkeeping -----------------------------------------------------------------------
-    def _protect(self, table: Table) -> None:
-        if table.location:
-            self.protected.append(
-                Protected(
-                    filesystem.qualify(self.spark, table.location),
-                    (table.database, table.name, None),
-                    not table.is_partitioned,
-                )
-            )
-        for part in table.partitions:
-            self.protected.append(
-                Protected(
-                    filesystem.qualify(self.spark, part.location),
-                    (table.database, table.name, part.spec),
-                    True,
-                )
-            )
-
-    def _forget(self, database: str, table: str, spec: str | None = None) -> None:
-        """Stop protecting what a dropped table (spec None) or partition referenced."""
-        self.protected = [
-            p
-            for p in self.protected
-            if not (p.owner[0] == database and p.owner[1] == table and (spec is None or p.owner[2] == spec))
-        ]
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        return self.log.rows
 
     def policy(self, database: str, table: str) -> dict[str, Any] | None:
         """The table's resolved policy; None when the table is out of `retention_scope` (left alone)."""
         return self.policies.get(f"{database}.{table}".lower())
 
-    def log(
-        self,
-        kind: str,
-        action: str,
-        database: str,
-        table: str,
-        spec: str | None,
-        location: str | None,
-        files: int = 0,
-        size: int = 0,
-        failure: str | None = None,
-        note: str | None = None,
-    ) -> None:
-        self.attempts.append(
-            {
-                "attempt_id": f"{self.invocation_id}-{len(self.attempts) + 1:05d}",
-                "invocation_id": self.invocation_id,
-                "attempted_at": datetime.now(timezone.utc).replace(tzinfo=None),
-                "kind": kind,
-                "action": action,
-                "database_name": database,
-                "table_name": table,
-                "partition_spec": spec,
-                "location": location,
-                "files_deleted": int(files),
-                "bytes_deleted": int(size),
-                "succeeded": failure is None,
-                "failure_reason": failure,
-                "note": note,
-                "dry_run": self.dry_run,
-            }
-        )
-
-    # ---- the one delete ----------------------------------------------------------------------
-    def _blocker(self, path: str) -> Protected | None:
-        for p in self.protected:
-            if path == p.location or (p.covers_inside and path_within(path, p.location)):
-                return p
-        return None
-
-    def safe_delete(self, path: str, roots: list[str]) -> tuple[int, int, str | None]:
-        """Delete `path` except what the metastore still references: (files, bytes, note)."""
-        path = filesystem.qualify(self.spark, path)
-        if not any(path_within(path, root) for root in roots):
-            raise LakehouseError(
-                f"refused: {path} is outside the roots of the table being cleaned ({', '.join(roots)})"
-            )
-        blocker = self._blocker(path)
-        if blocker is not None:
-            owner = ".".join(x for x in blocker.owner[:2]) + (
-                f" partition {blocker.owner[2]}" if blocker.owner[2] else ""
-            )
-            return 0, 0, f"data kept: still referenced by {owner} ({blocker.location})"
-        if any(path_within(path, gone) for gone in self.gone):
-            return 0, 0, None  # a dry run already counted it
-        inside = [p.location for p in self.protected if p.location != path and path_within(p.location, path)]
-        inside += [gone for gone in self.gone if gone != path and path_within(gone, path)]
-        if not inside:
-            if self.dry_run:
-                self.gone.append(path)
-                summary = filesystem.summary(self.spark, path)
-                return summary["files"], summary["bytes"], None
-            gone = filesystem.delete(self.spark, path)
-            return gone["files"], gone["bytes"], None
-        files = size = 0
-        for child in filesystem.list_dir(self.spark, path):
-            f, b, _ = self.safe_delete(child["path"], roots)
-            files, size = files + f, size + b
-        held = len([p for p in self.protected if p.location != path and path_within(p.location, path)])
-        note = f"only this location's own files: it holds {held} referenced location(s)" if held else None
-        return files, size, note
-
-    def _delete_logged(
-        self, kind: str, database: str, table: str, spec: str | None, location: str, roots: list[str]
-    ) -> bool:
-        try:
-            files, size, note = self.safe_delete(location, roots)
-        except Exception as exc:  # noqa: BLE001 - one failure is logged, the rest go on
-            self.log(kind, "delete", database, table, spec, location, failure=_reason(exc))
-            return False
-        action = "keep_data" if note and note.startswith("data kept") else "delete"
-        if action == "delete" and not self.dry_run:
-            self._prune_empty_parents(location, roots)
-        self.log(kind, action, database, table, spec, location, files, size, note=note)
-        return True
-
-    def _prune_empty_parents(self, location: str, roots: list[str]) -> None:
-        """Remove the directories a delete left empty (`<L>/<ts>` after its partitions went), up to the root."""
-        path = filesystem.qualify(self.spark, location)
-        while "/" in path:
-            path = path.rsplit("/", 1)[0]
-            inside_root = any(path_within(path, root) and path != root for root in roots)
-            if not inside_root or any(
-                p.location == path or path_within(p.location, path) for p in self.protected
-            ):
-                return
-            if not filesystem.exists(self.spark, path) or filesystem.list_dir(self.spark, path):
-                return
-            filesystem.delete(self.spark, path)
-
-    # ---- dropping tables and partitions -------------------------------------------------------
-    def drop_table(self, kind: str, table: Table, roots: list[str]) -> None:
-        """Forget a side table, then delete what it referenced (safely)."""
-        try:
-            if not self.dry_run:
-                scratch = f"{self.scratch_root}/{table.database}.{table.name}"
-                filesystem.mkdirs(self.spark, scratch)
-                metastore.drop_table_metadata(self.spark, table, scratch)
-        except Exception as exc:  # noqa: BLE001
-            self._drop_failed(kind, table, None, table.location, f"the table's metadata: {_reason(exc)}")
-            return
-        self._forget(table.database, table.name)
-        # its own directory (managed, or named after it like purge's external backups) is its own to delete
-        owns = bool(table.location) and (
-            table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
-        )
-        own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
-        for part in table.partitions:
-            self._delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
-        if not table.location or not filesystem.exists(self.spark, table.location):
-            return
-        if (
-            table.is_partitioned
-            and owns
-            and not any(
-                not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
-            )
-        ):
-            # the empty directory of a `create table like` backup: not worth a log row
-            own = filesystem.qualify(self.spark, table.location)
-            untouched = self._blocker(own) is None and not any(
-                path_within(p.location, own) for p in self.protected
-            )
-            if not self.dry_run and untouched:
-                filesystem.delete(self.spark, own)
-            return
-        self._delete_logged(kind, table.database, table.name, None, table.location, own_roots)
-
-    def _drop_failed(
-        self, kind: str, table: Table, spec: str | None, location: str | None, what: str
-    ) -> None:
-        """Log a metadata drop that failed; nothing was deleted."""
-        self.log(kind, "drop", table.database, table.name, spec, location, failure=f"could not drop {what}")
-
-    def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
-        try:
-            if not self.dry_run:
-                metastore.drop_partition_metadata(self.spark, table.database, table.name, part.pairs)
-        except Exception as exc:  # noqa: BLE001
-            self._drop_failed(
-                kind, table, part.spec, part.location, f"the partition's metadata: {_reason(exc)}"
-            )
-            return
-        self._forget(table.database, table.name, part.spec)
-        self._delete_logged(kind, table.database, table.name, part.spec, part.location, roots)
-
-    # ---- the operations -----------------------------------------------------------------------
     def families(self) -> dict[tuple[str, str], dict[str, list[tuple[int, Table]]]]:
         grouped: dict[tuple[str, str], dict[str, list[tuple[int, Table]]]] = {}
         for table in self.tables:
@@ -346,11 +108,11 @@ class Retention:
             staging_limit = self.now_ms - float(policy["staging_retention_hours"]) * HOUR_MS
             for ts, table in kinds["staging"]:
                 if ts < staging_limit:
-                    self.drop_table("staging", table, roots)
+                    self.deleter.drop_table("staging", table, roots)
             trash_limit = self.now_ms - float(policy["trash_retention_days"]) * DAY_MS
             for ts, table in kinds["trash"]:
                 if ts < trash_limit:
-                    self.drop_table("trash", table, roots)
+                    self.deleter.drop_table("trash", table, roots)
             self.run_backups(database, base, kinds["backup"], policy, roots)
 
     def run_backups(
@@ -384,59 +146,19 @@ class Retention:
             keys = [p.spec for p in table.partitions] if table.is_partitioned else [""]
             gone = [k for k in keys if (ts, k) in expired]
             if gone and len(gone) == len(keys):
-                self.drop_table("backup", table, roots)
+                self.deleter.drop_table("backup", table, roots)
                 continue
             for part in table.partitions:
                 if (ts, part.spec) in expired:
-                    self.drop_partition("backup", table, part, roots)
+                    self.deleter.drop_partition("backup", table, part, roots)
                 elif reap_limit is not None and ts < reap_limit:
-                    self.reap(table, ts, part, policy, roots)
-
-    def reap(self, table: Table, ts: int, part: Partition, policy: dict[str, Any], roots: list[str]) -> None:
-        """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
-        source = filesystem.qualify(self.spark, part.location)
-        home = self.backup_home(policy, table.database, side_table(table.name)[0])
-        if path_within(source, home):
-            return  # already reaped
-        destination = f"{home}/{ts}/{_partition_path(part.pairs)}"
-        others = [p for p in self.protected if p.owner != (table.database, table.name, part.spec)]
-        try:
-            if not any(path_within(source, root) for root in roots[:1]):
-                raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
-            shared = [
-                p
-                for p in others
-                if p.location == source
-                or path_within(p.location, source)
-                or (p.covers_inside and path_within(source, p.location))
-            ]
-            if shared:
-                raise LakehouseError(
-                    f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
-                )
-            summary = filesystem.summary(self.spark, source)
-            if not self.dry_run:
-                filesystem.move(self.spark, source, destination)
-                metastore.set_partition_location(
-                    self.spark, table.database, table.name, part.pairs, destination
-                )
-                for p in self.protected:
-                    if p.owner == (table.database, table.name, part.spec):
-                        p.location = destination
-        except Exception as exc:  # noqa: BLE001
-            self.log("backup", "reap", table.database, table.name, part.spec, source, failure=_reason(exc))
-            return
-        self.log(
-            "backup",
-            "reap",
-            table.database,
-            table.name,
-            part.spec,
-            source,
-            summary["files"],
-            summary["bytes"],
-            note=f"moved to {destination}",
-        )
+                    self.deleter.reap(
+                        table,
+                        ts,
+                        part,
+                        self.backup_home(policy, table.database, side_table(table.name)[0]),
+                        roots,
+                    )
 
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
@@ -459,7 +181,7 @@ class Retention:
                     else:
                         age = partition_time_ms(dict(part.pairs)[column], fmt)
                     if age is not None and age < limit:
-                        self.drop_partition("partition", table, part, roots)
+                        self.deleter.drop_partition("partition", table, part, roots)
                         table.partitions.remove(part)
             column, count = policy.get("snapshot_column"), policy.get("snapshot_retention_count")
             if column and count not in (None, "") and column in table.partition_columns:
@@ -467,7 +189,7 @@ class Retention:
                 keep = set(days_present[: int(count)])
                 for part in list(table.partitions):
                     if dict(part.pairs)[column] not in keep:
-                        self.drop_partition("snapshot", table, part, roots)
+                        self.deleter.drop_partition("snapshot", table, part, roots)
                         table.partitions.remove(part)
 
     def run_stale(self, stale_database: str, stale_table: str) -> None:
@@ -487,10 +209,10 @@ class Retention:
             if recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS:
                 continue
             location = filesystem.qualify(self.spark, record.location)
-            if self._blocker(location) is not None:
+            if self.protection.blocker(location) is not None:
                 continue  # still referenced (by a backup, a trash table or the live table): not stale yet
             roots = self.roots(record.database_name, record.table_name, policy)
-            if self._delete_logged(
+            if self.deleter.delete_logged(
                 "stale", record.database_name, record.table_name, record.partition_spec, location, roots
             ):
                 done.add(index)
@@ -498,21 +220,6 @@ class Retention:
             kept = [r for i, r in enumerate(records) if i not in done]
             frame = self.spark.createDataFrame(kept, relation.schema)
             metastore.overwrite_table(frame, stale_database, stale_table)
-
-    def attempts_frame(self) -> Any:
-        schema = ", ".join(f"{name} {kind}" for name, kind in ATTEMPT_COLUMNS)
-        rows = [tuple(a[name] for name, _ in ATTEMPT_COLUMNS) for a in self.attempts]
-        return self.spark.createDataFrame(rows, schema)
-
-
-def _partition_path(pairs: list[tuple[str, str]]) -> str:
-    from dbt.adapters.lakehouse import partitions
-
-    return partitions.spec_path(pairs)
-
-
-def _reason(exc: Exception) -> str:
-    return error_message(exc)[:1000]
 
 
 def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[list[str]]:
@@ -548,7 +255,7 @@ def run_retention(
         retention.run_stale(stale_relation[0], stale_relation[1])
     if not retention.dry_run:
         filesystem.delete(spark, retention.scratch_root)
-    retention.attempts_frame().createOrReplaceTempView(view_name)
+    retention.log.frame(spark).createOrReplaceTempView(view_name)
     attempts = retention.attempts
     return {
         "dry_run": retention.dry_run,

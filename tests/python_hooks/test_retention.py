@@ -6,7 +6,7 @@ from dbt.adapters.lakehouse.filesystem import path_within
 from python_hooks.catalog import side_tables
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore
-from python_hooks.retention import engine as retention
+from python_hooks.retention import policy as retention
 
 
 def test_side_table_names():
