@@ -51,10 +51,6 @@
     {{ return(adapter.python_hook('python_hooks.catalog.background:wait_all')) }}
 {%- endmacro %}
 
-{% macro catalog_replace_json_rows(database, table, columns, rows) -%}
-    {{ return(adapter.python_hook('python_hooks.catalog.json_table:replace_rows', database=database, table=table, columns=columns, rows=rows)) }}
-{%- endmacro %}
-
 {#- ---- purge (python_hooks/purge/) ---- -#}
 
 {% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true) -%}
@@ -69,6 +65,10 @@
 
 {% macro purge_drop_staging_table(database, table) -%}
     {{ return(adapter.python_hook('python_hooks.purge.staging:drop_staging_table', database=database, table=table)) }}
+{%- endmacro %}
+
+{% macro purge_replace_results(database, table, rows) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.results:replace_results', database=database, table=table, rows=rows)) }}
 {%- endmacro %}
 
 {% macro purge_partition_row_counts(database, table) -%}
