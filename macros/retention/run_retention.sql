@@ -6,7 +6,17 @@
     of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
     deletes nothing when either var says so.
 #}
-{% macro run_retention(policies_relation, view_name='retention_attempts') -%}
+{#-
+    The temporary view a retention pass leaves its attempts in, for the `retention` model to
+    select: the pre-hook passes this name to Python and the model reads it through this macro,
+    so the one dependency dbt cannot see (a view registered in the session, not a relation) is
+    written in one place.
+-#}
+{% macro retention_attempts_view() -%}
+    {{ return('retention_attempts') }}
+{%- endmacro %}
+
+{% macro run_retention(policies_relation, view_name=none) -%}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
@@ -34,7 +44,7 @@
         dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run'),
         now=var('retention_now', none),
         stale_relation=stale_relation,
-        view_name=view_name,
+        view_name=view_name or compliance.retention_attempts_view(),
     ) -%}
     {%- do log(
         "Retention" ~ (" (dry run)" if result['dry_run'] else "") ~ ": " ~ result['attempts'] ~ " deletion attempt(s), "
