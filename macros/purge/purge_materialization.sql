@@ -63,7 +63,7 @@
 -#}
 {% macro purge_wait_for_stale_records() -%}
     {%- set messages = [] -%}
-    {%- for key, outcome in adapter.python_hook('python_hooks.background:wait_all').items() if not outcome.ok -%}
+    {%- for key, outcome in compliance.catalog_background_wait_all().items() if not outcome.ok -%}
         {%- do messages.append("Could not record the old locations of " ~ key.split(' ')[-1] ~ " in " ~ compliance.stale_data_relation() ~ ": "
             ~ outcome.error ~ ". Its partitions were purged, but retention will not delete their old directories (the old_location of"
             ~ " its COMMITTED rows in purge_log) until they are recorded: fix the cause, then record them with"
@@ -97,7 +97,7 @@
     holds, or (purge_allow_empty: true) a warning.
 -#}
 {% macro purge_empty_selection(whitelist, blacklist) -%}
-    {%- set databases = compliance.purge_catalog('list_databases', {}) | list -%}
+    {%- set databases = compliance.catalog_list_databases() | list -%}
     {%- set message = "purge: purge_whitelist " ~ tojson(var('purge_whitelist', '') | string)
         ~ (" minus purge_blacklist " ~ tojson(var('purge_blacklist') | string) if blacklist else "")
         ~ " matches no onboarded table (a table with a dataset.descriptor), so nothing would be purged. The databases in the catalog are: "

@@ -4,12 +4,10 @@
     partition other than the live location).  The partition's current data becomes
     `<table>_trash_<ts>` (deleted by retention after trash_retention_days), the partition points
     at the backup's data, and the old location is recorded as stale data.  Every check runs
-    before the first change (python_hooks/restore.py).
+    before the first change (python_hooks/restore/plan.py).
 #}
 {% macro restore(table, partition=none, backup=none) -%}
-    {%- set plan = adapter.python_hook(
-        'python_hooks.restore:plan_restore',
-        table=table, partition=partition, backup=backup, now=var('retention_now', none)) -%}
+    {%- set plan = compliance.restore_plan(table, partition, backup, var('retention_now', none)) -%}
     {%- if plan['current_location'] -%}
         {%- call statement('restore_create_trash') -%}
             {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table'],

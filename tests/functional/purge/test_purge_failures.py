@@ -7,7 +7,8 @@ import json
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_hooks import hive_catalog
+from python_hooks.catalog import metastore
+from python_hooks.purge import commit_check
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     count,
@@ -235,7 +236,7 @@ class TestPurgeFailures:
     ):
         # the stale-location records are written in the background; a failed write must not pass silently
         stale = f"{project.test_schema}.stale_data_records"
-        saved = hive_catalog.table_exists(spark, project.test_schema, "stale_data_records")
+        saved = metastore.table_exists(spark, project.test_schema, "stale_data_records")
         if saved:
             spark.sql(f"alter table {stale} rename to {project.test_schema}.stale_data_records_saved")
         spark.sql(f"create table {stale} (unrelated int) using parquet")
@@ -282,7 +283,7 @@ class TestPartitionWithASubdirectory:
 
     def test_rows_come_from_footers_only_where_spark_reads_every_file(self, project, spark, tables):
         flat = location(spark, "p_nested", "events", [["ds", "flat"]])
-        snapshots = hive_catalog.location_snapshots(spark, "p_nested", "events", [flat, tables])
+        snapshots = commit_check.location_snapshots(spark, "p_nested", "events", [flat, tables])
         assert snapshots[flat]["rows"] == 10
         assert snapshots[tables]["rows"] is None  # the purge counts it with Spark SQL instead
         assert snapshots[tables]["fingerprint"] != snapshots[flat]["fingerprint"]

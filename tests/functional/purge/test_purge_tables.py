@@ -229,7 +229,8 @@ class TestPurgeTables:
 class TestPartitionListing:
     def test_the_one_call_listing_matches_the_catalog_object_by_object(self, project, spark):
         """metastore.partition_locations (Jackson in the JVM) against py4j object by object."""
-        from python_hooks import metastore
+        from python_hooks.catalog import jvm as catalog_jvm
+        from python_hooks.catalog import metastore
 
         spark.sql("drop database if exists p_listing cascade")
         spark.sql("create database p_listing")
@@ -241,13 +242,12 @@ class TestPartitionListing:
         spark.sql("insert into p_listing.t partition (p, q) select 2, cast(null as string), 9")
         spark.sql("alter table p_listing.t partition (p = 'a%b', q = 0) set location '/tmp/p listing/a%3Ab'")
         columns = ["p", "q"]
-        jvm = metastore._jvm(spark)
         partitions = metastore.list_partitions(spark, "p_listing", "t")
         slow = sorted(
-            (metastore._spec_pairs(part, columns), metastore._path(jvm, part.location()))
+            (metastore.partition_pairs(part, columns), catalog_jvm.path_string(spark, part.location()))
             for part in partitions
         )
-        listing = jvm.org.apache.spark.api.python.PythonUtils.toSeq(partitions)
+        listing = catalog_jvm.scala_seq(spark, partitions)
         fast = sorted(metastore._locations_from_json(spark, listing, columns))
         assert fast == slow
         assert sorted(metastore.partition_locations(spark, "p_listing", "t", columns)) == slow

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from dbt.adapters.lakehouse.partitions import spec_path
 
-from python_hooks import metastore
+from python_hooks.catalog import metastore
 
 DAY = 86_400_000
 HOUR = 3_600_000

@@ -21,14 +21,10 @@ from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
 
-from dbt_common.exceptions import DbtRuntimeError
+from dbt.adapters.lakehouse.errors import LakehouseError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
 REFUSALS_DIR = ".dbt-refusals"
-
-
-class WarehouseInUseError(DbtRuntimeError):
-    """Another process holds the warehouse."""
 
 
 _held: dict[str, IO[str]] = {}
@@ -106,7 +102,7 @@ def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
 def acquire(warehouse_dir: str) -> str | None:
     """Take the run lock of a warehouse for this process; return the lock file's path.
 
-    Raises WarehouseInUseError at once (no waiting) when another process holds it.  Warehouses
+    Raises LakehouseError at once (no waiting) when another process holds it.  Warehouses
     that are not on the local disk (HDFS, object stores) rely on the cluster's metastore for
     concurrency and are not locked here.
     """
@@ -131,7 +127,7 @@ def acquire(warehouse_dir: str) -> str | None:
                 "refused_at": datetime.now(timezone.utc).isoformat(),
             }
             _record_refusal(directory, last_refusal)
-            raise WarehouseInUseError(
+            raise LakehouseError(
                 f"Another dbt run holds the warehouse {directory} ({holder}). "
                 "Only one run per warehouse is allowed: wait for it to finish and run again. "
                 "Nothing was changed by this run."
