@@ -81,6 +81,11 @@
     {{ return(adapter.python_hook('python_hooks.retention.engine:base_tables', stale_relation=stale_relation)) }}
 {%- endmacro %}
 
+{% macro retention_validate_policies(rows, defaults, min_hours, allow_short) -%}
+    {{ return(adapter.python_hook('python_hooks.retention.policy:validate_policies', rows=rows, defaults=defaults,
+        min_hours=min_hours, allow_short=allow_short)) }}
+{%- endmacro %}
+
 {% macro retention_run(invocation_id, policies, defaults, dry_run, now, stale_relation, view_name) -%}
     {{ return(adapter.python_hook('python_hooks.retention.engine:run_retention', invocation_id=invocation_id,
         policies=policies, defaults=defaults, dry_run=dry_run, now=now, stale_relation=stale_relation,
@@ -108,4 +113,8 @@
         target_schema=target_schema, dbt_version=dbt_version, project_name=project_name,
         run_started_at=run_started_at, target_path=target_path, project_dir=project_dir,
         write_graph=write_graph, write_openlineage=write_openlineage)) }}
+{%- endmacro %}
+
+{% macro catalog_side_table_adoption_candidates(databases=none) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
 {%- endmacro %}

@@ -34,3 +34,41 @@ tblproperties ({{ pairs | join(', ') }})
 {% macro register_side_table_sql(database, side_table, properties) -%}
 alter table {{ compliance.table_ref(database, side_table) }} set {{ compliance.tblproperties_clause(properties) }}
 {%- endmacro %}
+
+{#-
+    `dbt run-operation adopt_side_tables [--args '{apply: true, scope: "db*"}']`: side tables that
+    purge and restore made before side tables were registered are left alone by retention and
+    restore.  Without `apply` this only lists them (a dry listing, the default); with `apply:
+    true` it registers the adoptable ones (named `<table>_<kind>_<ts>`, beside an existing
+    `<table>` with the same columns and partition columns).  The others are named with the reason.
+-#}
+{% macro adopt_side_tables(apply=false, scope='') %}
+    {%- set do_apply = compliance.parse_bool(apply, 'adopt_side_tables argument apply') -%}
+    {%- set patterns = compliance.parse_table_patterns(scope, 'adopt_side_tables argument scope') -%}
+    {%- set databases = [] -%}
+    {%- for database in compliance.catalog_list_databases() if not patterns or compliance.database_selected(database, patterns) -%}
+        {%- do databases.append(database) -%}
+    {%- endfor -%}
+    {%- set candidates = [] -%}
+    {%- for row in compliance.catalog_side_table_adoption_candidates(databases) -%}
+        {%- if not patterns or compliance.table_selected(row.database, row.table, patterns, []) -%}
+            {%- do candidates.append(row) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set adoptable = candidates | selectattr('adoptable') | list -%}
+    {%- do log("adopt_side_tables: " ~ candidates | length ~ " unregistered table(s) named like side tables; " ~ adoptable | length ~ " adoptable"
+        ~ ("" if do_apply else " (a listing only: run again with --args '{apply: true}' to adopt them)"), info=true) -%}
+    {%- for row in candidates -%}
+        {%- if row.adoptable -%}
+            {%- if do_apply -%}
+                {% call statement('adopt_side_table') %}
+                    {{ compliance.register_side_table_sql(row.database, row.table, compliance.side_table_properties(row.kind, row.database, row.of.split('.')[1], row.ts)) }}
+                {% endcall %}
+            {%- endif -%}
+            {%- do log("  " ~ row.database ~ "." ~ row.table ~ ": " ~ row.kind ~ " of " ~ row.of ~ ", made at " ~ row.ts ~ (": adopted" if do_apply else ": would be adopted"), info=true) -%}
+        {%- else -%}
+            {%- do log("  " ~ row.database ~ "." ~ row.table ~ ": not adopted (" ~ row.reason ~ "); left as a table of its own", info=true) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(candidates) }}
+{% endmacro %}

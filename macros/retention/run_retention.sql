@@ -22,6 +22,8 @@
     {%- endif -%}
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
+    {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
+    {%- do compliance.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
@@ -51,6 +53,12 @@
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
         ~ ("would be " if result['dry_run'] else "") ~ "deleted",
         info=true) -%}
+    {%- if result['unregistered'] -%}
+        {%- do log("Retention: " ~ result['unregistered'] | length ~ " table(s) are named like side tables but do not carry the side-table"
+            ~ " properties, so they were left alone: " ~ result['unregistered'][:10] | join(', ') ~ (", ..." if result['unregistered'] | length > 10 else "")
+            ~ ". If purge or restore made them before side tables were registered, list and adopt them with"
+            ~ " `dbt run-operation adopt_side_tables` (then `--args '{apply: true}'`).", info=true) -%}
+    {%- endif -%}
     {{ return('') }}
 {%- endmacro %}
 

@@ -35,6 +35,8 @@ class Table:
     location: str
     partition_columns: list[str]
     partitions: list[Partition] = field(default_factory=list)
+    # the side-table registration (`lakehouse.side_table*` table properties), when it has one
+    properties: dict[str, str] = field(default_factory=dict)
 
     @property
     def qualified(self) -> str:
@@ -177,11 +179,29 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
     location_option = meta.storage().locationUri()
     location = path_string(spark, location_option.get()) if location_option.isDefined() else ""
     columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-    result = Table(database, table, table_type, location, columns)
+    result = Table(database, table, table_type, location, columns, properties=registration_properties(meta))
     if columns and with_partitions:
         for pairs, location in partition_locations(spark, database, table, columns):
             result.partitions.append(Partition(pairs, location))
     return result
+
+
+REGISTRATION_KEYS = (
+    "lakehouse.side_table",
+    "lakehouse.side_table.of",
+    "lakehouse.side_table.created_at",
+    "lakehouse.side_table.invocation_id",
+)
+
+
+def registration_properties(meta: Any) -> dict[str, str]:
+    """The `lakehouse.side_table*` properties of a CatalogTable (see catalog.side_tables)."""
+    found = {}
+    for key in REGISTRATION_KEYS:
+        value = meta.properties().get(key)
+        if value.isDefined():
+            found[key] = str(value.get())
+    return found
 
 
 def all_tables(spark: Any) -> list[Table]:

@@ -12,7 +12,7 @@ from typing import Any
 from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.side_tables import now_ms, side_table
+from python_hooks.catalog.side_tables import now_ms, registration, side_table
 from python_hooks.errors import LakehouseError
 
 
@@ -25,6 +25,11 @@ def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str
             raise LakehouseError(
                 f"Partition {spec!r} of {table} is not of the form "
                 f"{'/'.join(c + '=<value>' for c in columns)}."
+            )
+        if value.strip() in (".", "..") or any(ord(ch) < 32 for ch in value):
+            raise LakehouseError(
+                f"Partition {spec!r} of {table}: the value {value!r} of {key.strip()} is refused (a path step such as"
+                " '..' or a control character could point the partition outside the table). Nothing was changed."
             )
         given[key.strip().lower()] = value
     lowered = {c.lower(): c for c in columns}
@@ -71,13 +76,17 @@ def plan_restore(
     current = next((p for p in live.partitions if p.pairs == pairs), None)
     current_location = filesystem.qualify(spark, current.location) if current else None
 
-    backups = []
+    # registered backups of this table only (catalog.side_tables); the name pre-selects
+    backups, lookalikes = [], []
     for other in metastore.table_names(spark, database):
-        side = side_table(other)
+        if side_table(other) is None:
+            continue
+        found = metastore.get_table(spark, database, other)
+        side = registration(found) if found is not None else None
         if side and side[0].lower() == name.lower() and side[1] == "backup":
-            found = metastore.get_table(spark, database, other)
-            if found is not None:
-                backups.append((side[2], found))
+            backups.append((side[2], found))
+        elif side is None and found is not None:
+            lookalikes.append(found.qualified.lower())
     backups.sort(key=lambda b: -b[0])
 
     def candidate(entry: tuple[int, metastore.Table]) -> metastore.Partition | None:
@@ -86,6 +95,13 @@ def plan_restore(
     if backup:
         wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
         chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
+        if chosen is None and wanted.lower() in lookalikes:
+            raise LakehouseError(
+                f"Cannot restore {table} partition {spec} from {wanted}: it is named like a backup but is not registered"
+                " as a backup of this table (it lacks the lakehouse.side_table properties that purge gives its backups)."
+                " If the purge made it before side tables were registered, adopt it with"
+                " `dbt run-operation adopt_side_tables`. Nothing was changed."
+            )
         if chosen is None:
             raise LakehouseError(
                 f"Cannot restore {table} partition {spec} from {wanted}: no such backup; {_describe(backups, spec)}."

@@ -25,7 +25,7 @@ from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Table
-from python_hooks.catalog.side_tables import now_ms, side_table
+from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
 from python_hooks.retention.attempts import AttemptLog
 from python_hooks.retention.deletion import Deleter
 from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
@@ -71,7 +71,7 @@ class Retention:
     def families(self) -> dict[tuple[str, str], dict[str, list[tuple[int, Table]]]]:
         grouped: dict[tuple[str, str], dict[str, list[tuple[int, Table]]]] = {}
         for table in self.tables:
-            side = side_table(table.name)
+            side = registration(table)
             if side is None:
                 continue
             base, kind, ts = side
@@ -156,14 +156,14 @@ class Retention:
                         table,
                         ts,
                         part,
-                        self.backup_home(policy, table.database, side_table(table.name)[0]),
+                        self.backup_home(policy, table.database, base),
                         roots,
                     )
 
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
         for table in self.tables:
-            if side_table(table.name) is not None or not table.is_partitioned:
+            if registration(table) is not None or looks_like_side_table(table) or not table.is_partitioned:
                 continue
             policy = self.policy(table.database, table.name)
             if policy is None:
@@ -263,4 +263,10 @@ def run_retention(
         "failed": sum(1 for a in attempts if not a["succeeded"]),
         "files": sum(a["files_deleted"] for a in attempts if a["action"] == "delete"),
         "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
+        # named like side tables, in scope, but not registered: left alone (see adopt_side_tables)
+        "unregistered": sorted(
+            t.qualified
+            for t in retention.tables
+            if looks_like_side_table(t) and retention.policy(t.database, side_table(t.name)[0]) is not None
+        ),
     }

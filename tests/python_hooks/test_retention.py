@@ -23,6 +23,11 @@ def test_side_table_names():
 def test_roots_strip_the_run_directories_of_unpartitioned_purges():
     assert retention.strip_ts("file:/w/db.db/t/1700000000000/1700000086400") == "file:/w/db.db/t"
     assert retention.strip_ts("file:/w/db.db/t") == "file:/w/db.db/t"
+    assert (
+        retention.strip_ts("file:/w/db.db/t/_purge_1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
+    )
+    assert retention.strip_ts("file:/w/db.db/t/1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
+    assert retention.strip_ts("file:/w/db.db/t/_purge_17") == "file:/w/db.db/t/_purge_17"
     assert path_within("file:/w/t/a", "file:/w/t") and not path_within("file:/w/t2", "file:/w/t")
 
 

@@ -15,7 +15,7 @@ from dbt.tests.util import run_dbt
 
 from tests.conftest import WAREHOUSE_ROOT
 from tests.functional.retention.conftest import REAPED, attempts, retention
-from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local
+from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local, register
 
 
 def every_file(spark: Any, databases: list[str]) -> dict[str, list[str]]:
@@ -73,6 +73,7 @@ def world(built, spark, tmp_path_factory):
     pointer.create("t", {"a": [1, 2]})
     live = pointer.table("t").partitions[0].location
     spark.sql(f"create table r_pointer.t_backup_{NOW - 20 * DAY} like r_pointer.t")
+    register(spark, "r_pointer", f"t_backup_{NOW - 20 * DAY}", "backup", "t", NOW - 20 * DAY)
     spark.sql(f"alter table r_pointer.t_backup_{NOW - 20 * DAY} add partition (dp = 'a') location '{live}'")
 
     outside = lake("r_outside")
@@ -81,6 +82,7 @@ def world(built, spark, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere") / "not-this-table" / "dp=a"
     outside.write(str(elsewhere), [9])
     spark.sql(f"create table r_outside.t_backup_{NOW - 19 * DAY} like r_outside.t")
+    register(spark, "r_outside", f"t_backup_{NOW - 19 * DAY}", "backup", "t", NOW - 19 * DAY)
     spark.sql(
         f"alter table r_outside.t_backup_{NOW - 19 * DAY} add partition (dp = 'a') location '{elsewhere}'"
     )

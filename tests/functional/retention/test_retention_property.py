@@ -17,7 +17,7 @@ from python_hooks.catalog import metastore, side_tables
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore_hook
 from python_hooks.retention import engine
-from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, data_files, lit, local
+from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, data_files, lit, local, register
 
 OPS = st.lists(
     st.one_of(
@@ -48,6 +48,9 @@ def do_restore(spark: Any, lake: Lake, value: str, pick: int, ts: int) -> None:
     pairs = [tuple(p) for p in plan["pairs"]]
     if plan["current_location"]:
         spark.sql(f"create table r_prop.{plan['trash_table']} like r_prop.t")
+        register(
+            spark, "r_prop", plan["trash_table"], "trash", "t", int(plan["trash_table"].rsplit("_", 1)[1])
+        )
         spark.sql(
             f"alter table r_prop.{plan['trash_table']} add partition {clause(pairs)} "
             f"location {lit(plan['current_location'])}"
