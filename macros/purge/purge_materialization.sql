@@ -7,7 +7,7 @@
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set dry_run = compliance.bool_var('purge_dry_run') -%}
-    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'onboarded': []} -%}
+    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'onboarded': [], 'committed': []} -%}
 
     {{ run_hooks(pre_hooks) }}
     {#- records that a node which failed earlier in this process left in the background -#}
@@ -23,7 +23,19 @@
         {%- do compliance.purge_say("run " ~ ctx.ts ~ (" (dry run: no DDL, no writes)" if dry_run else "") ~ ": " ~ candidates | length
             ~ " whitelisted table(s), ids from " ~ ids.name ~ "." ~ ids.column) -%}
         {%- for candidate in candidates -%}
-            {%- do results.extend(compliance.purge_table(candidate[0], candidate[1], ids, ctx)) -%}
+            {#- anything a table raises becomes its FAILED row, after the partitions it committed; the others go on -#}
+            {%- do ctx.update({'committed': []}) -%}
+            {%- set done = adapter.guarded(compliance.purge_table, candidate[0], candidate[1], ids, ctx) -%}
+            {%- if done.ok -%}
+                {%- do results.extend(done.value) -%}
+            {%- else -%}
+                {%- do results.extend(ctx.committed) -%}
+                {%- set reason = "Table " ~ candidate[0] ~ "." ~ candidate[1] ~ ": the purge stopped with an error: " ~ done.error
+                    ~ ("; its partitions listed COMMITTED were swapped before it" if ctx.committed else "; it was left as it was") -%}
+                {%- do compliance.purge_say(reason) -%}
+                {%- do results.append(compliance.purge_result(ctx, candidate[0], candidate[1], {'state': 'FAILED', 'reason': reason,
+                    'started_at': compliance.purge_now()})) -%}
+            {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
     {#- a selection with no onboarded table is a typo until said otherwise: fail before writing anything -#}

@@ -30,9 +30,19 @@
     {{ return(compliance.purge_location_snapshots(info.database, info.table, locations, exclude, count_rows)) }}
 {%- endmacro %}
 
-{#- This run's staging directory: `<table location>/<ts>` (Gobblin's layout). -#}
+{#-
+    This run's staging directory.  Partitioned: `<table location>/<ts>` (Gobblin's layout; only
+    registered partition directories are read, so nobody reads it before the swap).
+    Unpartitioned: `<table location>/_purge_<ts>`: Spark, Hive and Trino read an unpartitioned
+    table's directory recursively but skip names starting with `_`, so neither the live table
+    before the swap nor the backup (which keeps `<table location>`) after it ever reads the
+    rewritten copy, and a run killed between the rewrite and the swap leaves nothing readers see.
+-#}
 {% macro purge_staging_location(info, ctx) -%}
-    {{ return(info.location ~ '/' ~ ctx.ts) }}
+    {%- if info.partition_columns -%}
+        {{ return(info.location ~ '/' ~ ctx.ts) }}
+    {%- endif -%}
+    {{ return(info.location ~ '/_purge_' ~ ctx.ts) }}
 {%- endmacro %}
 
 {#-
@@ -106,19 +116,36 @@
     {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
 {%- endmacro %}
 
-{#- Whitelisted, not blacklisted tables: [(database, table)].  Only whitelisted databases are listed. -#}
+{#-
+    Whitelisted, not blacklisted tables: [(database, table)].  Only whitelisted databases are
+    listed.  Side tables (their data is the backup) are never purged; a table merely named like
+    one is not purged either, and if it is onboarded a notice says so and what to do.
+-#}
 {% macro purge_candidates(whitelist, blacklist) -%}
     {%- set found = [] -%}
     {%- for database in compliance.catalog_list_databases() -%}
         {%- if compliance.database_selected(database, whitelist) -%}
             {%- for table in compliance.catalog_list_tables(database) -%}
-                {%- if compliance.table_selected(database, table, whitelist, blacklist) and not compliance.purge_is_working_table(table) -%}
-                    {%- do found.append([database, table]) -%}
+                {%- if compliance.table_selected(database, table, whitelist, blacklist) -%}
+                    {%- if not compliance.purge_is_working_table(table) -%}
+                        {%- do found.append([database, table]) -%}
+                    {%- else -%}
+                        {%- do compliance.purge_check_lookalike(database, table) -%}
+                    {%- endif -%}
                 {%- endif -%}
             {%- endfor -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(found) }}
+{%- endmacro %}
+
+{% macro purge_check_lookalike(database, table) -%}
+    {%- set info = compliance.catalog_describe_table(database, table) -%}
+    {%- if info.exists and 'lakehouse.side_table' not in info.properties and 'dataset.descriptor' in info.properties -%}
+        {%- do compliance.purge_say(database ~ "." ~ table ~ " is onboarded but named like a side table (<table>_staging|backup|trash_<ts>) without"
+            ~ " being registered as one: not purged. If purge or restore made it, adopt it (`dbt run-operation adopt_side_tables`); if it is a"
+            ~ " table of your own, rename it so that it is purged.") -%}
+    {%- endif -%}
 {%- endmacro %}
 
 {#- Checks the descriptor against the table: {field, path} or {error}. -#}
@@ -426,7 +453,10 @@
     {%- endif -%}
     {%- set expected_after = row.rows_before - row.rows_purged -%}
     {%- do compliance.purge_say(label ~ ": COMMITTED, removed " ~ row.rows_purged ~ " of " ~ row.rows_before ~ " rows, now at " ~ row.new_location) -%}
-    {{ return(compliance.purge_result(ctx, info.database, info.table, dict(row, state='COMMITTED', rows_after=expected_after))) }}
+    {%- set committed = compliance.purge_result(ctx, info.database, info.table, dict(row, state='COMMITTED', rows_after=expected_after)) -%}
+    {#- kept as it happens: if the table fails later, this row still reaches purge_log -#}
+    {%- do ctx.committed.append(committed) -%}
+    {{ return(committed) }}
 {%- endmacro %}
 
 {#- A partition that is not swapped: its backup partition and rewritten copy removed, its FAILED row. -#}

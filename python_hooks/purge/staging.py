@@ -25,7 +25,12 @@ def _spark_writes_hive_table(spark: Any, storage_format: str) -> bool:
 
 
 def create_staging_table(
-    spark: Any, database: str, staging: str, table: str, location: str, properties: dict[str, str] | None = None
+    spark: Any,
+    database: str,
+    staging: str,
+    table: str,
+    location: str,
+    properties: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Step 1 for a partitioned parquet or ORC table, without per-partition metastore work.
 
