@@ -53,6 +53,12 @@
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
         ~ ("would be " if result['dry_run'] else "") ~ "deleted",
         info=true) -%}
+    {#- data whose metadata went but whose delete failed: recorded, so that a later pass deletes it -#}
+    {%- if result['orphans'] -%}
+        {%- do compliance.record_stale_locations(result['orphans']) -%}
+        {%- do log("Retention: " ~ result['orphans'] | length ~ " location(s) lost their metadata but could not be deleted; recorded in "
+            ~ compliance.stale_data_relation() ~ " for a later pass: " ~ (result['orphans'] | map(attribute='location') | join(', ')), info=true) -%}
+    {%- endif -%}
     {%- if result['unregistered'] -%}
         {%- do log("Retention: " ~ result['unregistered'] | length ~ " table(s) are named like side tables but do not carry the side-table"
             ~ " properties, so they were left alone: " ~ result['unregistered'][:10] | join(', ') ~ (", ..." if result['unregistered'] | length > 10 else "")

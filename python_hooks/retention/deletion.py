@@ -2,9 +2,11 @@
 
 A path that is, or lies inside, a location the metastore still references is never deleted (its
 metadata may go, its data stays); a path that CONTAINS such locations is deleted child by child;
-a path outside the roots of the table being cleaned is refused.  Metadata goes first and never
-deletes data (catalog.metastore.drop_table_metadata).  Every attempt is logged, and a failure on
-one location is logged while the rest go on.
+a path outside the roots of the table being cleaned is refused, and then the metadata is kept
+too.  Metadata goes first and never deletes data (catalog.metastore.drop_table_metadata); when a
+delete then fails, nothing references the files any more, so the location is handed back as an
+orphan (`Deleter.orphans`) that the pass records as stale data, and a later pass deletes it.
+Every attempt is logged, and a failure on one location is logged while the rest go on.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Partition, Table
+from python_hooks.catalog.side_tables import registration
 from python_hooks.errors import LakehouseError, error_message
 from python_hooks.retention.attempts import AttemptLog
 from python_hooks.retention.protection import Protection
@@ -36,6 +39,8 @@ class Deleter:
         self.log = log
         self.protection = protection
         self.scratch_root = scratch_root
+        # locations whose metadata went but whose delete failed: recorded as stale data by the pass
+        self.orphans: list[dict[str, Any]] = []
 
     def safe_delete(self, path: str, roots: list[str]) -> tuple[int, int, str | None]:
         """Delete `path` except what the metastore still references: (files, bytes, note)."""
@@ -76,12 +81,34 @@ class Deleter:
         return files, size, note
 
     def delete_logged(
-        self, kind: str, database: str, table: str, spec: str | None, location: str, roots: list[str]
+        self,
+        kind: str,
+        database: str,
+        table: str,
+        spec: str | None,
+        location: str,
+        roots: list[str],
+        forgotten: bool = False,
+        family: str | None = None,
     ) -> bool:
+        """Delete safely and log the attempt; `forgotten`: the location's metadata is already gone,
+        so a failed delete leaves an orphan to record as stale data (under `family`, the live
+        table whose roots the stale cleaner checks)."""
         try:
             files, size, note = self.safe_delete(location, roots)
         except Exception as exc:  # noqa: BLE001 - one failure is logged, the rest go on
-            self.log.add(kind, "delete", database, table, spec, location, failure=_reason(exc))
+            reason = _reason(exc)
+            self.log.add(kind, "delete", database, table, spec, location, failure=reason)
+            if forgotten and not self.dry_run:
+                self.orphans.append(
+                    {
+                        "database": database,
+                        "table": family or table,
+                        "partition_spec": spec,
+                        "location": filesystem.qualify(self.spark, location),
+                        "reason": f"retention: the delete failed after the metadata was dropped ({reason[:300]})",
+                    }
+                )
             return False
         action = "keep_data" if note and note.startswith("data kept") else "delete"
         if action == "delete" and not self.dry_run:
@@ -103,8 +130,34 @@ class Deleter:
                 return
             filesystem.delete(self.spark, path)
 
+    def outside(self, locations: list[str | None], roots: list[str]) -> str | None:
+        """The first of `locations` that lies outside every root (checked before metadata goes)."""
+        for location in locations:
+            if location and not any(path_within(filesystem.qualify(self.spark, location), r) for r in roots):
+                return filesystem.qualify(self.spark, location)
+        return None
+
     def drop_table(self, kind: str, table: Table, roots: list[str]) -> None:
         """Forget a side table, then delete what it referenced (safely)."""
+        # its own directory (managed, or named after it like purge's external backups) is its own to delete
+        owns = bool(table.location) and (
+            table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
+        )
+        own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
+        stray = self.outside([p.location for p in table.partitions], own_roots)
+        if stray is not None:
+            # refused before anything changes: dropping the metadata first would orphan the data
+            self.log.add(
+                kind,
+                "drop",
+                table.database,
+                table.name,
+                None,
+                stray,
+                failure=f"refused: {stray} is outside the roots of the table being cleaned ({', '.join(own_roots)});"
+                " the table was kept",
+            )
+            return
         try:
             if not self.dry_run:
                 scratch = f"{self.scratch_root}/{table.database}.{table.name}"
@@ -114,13 +167,18 @@ class Deleter:
             self.drop_failed(kind, table, None, table.location, f"the table's metadata: {_reason(exc)}")
             return
         self.protection.forget(table.database, table.name)
-        # its own directory (managed, or named after it like purge's external backups) is its own to delete
-        owns = bool(table.location) and (
-            table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
-        )
-        own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
+        family = (registration(table) or (table.name,))[0]
         for part in table.partitions:
-            self.delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
+            self.delete_logged(
+                kind,
+                table.database,
+                table.name,
+                part.spec,
+                part.location,
+                own_roots,
+                forgotten=True,
+                family=family,
+            )
         if not table.location or not filesystem.exists(self.spark, table.location):
             return
         if (
@@ -136,9 +194,14 @@ class Deleter:
                 path_within(p.location, own) for p in self.protection.entries
             )
             if not self.dry_run and untouched:
-                filesystem.delete(self.spark, own)
+                try:
+                    filesystem.delete(self.spark, own)
+                except Exception as exc:  # noqa: BLE001 - logged; an empty directory holds no data to orphan
+                    self.log.add(kind, "delete", table.database, table.name, None, own, failure=_reason(exc))
             return
-        self.delete_logged(kind, table.database, table.name, None, table.location, own_roots)
+        self.delete_logged(
+            kind, table.database, table.name, None, table.location, own_roots, forgotten=True, family=family
+        )
 
     def drop_failed(self, kind: str, table: Table, spec: str | None, location: str | None, what: str) -> None:
         """Log a metadata drop that failed; nothing was deleted."""
@@ -147,6 +210,19 @@ class Deleter:
         )
 
     def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
+        stray = self.outside([part.location], roots)
+        if stray is not None:
+            self.log.add(
+                kind,
+                "drop",
+                table.database,
+                table.name,
+                part.spec,
+                stray,
+                failure=f"refused: {stray} is outside the roots of the table being cleaned ({', '.join(roots)});"
+                " the partition was kept",
+            )
+            return
         try:
             if not self.dry_run:
                 metastore.drop_partition_metadata(self.spark, table.database, table.name, part.pairs)
@@ -156,7 +232,7 @@ class Deleter:
             )
             return
         self.protection.forget(table.database, table.name, part.spec)
-        self.delete_logged(kind, table.database, table.name, part.spec, part.location, roots)
+        self.delete_logged(kind, table.database, table.name, part.spec, part.location, roots, forgotten=True)
 
     def reap(self, table: Table, ts: int, part: Partition, home: str, roots: list[str]) -> None:
         """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""

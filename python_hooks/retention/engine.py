@@ -263,6 +263,8 @@ def run_retention(
         "failed": sum(1 for a in attempts if not a["succeeded"]),
         "files": sum(a["files_deleted"] for a in attempts if a["action"] == "delete"),
         "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
+        # forgotten by the metastore but not deleted: the retention macro records them as stale data
+        "orphans": retention.deleter.orphans,
         # named like side tables, in scope, but not registered: left alone (see adopt_side_tables)
         "unregistered": sorted(
             t.qualified

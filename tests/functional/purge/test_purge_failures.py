@@ -262,6 +262,33 @@ class TestPurgeFailures:
         assert states["ds=a"] == "COMMITTED" and set(states.values()) <= {"COMMITTED", "SKIPPED"}
         assert old in {r.old_location for r in rows if r.state == "COMMITTED"}
 
+    def test_an_error_in_one_table_fails_that_table_alone(self, project, spark, tables):
+        spark.sql("drop database if exists p_iso cascade")
+        spark.sql("create database p_iso")
+        for table in ("a", "b", "c"):
+            spark.sql(f"""
+                create table p_iso.{table} (guestid bigint, payload string) partitioned by (ds string)
+                stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+            spark.sql(f"insert into p_iso.{table} partition (ds = 'a') select id, 'x' from range(1000, 1010)")
+        before_b = location(spark, "p_iso", "b", A)
+        _, logs = purge("p_iso", expect_pass=False, purge_test_raise="p_iso.b")
+        assert (
+            "Table p_iso.b: the purge stopped with an error: injected failure in p_iso.b; it was left as it was"
+            in logs
+        )
+        assert "The purge failed for 1 table(s)/partition(s)" in logs
+        # the tables before and after it were purged, and their rows reached purge_log
+        rows = last_run(log_rows(spark, project, "p_iso"))
+        states = {(r.table_name, r.partition_spec): r.state for r in rows}
+        assert states == {("a", "ds=a"): "COMMITTED", ("b", None): "FAILED", ("c", "ds=a"): "COMMITTED"}
+        assert remaining_ids(spark, "p_iso.a") == 0 and remaining_ids(spark, "p_iso.c") == 0
+        # the failed table is as it was: same location, every row
+        assert location(spark, "p_iso", "b", A) == before_b
+        assert count(spark, "select count(*) from p_iso.b") == 10 and remaining_ids(spark, "p_iso.b") == 3
+        # the next run finishes it
+        purge("p_iso")
+        assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7
+
 
 class TestPartitionWithASubdirectory:
     """Spark reads a Hive partition's directory at its top level only; its rows are counted so."""
@@ -302,30 +329,3 @@ class TestPartitionWithASubdirectory:
         assert (nested.rows_before, nested.rows_purged, nested.rows_after) == (10, 3, 7)
         assert remaining_ids(spark, "p_nested.events") == 0
         assert count(spark, "select count(*) from p_nested.events") == 14
-
-    def test_an_error_in_one_table_fails_that_table_alone(self, project, spark, tables):
-        spark.sql("drop database if exists p_iso cascade")
-        spark.sql("create database p_iso")
-        for table in ("a", "b", "c"):
-            spark.sql(f"""
-                create table p_iso.{table} (guestid bigint, payload string) partitioned by (ds string)
-                stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
-            spark.sql(f"insert into p_iso.{table} partition (ds = 'a') select id, 'x' from range(1000, 1010)")
-        before_b = location(spark, "p_iso", "b", A)
-        _, logs = purge("p_iso", expect_pass=False, purge_test_raise="p_iso.b")
-        assert (
-            "Table p_iso.b: the purge stopped with an error: injected failure in p_iso.b; it was left as it was"
-            in logs
-        )
-        assert "The purge failed for 1 table(s)/partition(s)" in logs
-        # the tables before and after it were purged, and their rows reached purge_log
-        rows = last_run(log_rows(spark, project, "p_iso"))
-        states = {(r.table_name, r.partition_spec): r.state for r in rows}
-        assert states == {("a", "ds=a"): "COMMITTED", ("b", None): "FAILED", ("c", "ds=a"): "COMMITTED"}
-        assert remaining_ids(spark, "p_iso.a") == 0 and remaining_ids(spark, "p_iso.c") == 0
-        # the failed table is as it was: same location, every row
-        assert location(spark, "p_iso", "b", A) == before_b
-        assert count(spark, "select count(*) from p_iso.b") == 10 and remaining_ids(spark, "p_iso.b") == 3
-        # the next run finishes it
-        purge("p_iso")
-        assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7

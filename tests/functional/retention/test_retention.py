@@ -246,6 +246,8 @@ class TestRetention:
         assert data_files(str(world["elsewhere"])), "a path outside the table's roots was deleted"
         [failed] = [r for r in world["attempts"] if not r.succeeded]
         assert failed.database_name == "r_outside" and "outside the roots" in failed.failure_reason
+        # refused before its metadata went: the backup still references its files, nothing is orphaned
+        assert f"t_backup_{NOW - 19 * DAY}" in world["lakes"]["r_outside"].tables()
         normal = world["before"]["r_outside"][f"t_backup_{NOW - 20 * DAY}"].partitions[0].location
         assert not os.path.exists(local(normal)), "the other backup was not cleaned after the failure"
         assert len(world["attempts"]) > 10

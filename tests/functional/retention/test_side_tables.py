@@ -121,3 +121,53 @@ class TestSideTables:
         assert props["lakehouse.side_table.of"] == "r_user.orders"
         assert props["lakehouse.side_table.created_at"] == "202401151200"
         assert registration(spark, f"r_user.{LOOKALIKES[2]}") == {}
+
+
+@pytest.fixture(scope="class")
+def orphan_lake(built, spark):
+    lake = Lake(spark, "r_orphan")
+    lake.create("t", {"a": [1, 2], "b": [3]})
+    lake.purge("t", NOW - 10 * DAY, {2}, external=True)
+    yield lake
+    lake.drop()
+
+
+class TestNoOrphans:
+    def test_a_failed_delete_after_the_metadata_step_is_recorded_and_a_later_pass_deletes_it(
+        self, built, spark, orphan_lake, monkeypatch
+    ):
+        from dbt.adapters.lakehouse import filesystem
+
+        backup = f"t_backup_{NOW - 10 * DAY}"
+        dirs = [local(p.location) for p in orphan_lake.table(backup).partitions]
+        assert all(data_files(d) for d in dirs)
+        real_delete = filesystem.delete
+
+        def refused(spark_session: Any, path: str, recursive: bool = True) -> Any:
+            if "r_orphan" in path:
+                raise OSError(f"Permission denied: {path}")
+            return real_delete(spark_session, path, recursive)
+
+        monkeypatch.setattr(filesystem, "delete", refused)
+        _, log = retention(NOW, expect_pass=False, scope="r_orphan")
+        monkeypatch.undo()
+        # the metadata went, the data could not: it is recorded, not orphaned
+        assert backup not in orphan_lake.tables()
+        assert all(data_files(d) for d in dirs)
+        assert "lost their metadata but could not be deleted; recorded in" in log, log[-4000:]
+        stale = spark.sql(
+            f"select location, reason from {built.test_schema}.stale_data_records where database_name = 'r_orphan'"
+        ).collect()
+        assert {local(r.location) for r in stale} >= set(dirs)
+        assert all(
+            "the delete failed after the metadata was dropped (Permission denied" in r.reason for r in stale
+        )
+        # a later pass deletes them and forgets the records
+        _, log2 = retention(NOW, expect_pass=None, scope="r_orphan")
+        assert "deletion attempt(s) failed" not in log2, log2[-3000:]
+        assert not any(os.path.exists(d) for d in dirs)
+        left = spark.sql(
+            f"select count(*) from {built.test_schema}.stale_data_records where database_name = 'r_orphan'"
+        ).collect()[0][0]
+        assert left == 0
+        assert orphan_lake.rows("t") == [(1, "a"), (3, "b")]
