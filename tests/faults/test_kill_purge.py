@@ -1,0 +1,142 @@
+"""Kill `dbt run --select purge+` (SIGKILL to its process group, JVM included) at every step of the
+purge of each kind of table, then check what readers see, that the next run finishes the work,
+and that its retention pass leaves nothing of the killed run behind.
+
+The steps are the purge's own debug lines (`purge step <name>:`, macros/purge/purge_table.sql),
+matched with the table's name; `stale records` is the background insert of the old locations,
+which logs nothing (the launcher's marker for the call of python_hooks.background.start).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.faults import scenarios
+from tests.faults.harness import Fault, Lake, describe_difference, multiset
+
+UNPARTITIONED_INSIDE = (
+    "known limit (docs/purge.md): an unpartitioned table's rewrite is written to <L>/<ts> inside the "
+    "live location, so a kill between the rewrite and the swap leaves rows that readers of the live "
+    "table see twice; the layout is being changed"
+)
+
+
+def step(name: str, table: str) -> str:
+    """The purge's debug line for step `name` of `fk.<table>` (the SQL or names hold the table)."""
+    return (
+        rf"^event JinjaLogDebug: purge step {name}\b.*(fk\.|`fk`\.`|/fk\.db/){table}(_staging_|_backup_|`|/)"
+    )
+
+
+def points(kind: str) -> list[tuple[str, Fault]]:
+    table = scenarios.KINDS[kind][0].split(".")[1]
+    partitioned = scenarios.KINDS[kind][2]
+    stale = Fault(rf"^call python_hooks\.\S*background\.start stale_data_records \d+ fk\.{table} ")
+    if partitioned:
+        return [
+            ("create_staging", Fault(step("create staging", table))),
+            ("create_backup", Fault(step("create backup", table))),
+            ("rewrite", Fault(step("rewrite partitions", table))),
+            ("backup_partitions", Fault(step("backup partitions", table))),
+            ("swap", Fault(step(r"swap \d+ partitions", table))),
+            ("drop_staging", Fault(step("drop staging", table))),
+            ("stale_records", stale),
+        ]
+    return [
+        ("create_staging", Fault(step("create staging", table))),
+        ("create_backup", Fault(step("create backup", table))),
+        ("rewrite", Fault(step("rewrite", table))),
+        ("count", Fault(step("count", table))),
+        # the commit check: the second file listing of the table (the first is before the rewrite)
+        ("commit_check", Fault(rf"^call python_hooks\.\S*location_snapshots fk {table} ", nth=2)),
+        ("swap", Fault(step("swap", table))),
+        ("drop_staging", Fault(step("drop staging", table))),
+        ("stale_records", stale),
+    ]
+
+
+# Run in `make test` (so in CI): the riskiest steps of one kind; the rest is `make test-faults`.
+SUBSET = {("hive_parquet", "swap"), ("datasource", "rewrite")}
+# Fails today: what readers see between an unpartitioned rewrite and its swap.
+KNOWN = {("unpartitioned", "count"), ("unpartitioned", "commit_check"), ("unpartitioned", "swap")}
+
+
+def cases() -> list:
+    found = []
+    for kind in scenarios.KINDS:
+        for name, fault in points(kind):
+            marks = [] if (kind, name) in SUBSET else [pytest.mark.faults]
+            if (kind, name) in KNOWN:
+                marks.append(pytest.mark.xfail(strict=True, reason=UNPARTITIONED_INSIDE))
+            found.append(pytest.param(kind, fault, marks=marks, id=f"{kind}-{name}"))
+    return found
+
+
+def check_tables(seen: dict, finished: bool) -> list[str]:
+    """Every kind's table reads, and each partition holds its seeded rows or its purged rows,
+    whole and once (`finished`: the purged rows only)."""
+    problems = []
+    for kind, (table, _, partitioned) in scenarios.KINDS.items():
+        found = seen.get(table)
+        if found is None:
+            problems.append(f"{table} is gone")
+            continue
+        if "read_error" in found or "describe_error" in found:
+            problems.append(
+                f"{table} does not read: {found.get('read_error') or found.get('describe_error')}"
+            )
+            continue
+        if found["count"] != len(found["rows"]):
+            problems.append(
+                f"{table}: count(*) {found['count']} but a full scan returns {len(found['rows'])} rows"
+            )
+        seeded = scenarios.purge_rows(kind)
+        groups = sorted({r.get("ds") for r in seeded}, key=str)
+        for group in groups:
+            before = multiset([r for r in seeded if r.get("ds") == group])
+            after = multiset(
+                [r for r in seeded if r.get("ds") == group and r["guestid"] not in scenarios.IDS]
+            )
+            actual = multiset([r for r in found["rows"] if r.get("ds") == group])
+            if actual == after or (actual == before and not finished):
+                continue
+            label = f"{table}" + (f" ds={group}" if partitioned else "")
+            problems.append(
+                f"{label} holds neither its seeded nor its purged rows:\n{describe_difference(after, actual)}"
+            )
+        strays = [r for r in found["rows"] if r.get("ds") not in groups]
+        if strays:
+            problems.append(f"{table}: rows in no seeded partition: {strays[:3]}")
+    return problems
+
+
+@pytest.mark.parametrize("kind, fault", cases())
+def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
+    lake = purge_lake
+    lake.restore()
+    killed = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault)
+    assert killed.killed_at
+
+    # what a reader sees after the crash: every row of every partition pre- or post-purge, once
+    after_kill = lake.inspect("fk", scenarios.SCHEMA)
+    problems = check_tables(after_kill, finished=False)
+    unreadable = [f"{name}: {t.get('read_error') or t.get('describe_error')}" for name, t in after_kill.items()
+                  if "read_error" in t or "describe_error" in t]  # fmt: skip
+    assert not problems and not unreadable, (
+        "after the kill at " + killed.killed_at[:200] + ":\n" + "\n".join(problems + unreadable)
+    )
+
+    # the next run (whose retention pass has every policy at zero) finishes the work
+    again = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars())
+    assert again.ok, again.output[-4000:]
+    final = lake.inspect("fk", scenarios.SCHEMA)
+    problems = check_tables(final, finished=True)
+    assert not problems, "after the next run:\n" + "\n".join(problems)
+
+    # ... and leaves nothing behind: no side table, no directory nothing references
+    side = [name for name in final if any(s in name for s in ("_staging_", "_backup_", "_trash_"))]
+    assert not side, f"side tables left after a retention pass at zero: {side}"
+    left = lake.leftovers(final, [lake.warehouse / "fk.db"])
+    assert not left, "data or directories no table references, left after the retention pass:\n" + "\n".join(
+        left
+    )
