@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from tests.faults import scenarios
-from tests.faults.harness import Fault, Lake, describe_difference, multiset
+from tests.faults.harness import Fault, Lake
+from tests.faults.scenarios import check_tables
 
 UNPARTITIONED_INSIDE = (
     "known limit (docs/purge.md): an unpartitioned table's rewrite is written to <L>/<ts> inside the "
@@ -70,44 +71,6 @@ def cases() -> list:
                 marks.append(pytest.mark.xfail(strict=True, reason=UNPARTITIONED_INSIDE))
             found.append(pytest.param(kind, fault, marks=marks, id=f"{kind}-{name}"))
     return found
-
-
-def check_tables(seen: dict, finished: bool) -> list[str]:
-    """Every kind's table reads, and each partition holds its seeded rows or its purged rows,
-    whole and once (`finished`: the purged rows only)."""
-    problems = []
-    for kind, (table, _, partitioned) in scenarios.KINDS.items():
-        found = seen.get(table)
-        if found is None:
-            problems.append(f"{table} is gone")
-            continue
-        if "read_error" in found or "describe_error" in found:
-            problems.append(
-                f"{table} does not read: {found.get('read_error') or found.get('describe_error')}"
-            )
-            continue
-        if found["count"] != len(found["rows"]):
-            problems.append(
-                f"{table}: count(*) {found['count']} but a full scan returns {len(found['rows'])} rows"
-            )
-        seeded = scenarios.purge_rows(kind)
-        groups = sorted({r.get("ds") for r in seeded}, key=str)
-        for group in groups:
-            before = multiset([r for r in seeded if r.get("ds") == group])
-            after = multiset(
-                [r for r in seeded if r.get("ds") == group and r["guestid"] not in scenarios.IDS]
-            )
-            actual = multiset([r for r in found["rows"] if r.get("ds") == group])
-            if actual == after or (actual == before and not finished):
-                continue
-            label = f"{table}" + (f" ds={group}" if partitioned else "")
-            problems.append(
-                f"{label} holds neither its seeded nor its purged rows:\n{describe_difference(after, actual)}"
-            )
-        strays = [r for r in found["rows"] if r.get("ds") not in groups]
-        if strays:
-            problems.append(f"{table}: rows in no seeded partition: {strays[:3]}")
-    return problems
 
 
 @pytest.mark.parametrize("kind, fault", cases())
