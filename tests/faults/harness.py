@@ -160,7 +160,7 @@ class Lake:
         Whatever lies inside a partition's location or an unpartitioned table's location is
         referenced; a partitioned table's own directory references only itself (its data is in
         its partitions), as retention sees it.  Directories on the way to a referenced location
-        and Spark's `_SUCCESS` markers are not counted.
+        and Spark's `_SUCCESS` markers (and their checksum files) are not counted.
         """
         covering, anchors = set(), set()
         for table in tables.values():
@@ -174,7 +174,9 @@ class Lake:
                 continue
             for path in sorted(base.rglob("*")):
                 text = str(path)
-                if path.name == "_SUCCESS" or any(text == c or text.startswith(c + "/") for c in covering):
+                if path.name in ("_SUCCESS", "._SUCCESS.crc") or any(
+                    text == c or text.startswith(c + "/") for c in covering
+                ):
                     continue
                 if any(text == a or a.startswith(text + "/") for a in anchors | covering):
                     continue

@@ -30,12 +30,34 @@ POINTS = {
     # everything deleted, the attempts not yet in retention_log
     "retention_log": Fault(r"^event NodeStart: Began running node model\.compliance\.retention_log"),
 }
+SCRATCH = (
+    "a killed pass leaves its .retention_scratch/<invocation_id> directory under the warehouse (made "
+    "before the first drop, deleted at the end of the pass); a later pass deletes only its own"
+)
+EMPTY_BACKUP_DIR = (
+    "killed after a backup table's metadata was dropped and before its own (empty) directory "
+    "<db>/<table>_backup_<ts> was deleted: nothing references or records that directory any more, so "
+    "no later pass deletes it (metadata first, data last); "
+)
+# observed: first_delete (both); the scratch directory is made before every drop
+KNOWN = {
+    "drop_table": SCRATCH,
+    "drop_second_partition": SCRATCH,
+    "first_delete": EMPTY_BACKUP_DIR + SCRATCH,
+    "third_delete": EMPTY_BACKUP_DIR + SCRATCH,
+    "stale_records_rewrite": SCRATCH,
+}
 SUBSET: set[str] = set()  # `make test` runs two purge cases only (tests/faults/test_kill_purge.py)
 
 
 def cases() -> list:
     return [
-        pytest.param(fault, marks=[] if name in SUBSET else [pytest.mark.faults], id=name)
+        pytest.param(
+            fault,
+            marks=([] if name in SUBSET else [pytest.mark.faults])
+            + ([pytest.mark.xfail(strict=True, reason=KNOWN[name])] if name in KNOWN else []),
+            id=name,
+        )
         for name, fault in POINTS.items()
     ]
 
@@ -62,5 +84,5 @@ def test_kill_retention(purged_lake: Lake, fault: Fault) -> None:
     assert not check_tables(final, finished=True)
     side = [name for name in final if any(s in name for s in ("_staging_", "_backup_", "_trash_"))]
     assert not side, f"side tables left after the next pass: {side}"
-    left = lake.leftovers(final, [lake.warehouse / "fk.db"])
+    left = lake.leftovers(final, [lake.warehouse / "fk.db", lake.warehouse / ".retention_scratch"])
     assert not left, "data or directories no table references, left after the next pass:\n" + "\n".join(left)

@@ -26,12 +26,25 @@ POINTS = {
     "stale_record": sql(r"insert into \S*stale_data_records"),
     "drop_staging_view": sql(r"drop view .*member_history__dbt_tmp"),
 }
+ROOTS = (
+    "retention refuses the snapshot's replaced directory: each `dbt snapshot` writes the table into a "
+    "sibling directory <schema>.db/member_history__v<ts> and records the old one as stale data, but "
+    "retention's roots for the table are its live location, so the old directory is 'outside the roots "
+    "of the table being cleaned' and the pass fails (retention_log); not caused by the kill, every "
+    "second snapshot hits it once its stale record is due. A kill after the rewrite and before the "
+    "stale record also leaves a member_history__v<ts> directory that nothing references or records"
+)
 SUBSET: set[str] = set()
 
 
 def cases() -> list:
     return [
-        pytest.param(fault, marks=[] if name in SUBSET else [pytest.mark.faults], id=name)
+        pytest.param(
+            fault,
+            marks=([] if name in SUBSET else [pytest.mark.faults])
+            + [pytest.mark.xfail(strict=True, reason=ROOTS)],
+            id=name,
+        )
         for name, fault in POINTS.items()
     ]
 
