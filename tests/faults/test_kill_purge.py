@@ -60,9 +60,25 @@ def points(kind: str) -> list[tuple[str, Fault]]:
 
 
 # Run in `make test` (so in CI): the riskiest steps of one kind; the rest is `make test-faults`.
-SUBSET = {("hive_parquet", "swap"), ("datasource", "rewrite")}  # one prepared warehouse, two cases
-# Fails today: what readers see between an unpartitioned rewrite and its swap.
-KNOWN = {("unpartitioned", "count"), ("unpartitioned", "commit_check"), ("unpartitioned", "swap")}
+# one prepared warehouse, two cases: one that passes, one known failure (so CI shows it)
+SUBSET = {("hive_parquet", "swap"), ("datasource", "rewrite")}
+EMPTY_BACKUP = (
+    "purge killed after it created <table>_backup_<ts> and before it added the backup partitions: "
+    "retention never drops a partitioned backup table that holds no partition (python_hooks/retention.py "
+    "run_backups expires backups per partition, and a backup without partitions has none to expire), so "
+    "the empty backup table stays for good"
+)
+# Fails today (observed: unpartitioned-count, datasource-rewrite; the others take the same path).
+KNOWN = {
+    ("unpartitioned", "count"): UNPARTITIONED_INSIDE,
+    ("unpartitioned", "commit_check"): UNPARTITIONED_INSIDE,
+    ("unpartitioned", "swap"): UNPARTITIONED_INSIDE,
+    **{
+        (kind, step): EMPTY_BACKUP
+        for kind in ("hive_parquet", "hive_orc", "datasource")
+        for step in ("rewrite", "backup_partitions")
+    },
+}
 
 
 def cases() -> list:
@@ -71,7 +87,7 @@ def cases() -> list:
         for name, fault in points(kind):
             marks = [] if (kind, name) in SUBSET else [pytest.mark.faults]
             if (kind, name) in KNOWN:
-                marks.append(pytest.mark.xfail(strict=True, reason=UNPARTITIONED_INSIDE))
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(kind, name)]))
             found.append(pytest.param(kind, fault, marks=marks, id=f"{kind}-{name}"))
     return found
 
