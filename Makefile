@@ -15,11 +15,12 @@ export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test lint unit functional dbt-build graph bench clean
+.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
+	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 
@@ -57,8 +58,14 @@ lint: setup
 	$(BIN)/ruff check python_hooks tools tests scripts bench adapter models demo
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
+# The kill matrix (tests/faults, docs/safety.md) is marked `faults`: `make test` runs only its
+# unmarked short subset.
 unit: setup
-	$(BIN)/pytest tests -q
+	$(BIN)/pytest tests -q -m "not faults"
+
+# Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
+test-faults: setup
+	$(BIN)/pytest tests/faults -v
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

@@ -19,6 +19,7 @@ object stores.  A failure on one location is logged and the rest go on.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
@@ -87,6 +88,7 @@ class Retention:
         live = next((t for t in self.tables if t.database == database and t.name == base), None)
         if live is not None and live.location:
             roots = [strip_ts(filesystem.qualify(self.spark, live.location))]
+            roots += self.version_roots(roots[0])
         else:
             db_location = (
                 self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
@@ -95,6 +97,24 @@ class Retention:
         if policy.get("backup_dir"):
             roots.append(self.backup_home(policy, database, base))
         return roots
+
+    def version_roots(self, live_root: str) -> list[str]:
+        """The earlier directories of a table the adapter's snapshot materialization rewrote.
+
+        Each `dbt snapshot` writes the table into a sibling `<dir>/<name>__v<ts>` and swaps its
+        location; the directories it replaced (`<dir>/<name>`, `<dir>/<name>__v<older ts>`) are
+        recorded as stale data and belong to the table, so they are within its roots.
+        """
+        match = re.match(r"^(?P<parent>.+)/(?P<name>[^/]+?)__v\d+$", live_root)
+        if match is None:
+            return []
+        name = match.group("name")
+        sibling = re.compile(re.escape(name) + r"(__v\d+)?")
+        return [
+            filesystem.qualify(self.spark, entry["path"])
+            for entry in filesystem.list_dir(self.spark, match.group("parent"))
+            if entry["is_dir"] and sibling.fullmatch(entry["name"]) and entry["path"].rstrip("/") != live_root
+        ]
 
     def backup_home(self, policy: dict[str, Any], database: str, base: str) -> str:
         return filesystem.qualify(self.spark, str(policy["backup_dir"]).rstrip("/")) + f"/{database}/{base}"
@@ -145,7 +165,10 @@ class Retention:
         for ts, table in backups:  # oldest first: an older backup may hold a newer one's directory
             keys = [p.spec for p in table.partitions] if table.is_partitioned else [""]
             gone = [k for k in keys if (ts, k) in expired]
-            if gone and len(gone) == len(keys):
+            # a backup without partitions (a purge killed between creating it and adding them)
+            # backs nothing up: it goes once past backup_retention_days
+            empty = table.is_partitioned and not keys and ts < days_limit
+            if empty or (gone and len(gone) == len(keys)):
                 self.deleter.drop_table("backup", table, roots)
                 continue
             for part in table.partitions:

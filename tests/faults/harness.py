@@ -1,0 +1,238 @@
+"""The crash-safety harness: real dbt processes on a private warehouse, killed at a chosen step.
+
+A `Lake` is one warehouse and Derby metastore at a fixed path (locations in the metastore are
+absolute, so a scenario's prepared state is saved once as a template and copied back to the same
+path before each case).  `Lake.dbt(...)` runs dbt through `tests.faults.launcher` in a process
+group of its own (`start_new_session=True`); with a `Fault`, the launcher freezes at the n-th
+marker matching the fault's pattern, and the harness kills the whole group (the dbt process and
+its Spark JVM) with SIGKILL.  `Lake.inspect(...)` reads the warehouse back with a separate Spark
+process (`tests.faults.warehouse_tool`), never beside a dbt process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO
+from tests.functional.processes import environment
+
+ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults")
+TIMEOUT = float(os.environ.get("FAULTS_TIMEOUT") or 900)
+SCHEMA = "faults"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Kill at the `nth` marker matching `pattern` (a regex over launcher markers)."""
+
+    pattern: str
+    nth: int = 1
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    output: str
+    killed_at: str | None  # the marker the process was killed at; None when it ran to its end
+
+    @property
+    def ok(self) -> bool:
+        return self.killed_at is None and self.returncode == 0
+
+
+class Lake:
+    def __init__(self, name: str) -> None:
+        self.root = ROOT / name
+        self.live = self.root / "live"
+        self.template = self.root / "template"
+        self.warehouse = self.live / "warehouse"
+        self.metastore = self.live / "metastore_db"
+        self.runs = 0
+
+    # ---- state -------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """An empty warehouse and metastore."""
+        for path in (self.live, self.template):
+            shutil.rmtree(path, ignore_errors=True)
+        self.live.mkdir(parents=True)
+
+    def save(self) -> None:
+        shutil.rmtree(self.template, ignore_errors=True)
+        shutil.copytree(self.live, self.template, symlinks=True)
+
+    def restore(self) -> None:
+        shutil.rmtree(self.live, ignore_errors=True)
+        shutil.copytree(self.template, self.live, symlinks=True)
+
+    def env(self) -> dict[str, str]:
+        return environment(
+            self.warehouse,
+            self.metastore,
+            DBT_SCHEMA=SCHEMA,
+            SPARK_SHUFFLE_PARTITIONS="2",
+            SPARK_DRIVER_MEMORY="1g",
+        )
+
+    # ---- processes -----------------------------------------------------------------------------
+    def dbt(self, *args: str, fault: Fault | None = None, census: Path | None = None) -> Outcome:
+        """One dbt command; with `fault`, killed (process group, SIGKILL) at that step."""
+        self.runs += 1
+        tag = f"{self.runs:03d}"
+        hit = self.root / f"hit-{tag}"
+        hit.unlink(missing_ok=True)
+        env = self.env()
+        if fault is not None:
+            env.update(FAULT_AT=fault.pattern, FAULT_NTH=str(fault.nth), FAULT_HIT=str(hit))
+        if census is not None:
+            env["FAULT_CENSUS"] = str(census)
+        log = self.root / f"dbt-{tag}.out"
+        command = [
+            sys.executable, "-m", "tests.faults.launcher", "--no-use-colors", *args,
+            "--project-dir", str(REPO), "--profiles-dir", str(REPO),
+            "--target-path", str(self.root / "target"), "--log-path", str(self.root / "logs"),
+        ]  # fmt: skip
+        with open(log, "w") as out:
+            proc = subprocess.Popen(
+                command, cwd=self.root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            killed_at = None
+            deadline = time.time() + TIMEOUT
+            while proc.poll() is None:
+                if hit.exists():
+                    killed_at = hit.read_text()
+                    kill_group(proc)
+                    break
+                if time.time() > deadline:
+                    kill_group(proc)
+                    raise AssertionError(f"dbt {' '.join(args)} ran over {TIMEOUT:.0f}s; output in {log}")
+                time.sleep(0.05)
+            proc.wait()
+            wait_group_gone(proc.pid)
+        output = log.read_text()
+        if fault is not None and killed_at is None:
+            raise AssertionError(
+                f"dbt {' '.join(args)} never reached the fault point {fault} (exit {proc.returncode}); "
+                f"output in {log}:\n{output[-3000:]}"
+            )
+        return Outcome(proc.returncode, output, killed_at)
+
+    def tool(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run the harness's own Spark process on this warehouse (`warehouse_tool`)."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.faults.warehouse_tool", str(self.warehouse), str(self.metastore)],
+            input=json.dumps(request),
+            cwd=self.root,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            start_new_session=True,
+        )
+        if proc.returncode != 0 or "--- result ---" not in proc.stdout:
+            raise AssertionError(
+                f"warehouse tool failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+            )
+        return json.loads(proc.stdout.split("--- result ---", 1)[1])
+
+    def sql(self, statements: list[str]) -> None:
+        self.tool({"sql": statements})
+
+    def inspect(self, *databases: str) -> dict[str, dict[str, Any]]:
+        """{`db.table`: what the tool saw} for every table of `databases`."""
+        found = self.tool({"inspect": list(databases)})
+        return {f"{t['database']}.{t['table']}": t for t in found["tables"]}
+
+    # ---- the filesystem ----------------------------------------------------------------------
+    def leftovers(self, tables: dict[str, dict[str, Any]], under: list[Path]) -> list[str]:
+        """Files and directories under `under` that no table or partition of `tables` references.
+
+        Whatever lies inside a partition's location or an unpartitioned table's location is
+        referenced; a partitioned table's own directory references only itself (its data is in
+        its partitions), as retention sees it.  Directories on the way to a referenced location
+        and Spark's `_SUCCESS` markers (and their checksum files) are not counted.
+        """
+        covering, anchors = set(), set()
+        for table in tables.values():
+            partitions = [local_path(p) for p in (table.get("partitions") or {}).values()]
+            if table.get("location"):
+                (anchors if table.get("partition_columns") else covering).add(local_path(table["location"]))
+            covering.update(partitions)
+        left = []
+        for base in under:
+            if not base.exists():
+                continue
+            for path in sorted(base.rglob("*")):
+                text = str(path)
+                if path.name in ("_SUCCESS", "._SUCCESS.crc") or any(
+                    text == c or text.startswith(c + "/") for c in covering
+                ):
+                    continue
+                if any(text == a or a.startswith(text + "/") for a in anchors | covering):
+                    continue
+                left.append(text)
+        # the topmost unreferenced paths only
+        return [p for p in left if not any(p.startswith(q + "/") for q in left)]
+
+
+def local_path(location: str) -> str:
+    for prefix in ("file://", "file:"):
+        if location.startswith(prefix):
+            location = location[len(prefix) :]
+            break
+    return location.rstrip("/")
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def wait_group_gone(pgid: int, timeout: float = 60) -> None:
+    """Wait until no process of the group is left (the Spark JVM included)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            return
+        time.sleep(0.1)
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+    raise AssertionError(f"process group {pgid} still has processes {timeout:.0f}s after SIGKILL")
+
+
+# ---- rows --------------------------------------------------------------------------------------
+def canonical(row: dict[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, default=str)
+
+
+def multiset(rows: list[dict[str, Any]]) -> Counter:
+    return Counter(canonical(r) for r in rows)
+
+
+def describe_difference(expected: Counter, actual: Counter) -> str:
+    missing = expected - actual
+    extra = actual - expected
+    lines = []
+    for row, n in sorted(missing.items())[:10]:
+        lines.append(f"  missing x{n}: {row}")
+    for row, n in sorted(extra.items())[:10]:
+        lines.append(f"  extra   x{n}: {row}")
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""`dbt` with fault points: the dbt CLI, run in this process, that stops itself at a chosen step.
+
+    python -m tests.faults.launcher run --select purge+ ...
+
+The product is not changed.  Every *marker* this process produces is matched against the
+environment's fault spec:
+
+- every dbt event, as `event <EventType>: <message>`: the purge's `purge step <name>:` debug
+  lines (`log(..., info=false)` in macros/purge/purge_table.sql), the SQL dbt logs for every
+  `statement()` / `run_query` (`event SQLQuery: On <node>: <sql>`), node starts and ends;
+- every call of a function of the project's `python_hooks` package and of the adapter's
+  filesystem module, as `call <module>.<function> <string arguments>`: the steps that log
+  nothing (retention's drops and deletes, the catalog calls of the purge).
+
+Environment:
+- `FAULT_CENSUS=<file>`: append every marker to the file (one JSON line each), to list the steps;
+- `FAULT_AT=<regex>` (matched with re.search, DOTALL), `FAULT_NTH=<n>` (default 1),
+  `FAULT_HIT=<file>`: at the n-th matching marker, write the marker to `FAULT_HIT` and stop this
+  process (SIGSTOP) before the step runs.  The harness, which watches for the file, then kills the
+  whole process group (this process and its Spark JVM) with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import json
+import os
+import pkgutil
+import re
+import signal
+import sys
+import time
+from typing import Any
+
+CENSUS = os.environ.get("FAULT_CENSUS")
+AT = re.compile(os.environ["FAULT_AT"], re.DOTALL) if os.environ.get("FAULT_AT") else None
+NTH = int(os.environ.get("FAULT_NTH") or 1)
+HIT = os.environ.get("FAULT_HIT")
+_seen = {"markers": 0, "matches": 0}
+
+
+def marker(text: str) -> None:
+    """One step this process is about to take (or has just logged that it takes)."""
+    _seen["markers"] += 1
+    if CENSUS:
+        with open(CENSUS, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"n": _seen["markers"], "marker": text[:4000]}) + "\n")
+    if AT is None or not AT.search(text):
+        return
+    _seen["matches"] += 1
+    if _seen["matches"] != NTH:
+        return
+    if HIT:
+        partial = HIT + ".part"
+        with open(partial, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, HIT)
+    # Frozen here until the harness kills the process group; if nobody does, die anyway.
+    os.kill(os.getpid(), signal.SIGSTOP)
+    time.sleep(5)
+    os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
+def _strings(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = []
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, (str, int, float)):
+            parts.append(str(value))
+        elif isinstance(value, (list, tuple, dict)):
+            try:
+                parts.append(json.dumps(value, default=str)[:1000])
+            except (TypeError, ValueError):
+                pass
+        elif hasattr(value, "database") and hasattr(value, "name"):  # a metastore Table
+            parts.append(f"{value.database}.{value.name}")
+    return " ".join(parts)
+
+
+def _wrap(module: Any) -> None:
+    for name, function in list(vars(module).items()):
+        if (
+            not inspect.isfunction(function)
+            or function.__module__ != module.__name__
+            or name.startswith("__")
+        ):
+            continue
+        if getattr(function, "__fault_wrapped__", False):
+            continue
+
+        def wrapper(
+            *args: Any, __f: Any = function, __label: str = f"{module.__name__}.{name}", **kwargs: Any
+        ) -> Any:
+            marker(f"call {__label} {_strings(args[1:] if args and _is_session(args[0]) else args, kwargs)}")
+            return __f(*args, **kwargs)
+
+        functools.update_wrapper(wrapper, function)
+        wrapper.__fault_wrapped__ = True  # type: ignore[attr-defined]
+        setattr(module, name, wrapper)
+
+
+def _is_session(value: Any) -> bool:
+    return type(value).__name__ == "SparkSession"
+
+
+def instrument() -> None:
+    """Markers for dbt's events and for the calls of the project's Python."""
+    from dbt_common.events.event_manager import EventManager
+
+    original = EventManager.fire_event
+
+    def fire_event(self: Any, e: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, e, *args, **kwargs)
+        try:
+            text = e.message()
+        except Exception:  # noqa: BLE001 - a marker never breaks the run
+            text = ""
+        marker(f"event {type(e).__name__}: {text}")
+
+    EventManager.fire_event = fire_event  # type: ignore[method-assign]
+
+    from dbt.adapters.lakehouse import filesystem
+
+    _wrap(filesystem)
+    import python_hooks
+
+    for info in pkgutil.walk_packages(python_hooks.__path__, "python_hooks."):
+        try:
+            _wrap(importlib.import_module(info.name))
+        except Exception:  # noqa: BLE001 - a module that does not import here is not called either
+            continue
+
+
+def main() -> int:
+    instrument()
+    from dbt.cli.main import cli
+
+    sys.argv = ["dbt", *sys.argv[1:]]
+    return cli()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

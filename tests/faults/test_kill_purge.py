@@ -1,0 +1,101 @@
+"""Kill `dbt run --select purge+` (SIGKILL to its process group, JVM included) at every step of the
+purge of each kind of table, then check what readers see, that the next run finishes the work,
+and that its retention pass leaves nothing of the killed run behind.
+
+The steps are the purge's own debug lines (`purge step <name>:`, macros/purge/purge_table.sql),
+matched with the table's name; `stale records` is the background insert of the old locations,
+which logs nothing (the launcher's marker for the call of python_hooks.background.start).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.faults import scenarios
+from tests.faults.harness import Fault, Lake
+from tests.faults.scenarios import check_tables
+
+
+def step(name: str, table: str) -> str:
+    """The purge's debug line for step `name` of `fk.<table>` (the SQL or names hold the table)."""
+    return (
+        rf"^event JinjaLogDebug: purge step {name}\b.*(fk\.|`fk`\.`|/fk\.db/){table}(_staging_|_backup_|`|/)"
+    )
+
+
+def points(kind: str) -> list[tuple[str, Fault]]:
+    table = scenarios.KINDS[kind][0].split(".")[1]
+    partitioned = scenarios.KINDS[kind][2]
+    stale = Fault(rf"^call python_hooks\.\S*background\.start stale_data_records \d+ fk\.{table} ")
+    if partitioned:
+        return [
+            ("create_staging", Fault(step("create staging", table))),
+            ("create_backup", Fault(step("create backup", table))),
+            ("rewrite", Fault(step("rewrite partitions", table))),
+            ("backup_partitions", Fault(step("backup partitions", table))),
+            ("swap", Fault(step(r"swap \d+ partitions", table))),
+            ("drop_staging", Fault(step("drop staging", table))),
+            ("stale_records", stale),
+        ]
+    return [
+        ("create_staging", Fault(step("create staging", table))),
+        ("create_backup", Fault(step("create backup", table))),
+        ("rewrite", Fault(step("rewrite", table))),
+        ("count", Fault(step("count", table))),
+        # the commit check: the second file listing of the table (the first is before the rewrite)
+        ("commit_check", Fault(rf"^call python_hooks\.\S*location_snapshots fk {table} ", nth=2)),
+        ("swap", Fault(step("swap", table))),
+        ("drop_staging", Fault(step("drop staging", table))),
+        ("stale_records", stale),
+    ]
+
+
+# Run in `make test` (so in CI): the riskiest steps of one kind; the rest is `make test-faults`.
+# one prepared warehouse, two cases
+SUBSET = {("hive_parquet", "swap"), ("datasource", "rewrite")}
+# Cases that fail today, with the reason (none left for the purge: the unpartitioned layout and
+# retention's handling of empty backup tables fixed the two that were).
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def cases() -> list:
+    found = []
+    for kind in scenarios.KINDS:
+        for name, fault in points(kind):
+            marks = [] if (kind, name) in SUBSET else [pytest.mark.faults]
+            if (kind, name) in KNOWN:
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[(kind, name)]))
+            found.append(pytest.param(kind, fault, marks=marks, id=f"{kind}-{name}"))
+    return found
+
+
+@pytest.mark.parametrize("kind, fault", cases())
+def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
+    lake = purge_lake
+    lake.restore()
+    killed = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault)
+    assert killed.killed_at
+
+    # what a reader sees after the crash: every row of every partition pre- or post-purge, once
+    after_kill = lake.inspect("fk", scenarios.SCHEMA)
+    problems = check_tables(after_kill, finished=False)
+    unreadable = [f"{name}: {t.get('read_error') or t.get('describe_error')}" for name, t in after_kill.items()
+                  if "read_error" in t or "describe_error" in t]  # fmt: skip
+    assert not problems and not unreadable, (
+        "after the kill at " + killed.killed_at[:200] + ":\n" + "\n".join(problems + unreadable)
+    )
+
+    # the next run (whose retention pass has every policy at zero) finishes the work
+    again = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars())
+    assert again.ok, again.output[-4000:]
+    final = lake.inspect("fk", scenarios.SCHEMA)
+    problems = check_tables(final, finished=True)
+    assert not problems, "after the next run:\n" + "\n".join(problems)
+
+    # ... and leaves nothing behind: no side table, no directory nothing references
+    side = [name for name in final if any(s in name for s in ("_staging_", "_backup_", "_trash_"))]
+    assert not side, f"side tables left after a retention pass at zero: {side}"
+    left = lake.leftovers(final, [lake.warehouse / "fk.db"])
+    assert not left, "data or directories no table references, left after the retention pass:\n" + "\n".join(
+        left
+    )
