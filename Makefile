@@ -15,13 +15,16 @@ export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test lint unit functional dbt-build graph bench clean
+.PHONY: help setup java graphviz demo test lint unit functional dbt-build graph bench clean \
+	cluster-up cluster-down test-cluster
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
+	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
 
 # ---- setup ---------------------------------------------------------------------------------
 $(VENV)/.installed: requirements.txt constraints.txt $(ADAPTER_SRC)
@@ -74,6 +77,13 @@ graph: setup
 
 bench: setup
 	$(BIN)/python bench/run_all.py
+
+# ---- a real cluster on this machine (scripts/cluster/, state under .cluster/) ----------------------
+cluster-up: setup
+	scripts/cluster/up.sh
+
+cluster-down:
+	scripts/cluster/down.sh
 
 clean:
 	rm -rf target logs .warehouse
