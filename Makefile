@@ -50,25 +50,29 @@ graphviz:
 setup: $(VENV)/.installed java graphviz
 
 # ---- the main job on the embedded default ----------------------------------------------------
+# The demo is its own dbt project (demo/) that installs the product as a local package.
 demo: setup
 	$(BIN)/python scripts/demo.py
 
 # ---- tests ---------------------------------------------------------------------------------
 lint: setup
-	$(BIN)/sqlfluff lint models macros tests snapshots --dialect sparksql --processes 2 --disable-progress-bar
-	$(BIN)/ruff check python_hooks tests scripts bench adapter models
-	$(BIN)/ruff format --check python_hooks tests scripts bench adapter models
+	$(BIN)/sqlfluff lint models macros tests snapshots demo/models demo/macros --dialect sparksql --processes 2 --disable-progress-bar
+	$(BIN)/ruff check python_hooks tests scripts bench adapter models demo
+	$(BIN)/ruff format --check python_hooks tests scripts bench adapter models demo
 
 unit: setup
 	$(BIN)/pytest tests -q
 
-# `dbt build` of the whole project on a throwaway warehouse, then the project checks
-# (descriptions, tests, no hard-coded tables) over the manifest it wrote.
+# `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
+# on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)
+# of both projects over the manifest it wrote.
 dbt-build: setup
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	cd demo && $(BIN)/dbt deps --log-path $$tmp/logs >/dev/null && \
 	SPARK_WAREHOUSE_DIR=$$tmp/warehouse SPARK_METASTORE_DIR=$$tmp/metastore_db \
-	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs; \
-	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json
+	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs && \
+	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json --package compliance && \
+	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json --package compliance_demo
 
 test: setup lint unit dbt-build
 
@@ -86,4 +90,4 @@ cluster-down:
 	scripts/cluster/down.sh
 
 clean:
-	rm -rf target logs .warehouse
+	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages

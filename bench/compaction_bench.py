@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/compaction_bench.py --rows 5000000
 
-1. builds the demo inputs at the requested size in a throwaway warehouse (not timed);
+1. builds the demo project's inputs at the requested size in a throwaway warehouse (not timed);
 2. hourly dedup: `dbt run --select page_view_hourly` (key mode, completeness verification,
    watermarks, log) against a plain PySpark job that filters the same hours and keeps
    row_number() = 1 per (ds, hr, event_id) by event_ts desc, ingested_at desc, written as a
@@ -35,10 +35,11 @@ sys.path.insert(0, str(REPO / "bench"))
 from measure import measure  # noqa: E402
 
 
-def dbt(args: list[str]) -> Any:
+def dbt(args: list[str], project: Path = REPO) -> Any:
+    """A dbt command of the product (the repo root), or of the demo project for the inputs."""
     from dbt.cli.main import dbtRunner
 
-    outcome = dbtRunner().invoke([*args, "--project-dir", str(REPO), "--profiles-dir", str(REPO)])
+    outcome = dbtRunner().invoke([*args, "--project-dir", str(project), "--profiles-dir", str(REPO)])
     if not outcome.success:
         raise SystemExit(f"dbt {' '.join(args)} failed: {outcome.exception or outcome.result}")
     return outcome.result
@@ -76,6 +77,9 @@ def main() -> None:
     per_hour = max(1, int(options.rows / hours / 1.243))
     variables = f"{{compaction_now: '{now}', demo_page_view_rows_per_hour: {per_hour}, demo_member_count: {options.rows}}}"
     try:
+        # the inputs come from the demo project (demo/), which installs the product as a package;
+        # the timed runs are the product's own, reading them as its default sources
+        dbt(["deps", "--quiet"], project=REPO / "demo")
         dbt(
             [
                 "run",
@@ -88,7 +92,8 @@ def main() -> None:
                 "--vars",
                 variables,
                 *common,
-            ]
+            ],
+            project=REPO / "demo",
         )
         from pyspark.sql import SparkSession, Window
         from pyspark.sql import functions as F

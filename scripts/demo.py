@@ -1,7 +1,9 @@
 """`make demo`: build the demo warehouse and run the main job on it, in one process.
 
-Every step is a dbt command run in-process with dbtRunner, so the Spark session (and its
-embedded Derby metastore) starts once.  The demo warehouse is rebuilt from scratch each time:
+The demo is its own dbt project, `demo/`, which installs the product (the repo root) as the
+local package `compliance` and points the product's inputs at its own models through vars.
+Every step is a dbt command of that project run in-process with dbtRunner, so the Spark session
+(and its embedded Derby metastore) starts once.  The demo warehouse is rebuilt from scratch each time:
 it is the directory named by SPARK_WAREHOUSE_DIR / SPARK_METASTORE_DIR (default `.warehouse/`).
 
 The story: seed the ids, build `tracking.event` and the compaction inputs, purge the ids
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "demo"
 sys.path.insert(0, str(REPO))
 
 TIMINGS: list[tuple[str, float, bool]] = []
@@ -106,16 +109,19 @@ def restore_one_partition() -> str | None:
 
 
 def main() -> None:
-    os.chdir(REPO)
+    os.chdir(DEMO)
     os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
     os.environ.setdefault("SPARK_WAREHOUSE_DIR", str(REPO / ".warehouse" / "warehouse"))
     os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
     reset_warehouse()
     started = time.time()
 
+    # 0. the product, installed into the demo project as a local package
+    dbt("deps")
+
     # 1. the demo warehouse: ids to purge, tracking.event, compaction inputs
     dbt("seed")
-    dbt("run", "--select", "demo")
+    dbt("run", "--select", "tag:demo")
     events_before = scalar("select count(*) from tracking.event")
     ids_before = ids_left()
 
@@ -227,9 +233,9 @@ def summary(
     print("  audit tables   lakehouse.purge_log, retention_log, compaction_watermarks, dbt_invocations,")
     print("                 dbt_node_results, dbt_nodes, dbt_lineage_edges, dbt_column_lineage")
     print("  read them      .venv/bin/dbt show --inline 'select * from lakehouse.purge_log' --limit 20")
-    print("  workflow graph target/workflow_graph.dot (.svg when graphviz is installed); make graph")
-    print("  docs & lineage .venv/bin/dbt docs serve")
-    print("  OpenLineage    target/openlineage/")
+    print("  workflow graph demo/target/workflow_graph.dot (.svg when graphviz is installed); make graph")
+    print("  docs & lineage cd demo && ../.venv/bin/dbt docs serve")
+    print("  OpenLineage    demo/target/openlineage/")
 
     print("\nSteps")
     for label, elapsed, ok in TIMINGS:

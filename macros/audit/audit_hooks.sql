@@ -12,7 +12,7 @@
 {%- endmacro %}
 
 {% macro default__audit_on_run_start() -%}
-    {%- if execute and var('audit_enabled', true) -%}
+    {%- if execute and compliance.bool_var('audit_enabled', true) -%}
         {%- set report = adapter.python_hook(
             'python_hooks.artifacts:load_pending',
             invocation_id=invocation_id,
@@ -29,7 +29,7 @@
 {%- endmacro %}
 
 {% macro default__audit_on_run_end(results) -%}
-    {%- if execute and var('audit_enabled', true) -%}
+    {%- if execute and compliance.bool_var('audit_enabled', true) -%}
         {%- set report = adapter.python_hook(
             'python_hooks.artifacts:load_run',
             results=results,
@@ -42,8 +42,8 @@
             run_started_at=run_started_at,
             target_path=flags.TARGET_PATH,
             project_dir=flags.PROJECT_DIR,
-            write_graph=var('audit_workflow_graph', true),
-            write_openlineage=var('audit_openlineage', true),
+            write_graph=compliance.bool_var('audit_workflow_graph', true),
+            write_openlineage=compliance.bool_var('audit_openlineage', true),
         ) -%}
         {{- compliance.audit_report('this run', report) -}}
     {%- endif -%}

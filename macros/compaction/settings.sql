@@ -79,7 +79,7 @@
         'tie_breakers': given.get('tie_breakers') or [],
         'ingested_at': given.get('ingested_at', 'ingested_at'),
         'late_data_policy': policy,
-        'recompact_from_output': var('recompact_from_output', false) in [true, 'true', 'True', 1],
+        'recompact_from_output': compliance.bool_var('recompact_from_output'),
         'now': compliance.compaction_now(),
         'min_seconds': compliance.compaction_duration_seconds(given.get('min_time_ago') or var('compaction_min_time_ago', '1h'), 'compaction_min_time_ago'),
         'max_seconds': compliance.compaction_duration_seconds(given.get('max_time_ago') or var('compaction_max_time_ago', '3d'), 'compaction_max_time_ago'),

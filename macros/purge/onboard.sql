@@ -37,9 +37,9 @@
         set tblproperties ('dataset.descriptor' = {{ compliance.sql_string(descriptor) }})
     {% endcall %}
     {%- do log("onboard: " ~ name ~ " now carries dataset.descriptor " ~ descriptor, info=true) -%}
-    {%- set whitelist = compliance.parse_purge_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
-    {%- set blacklist = compliance.parse_purge_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
-    {%- if not compliance.purge_table_selected(parts[0], parts[1], whitelist, blacklist) -%}
+    {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
+    {%- set blacklist = compliance.parse_table_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
+    {%- if not compliance.table_selected(parts[0], parts[1], whitelist, blacklist) -%}
         {%- do log("onboard: note: " ~ name ~ " is not selected by purge_whitelist/purge_blacklist; add it to purge_whitelist so the purge picks it up.", info=true) -%}
     {%- endif -%}
 {% endmacro %}

@@ -37,3 +37,8 @@
     {%- set r_text = r == 'string' or r.startswith('varchar') or r.startswith('char') -%}
     {{ return((l_num and r_num) or (l_text and r_text) or (l == r and l != '')) }}
 {%- endmacro %}
+
+{#- Tables this project creates around a purged table; never purged themselves (their data is the backup). -#}
+{% macro purge_is_working_table(table) -%}
+    {{ return(modules.re.match('^.+_(staging|backup|trash)_[0-9]{10,}$', table | lower) is not none) }}
+{%- endmacro %}

@@ -6,7 +6,7 @@
 #}
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
-    {%- set dry_run = var('purge_dry_run', false) in [true, 'true', 'True', 1, '1'] -%}
+    {%- set dry_run = compliance.bool_var('purge_dry_run') -%}
     {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run} -%}
 
     {{ run_hooks(pre_hooks) }}
@@ -14,8 +14,8 @@
     {%- set unrecorded = compliance.purge_wait_for_stale_records() -%}
 
     {#- bad vars and a missing id table stop the run before any table is touched -#}
-    {%- set whitelist = compliance.parse_purge_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
-    {%- set blacklist = compliance.parse_purge_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
+    {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
+    {%- set blacklist = compliance.parse_table_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
     {%- set results = [] -%}
     {%- if not whitelist -%}
         {%- do exceptions.warn("purge: purge_whitelist is empty, so no table is purged. Set it to the databases or tables to purge (db, db.table, db*, db.table*).") -%}

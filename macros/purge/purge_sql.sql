@@ -116,9 +116,7 @@ like {{ compliance.table_ref(database, table) }}
 {%- endmacro %}
 
 {% macro default__purge_backup_partition_sql(database, backup_table, partition_pairs, location) -%}
-alter table {{ compliance.table_ref(database, backup_table) }}
-add if not exists partition {{ compliance.partition_clause(partition_pairs) }}
-{{ compliance.purge_location_clause(location) }}
+    {{ return(compliance.add_partition_sql(database, backup_table, partition_pairs, location)) }}
 {%- endmacro %}
 
 {#- Step 4: point the partition (or the unpartitioned table) at the purged data. -#}
@@ -127,11 +125,7 @@ add if not exists partition {{ compliance.partition_clause(partition_pairs) }}
 {%- endmacro %}
 
 {% macro default__purge_swap_location_sql(database, table, partition_pairs, location) -%}
-alter table {{ compliance.table_ref(database, table) }}
-{%- if partition_pairs %}
-partition {{ compliance.partition_clause(partition_pairs) }}
-{%- endif %}
-set {{ compliance.purge_location_clause(location) }}
+    {{ return(compliance.set_location_sql(database, table, partition_pairs, location)) }}
 {%- endmacro %}
 
 {#- Step 5: drop the staging table (external: metadata only). -#}
@@ -140,8 +134,7 @@ drop table if exists {{ compliance.table_ref(database, table) }}
 {%- endmacro %}
 
 {% macro purge_drop_backup_partition_sql(database, backup_table, partition_pairs) -%}
-alter table {{ compliance.table_ref(database, backup_table) }}
-drop if exists partition {{ compliance.partition_clause(partition_pairs) }}
+    {{ return(compliance.drop_partition_sql(database, backup_table, partition_pairs)) }}
 {%- endmacro %}
 
 {#-
@@ -189,9 +182,5 @@ group by
 
 {#- Step 3 for several partitions at once: one ALTER TABLE ... ADD with a location per partition. -#}
 {% macro purge_backup_partitions_sql(database, backup_table, partitions) -%}
-alter table {{ compliance.table_ref(database, backup_table) }}
-add if not exists
-{%- for part in partitions %}
-    partition {{ compliance.partition_clause(part[0]) }} {{ compliance.purge_location_clause(part[1]) }}
-{%- endfor %}
+    {{ return(compliance.add_partitions_sql(database, backup_table, partitions)) }}
 {%- endmacro %}

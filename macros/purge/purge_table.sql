@@ -115,9 +115,9 @@
 {% macro purge_candidates(whitelist, blacklist) -%}
     {%- set found = [] -%}
     {%- for database in compliance.purge_catalog('list_databases', {}) -%}
-        {%- if compliance.purge_database_selected(database, whitelist) -%}
+        {%- if compliance.database_selected(database, whitelist) -%}
             {%- for table in compliance.purge_catalog('list_tables', {'database': database}) -%}
-                {%- if compliance.purge_table_selected(database, table, whitelist, blacklist) and not compliance.purge_is_working_table(table) -%}
+                {%- if compliance.table_selected(database, table, whitelist, blacklist) and not compliance.purge_is_working_table(table) -%}
                     {%- do found.append([database, table]) -%}
                 {%- endif -%}
             {%- endfor -%}

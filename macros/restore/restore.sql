@@ -21,7 +21,7 @@
             {{ compliance.add_partition_sql(plan['database'], plan['trash_table'], plan['pairs'], plan['current_location']) }}
         {%- endcall -%}
         {%- call statement('restore_point_partition') -%}
-            {{ compliance.set_partition_location_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
+            {{ compliance.set_location_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
         {%- endcall -%}
         {%- do compliance.record_stale_location(
             plan['database'], plan['table'], plan['partition_spec'], plan['current_location'], 'restore') -%}
@@ -47,16 +47,4 @@
 {#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}
 {% macro restore_untag_sql(database, table) -%}
     alter table {{ compliance.table_ref(database, table) }} unset tblproperties if exists ('dataset.descriptor')
-{%- endmacro %}
-
-{% macro add_partition_sql(database, table, pairs, location) -%}
-    alter table {{ compliance.table_ref(database, table) }}
-    add if not exists partition {{ compliance.partition_clause(pairs) }}
-    location {{ compliance.sql_string(location) }}
-{%- endmacro %}
-
-{% macro set_partition_location_sql(database, table, pairs, location) -%}
-    alter table {{ compliance.table_ref(database, table) }}
-    partition {{ compliance.partition_clause(pairs) }}
-    set location {{ compliance.sql_string(location) }}
 {%- endmacro %}

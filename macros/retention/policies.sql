@@ -50,8 +50,8 @@
     {%- do policy.update(defaults) -%}
     {%- set ns = namespace(best=none, rank=-1) -%}
     {%- for row in rows -%}
-        {%- for pattern in compliance.parse_purge_patterns(row['table_pattern'], 'retention_policies.table_pattern') -%}
-            {%- if compliance.purge_pattern_matches(pattern, database, table) -%}
+        {%- for pattern in compliance.parse_table_patterns(row['table_pattern'], 'retention_policies.table_pattern') -%}
+            {%- if compliance.table_pattern_matches(pattern, database, table) -%}
                 {%- set rank = ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000
                     + (pattern.text | length) -%}
                 {%- if rank > ns.rank -%}

@@ -2,7 +2,9 @@
     Retention's hooks.  The `retention` model's pre-hook runs every retention operation (Python,
     through adapter.python_hook, so that one failing location is logged and the rest go on) and
     leaves the attempts in a temporary view that the model selects; `retention_log` appends them
-    and its post-hook then fails the run when any attempt of this invocation failed.
+    and its post-hook then fails the run when any attempt of this invocation failed.  A dry run
+    of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
+    deletes nothing when either var says so.
 #}
 {% macro run_retention(policies_relation, view_name='retention_attempts') -%}
     {%- if not execute -%}
@@ -12,12 +14,12 @@
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
-    {%- set scope = compliance.parse_purge_patterns(var('retention_scope', ''), 'retention_scope') -%}
+    {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
     {%- for pair in adapter.python_hook('python_hooks.retention:base_tables', stale_relation=stale_relation) -%}
         {%- set ns = namespace(selected=(scope | length == 0)) -%}
         {%- for pattern in scope -%}
-            {%- if compliance.purge_pattern_matches(pattern, pair[0], pair[1]) -%}
+            {%- if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
                 {%- set ns.selected = true -%}
             {%- endif -%}
         {%- endfor -%}
@@ -30,7 +32,7 @@
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,
-        dry_run=var('retention_dry_run', false),
+        dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run'),
         now=var('retention_now', none),
         stale_relation=stale_relation,
         view_name=view_name,

@@ -1,12 +1,13 @@
 {#-
     The inputs of `member_merged`, in merge order: the snapshot (var `member_snapshot`), then the
-    deltas of var `member_deltas` in pull order.  Each entry is a model name or
+    deltas of var `member_deltas` in pull order (default the sources `crm.member_snapshot`,
+    `crm.member_delta_1`, `crm.member_delta_2`).  Each entry is a model name or
     `source_name.table_name`; resolving them here, in SQL, gives dbt the dependencies.
 -#}
-{%- set deltas = var('member_deltas', ['demo_member_delta_1', 'demo_member_delta_2']) -%}
+{%- set deltas = var('member_deltas', ['crm.member_delta_1', 'crm.member_delta_2']) -%}
 {#- a comma-separated string is accepted too: `--vars '{member_deltas: "d1,d2"}'` -#}
 {%- set deltas = (deltas.split(',') | map('trim') | list) if deltas is string else deltas -%}
-{%- set names = [var('member_snapshot', 'demo_member_snapshot')] + deltas -%}
+{%- set names = [var('member_snapshot', 'crm.member_snapshot')] + deltas -%}
 with
 
 inputs as (

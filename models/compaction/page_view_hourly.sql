@@ -1,6 +1,8 @@
 {#-
-    Hourly dedup compaction of `kafka.page_view_hourly_staging` (Gobblin's MapReduce dedup
-    compactor).  Onboarding another hourly dataset is a copy of this file with its own meta.
+    Hourly dedup compaction of var `page_view_hourly_input` (default the source
+    `kafka.page_view_hourly_staging`), checked against var `page_view_expected_counts` (Gobblin's
+    MapReduce dedup compactor).  Onboarding another hourly dataset is a copy of this file with
+    its own meta.
 -#}
 {{ config(
     materialized='incremental',
@@ -8,8 +10,8 @@
     partition_by=['ds', 'hr'],
     meta={'compaction': {
         'dataset': 'page_view',
-        'source': 'demo_page_view_hourly_staging',
-        'expected_counts': 'demo_ingestion_counts',
+        'source': var('page_view_hourly_input', 'kafka.page_view_hourly_staging'),
+        'expected_counts': var('page_view_expected_counts', 'kafka.ingestion_counts'),
         'dedup': 'key',
         'key': ['event_id'],
         'order_by': 'event_ts',
@@ -18,6 +20,6 @@
     pre_hook="{{ compliance.prepare_hourly_compaction() }}",
     post_hook="{{ compliance.finish_hourly_compaction() }}",
 ) }}
--- depends_on: {{ ref('demo_page_view_hourly_staging') }}
--- depends_on: {{ ref('demo_ingestion_counts') }}
+-- depends_on: {{ compliance.compaction_input(var('page_view_hourly_input', 'kafka.page_view_hourly_staging')) }}
+-- depends_on: {{ compliance.compaction_input(var('page_view_expected_counts', 'kafka.ingestion_counts')) }}
 {{ compliance.hourly_compaction_sql() }}

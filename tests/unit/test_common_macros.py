@@ -1,3 +1,5 @@
+import pytest
+
 from tests.unit.macro_harness import MacroRenderer, squash
 
 render = MacroRenderer()
@@ -20,4 +22,44 @@ def test_partition_clause_and_predicate_from_show_partitions_output():
     assert (
         squash(render("partition_predicate", pairs, "a"))
         == "a.`ds` = '2024-01-01 10:00' and a.`who` = 'o\\'brien'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, True),
+        ("true", True),
+        ("Yes", True),
+        ("1", True),
+        (1, True),
+        (False, False),
+        ("no", False),
+        ("0", False),
+    ],
+)
+def test_every_boolean_var_is_read_the_same_way(value, expected):
+    assert MacroRenderer({"purge_dry_run": value})("bool_var", "purge_dry_run") is expected
+
+
+def test_a_boolean_var_that_is_not_a_boolean_is_an_error_naming_it():
+    for value in ("ture", "", "2", "on"):
+        with pytest.raises(Exception, match=r'Var purge_dry_run is "?.*"?: expected true or false'):
+            MacroRenderer({"purge_dry_run": value})("bool_var", "purge_dry_run")
+    assert MacroRenderer()("bool_var", "audit_enabled", True) is True
+
+
+def test_partition_ddl_is_one_macro_per_statement():
+    pairs = [["ds", "a'b"]]
+    assert squash(
+        render("add_partitions_sql", "db", "t", [[pairs, "file:/w/1"], [[["ds", "c"]], "file:/w/2"]])
+    ) == (
+        "alter table `db`.`t` add if not exists partition (`ds` = 'a\\'b') location 'file:/w/1'"
+        " partition (`ds` = 'c') location 'file:/w/2'"
+    )
+    assert squash(render("set_location_sql", "db", "t", [], "file:/w/t/1")) == (
+        "alter table `db`.`t` set location 'file:/w/t/1'"
+    )
+    assert squash(render("drop_partition_sql", "db", "t", pairs)) == (
+        "alter table `db`.`t` drop if exists partition (`ds` = 'a\\'b')"
     )

@@ -23,7 +23,7 @@ render.globals["fromjson"] = _fromjson
 
 
 def patterns(text):
-    return render("parse_purge_patterns", text, "purge_whitelist")
+    return render("parse_table_patterns", text, "purge_whitelist")
 
 
 @pytest.mark.parametrize(
@@ -47,15 +47,15 @@ def patterns(text):
 )
 def test_gobblin_pattern_grammar_and_blacklist_wins(whitelist, blacklist, table, selected):
     white = patterns(whitelist)
-    black = render("parse_purge_patterns", blacklist, "purge_blacklist")
-    assert render("purge_table_selected", table[0], table[1], white, black) is selected
+    black = render("parse_table_patterns", blacklist, "purge_blacklist")
+    assert render("table_selected", table[0], table[1], white, black) is selected
 
 
 def test_only_databases_that_can_match_are_listed():
     white = patterns("tracking.event, crm*")
-    assert render("purge_database_selected", "tracking", white) is True
-    assert render("purge_database_selected", "crm_eu", white) is True
-    assert render("purge_database_selected", "finance", white) is False
+    assert render("database_selected", "tracking", white) is True
+    assert render("database_selected", "crm_eu", white) is True
+    assert render("database_selected", "finance", white) is False
 
 
 @pytest.mark.parametrize("bad", ["db.t.x", "*", "db-1", "*db", "db.*t"])

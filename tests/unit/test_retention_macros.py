@@ -53,7 +53,7 @@ def test_restore_ddl_escapes_quotes_and_colons_once():
         "alter table `db`.`t_trash_1` add if not exists partition (`dp` = '2024-01-01 10:00', `who` = 'o\\'brien') "
         "location 'file:/w/t/p=o%27brien'"
     )
-    assert squash(render("set_partition_location_sql", "db", "t", pairs, "file:/w/t/1/x")) == (
+    assert squash(render("set_location_sql", "db", "t", pairs, "file:/w/t/1/x")) == (
         "alter table `db`.`t` partition (`dp` = '2024-01-01 10:00', `who` = 'o\\'brien') set location 'file:/w/t/1/x'"
     )
     assert squash(render("restore_trash_table_sql", "db", "t", "t_trash_9")) == (

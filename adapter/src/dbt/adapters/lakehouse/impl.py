@@ -97,6 +97,21 @@ class LakehouseAdapter(SparkAdapter):
         return partitions.spec_path([(str(k), str(v)) for k, v in pairs])
 
     # ---- Python hooks --------------------------------------------------------------------
+    def _python_roots(self) -> list[str]:
+        """The project root and the root of every installed package (`dbt_packages/<name>`,
+        a local package's symlink resolved), so that a package's hook modules import when it
+        is installed in another project (the demo installs the product this way)."""
+        root = os.path.abspath(self.config.project_root)
+        roots = [root]
+        install_path = getattr(self.config, "packages_install_path", None) or "dbt_packages"
+        packages = os.path.join(root, install_path)
+        if os.path.isdir(packages):
+            for name in sorted(os.listdir(packages)):
+                path = os.path.realpath(os.path.join(packages, name))
+                if os.path.isdir(path) and path not in roots:
+                    roots.append(path)
+        return roots
+
     @available.parse_none
     def python_hook(self, target: str, **kwargs: Any) -> Any:
         """Call `module:function(spark, **kwargs)` from the project's Python packages.
@@ -107,8 +122,8 @@ class LakehouseAdapter(SparkAdapter):
         module_name, _, function_name = target.partition(":")
         if not function_name:
             raise ValueError(f"python_hook target {target!r} must look like 'package.module:function'.")
-        root = os.path.abspath(self.config.project_root)
-        if root not in sys.path:
-            sys.path.insert(0, root)
+        for root in self._python_roots():
+            if root not in sys.path:
+                sys.path.append(root)
         module = importlib.import_module(module_name)
         return getattr(module, function_name)(self.spark_session(), **kwargs)

@@ -3,13 +3,38 @@
     `merge into` (Delta, Iceberg, Hudi).  This one computes the whole new SCD2 table, the rows
     dbt's merge would leave, writes it into a NEW directory beside the table, and swaps the
     table's location in one metastore call, so a reader sees the old version or the new one,
-    never half of each.  The old directory is recorded with compliance.record_stale_location for
-    the stale-data cleaner.  Failure before the swap leaves the table as it was.
+    never half of each.  The old directory is handed to `location_swapped` (dispatched: a project
+    records it for its stale-data cleaner, see below).  Failure before the swap leaves the table
+    as it was.
 #}
 
+{#- Identifiers in backticks (a backtick doubled), literals in single quotes, for Spark SQL. -#}
+{% macro lakehouse_quote_ident(name) -%}
+    `{{ name | string | replace('`', '``') }}`
+{%- endmacro %}
+
+{% macro lakehouse_sql_string(value) -%}
+    '{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- endmacro %}
+
+{#-
+    Called after this adapter swaps a table's location, with the directory that no longer backs
+    it.  The default only logs.  Dispatched without a namespace, so a `lakehouse__location_swapped`
+    in the snapshot's own package or in the root project wins: a project that deletes unreferenced
+    directories later defines one.  (A namespace would not do: an adapter's own macros cannot be
+    found through `dispatch` under their package name.)
+-#}
+{% macro location_swapped(database, table, old_location, reason) -%}
+    {{ return(adapter.dispatch('location_swapped')(database, table, old_location, reason)) }}
+{%- endmacro %}
+
+{% macro default__location_swapped(database, table, old_location, reason) -%}
+    {{ log(database ~ "." ~ table ~ ": " ~ reason ~ " left " ~ old_location ~ " unreferenced", info=false) }}
+{%- endmacro %}
+
 {#- The rows of the new SCD2 table: dbt's snapshot merge (close changed rows, add new ones) as a select. -#}
-{% macro snapshot_rewrite_sql(target_relation, staging_relation, target_columns, column_names) -%}
-    {%- set scd_id = compliance.quote_ident(column_names.dbt_scd_id) -%}
+{% macro lakehouse_snapshot_rewrite_sql(target_relation, staging_relation, target_columns, column_names) -%}
+    {%- set scd_id = lakehouse_quote_ident(column_names.dbt_scd_id) -%}
     {%- set valid_to = column_names.dbt_valid_to -%}
     {%- set valid_to_current = config.get('dbt_valid_to_current') if config is defined else none -%}
 with
@@ -17,7 +42,7 @@ with
 closed as (
     select
         {{ scd_id }} as closed_scd_id,
-        {{ compliance.quote_ident(valid_to) }} as closed_valid_to
+        {{ lakehouse_quote_ident(valid_to) }} as closed_valid_to
     from {{ staging_relation }}
     where dbt_change_type in ('update', 'delete')
 ),
@@ -28,25 +53,25 @@ kept as (
         {%- if column == valid_to %}
         case
             when closed.closed_scd_id is not null then closed.closed_valid_to
-            else existing.{{ compliance.quote_ident(column) }}
-        end as {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+            else existing.{{ lakehouse_quote_ident(column) }}
+        end as {{ lakehouse_quote_ident(column) }}{{ "," if not loop.last }}
         {%- else %}
-        existing.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+        existing.{{ lakehouse_quote_ident(column) }}{{ "," if not loop.last }}
         {%- endif %}
     {%- endfor %}
     from {{ target_relation }} as existing
     left join closed
         on existing.{{ scd_id }} = closed.closed_scd_id
-        and (existing.{{ compliance.quote_ident(valid_to) }} is null
+        and (existing.{{ lakehouse_quote_ident(valid_to) }} is null
     {%- if valid_to_current %}
-            or existing.{{ compliance.quote_ident(valid_to) }} = {{ valid_to_current }}
+            or existing.{{ lakehouse_quote_ident(valid_to) }} = {{ valid_to_current }}
     {%- endif %})
 ),
 
 inserted as (
     select
     {%- for column in target_columns %}
-        staged.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
+        staged.{{ lakehouse_quote_ident(column) }}{{ "," if not loop.last }}
     {%- endfor %}
     from {{ staging_relation }} as staged
     left anti join {{ target_relation }} as existing
@@ -63,7 +88,7 @@ final as (
 select * from final
 {%- endmacro %}
 
-{% macro snapshot_table_location(relation) -%}
+{% macro lakehouse_table_location(relation) -%}
     {%- set rows = run_query('describe table extended ' ~ relation) -%}
     {%- for row in rows if row[0] == 'Location' -%}
         {{ return(row[1]) }}
@@ -120,21 +145,21 @@ select * from final
       {% do create_columns(target_relation, missing_columns) %}
       {% set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list %}
 
-      {%- set old_location = compliance.snapshot_table_location(target_relation) -%}
+      {%- set old_location = lakehouse_table_location(target_relation) -%}
       {%- set new_location = old_location.rstrip('/').rsplit('/', 1)[0] ~ '/' ~ target_table ~ '__v'
           ~ modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
       {% call statement('main') %}
-          insert overwrite directory {{ compliance.sql_string(new_location) }} using {{ file_format }}
-          {{ compliance.snapshot_rewrite_sql(target_relation, staging_table, target_columns, column_names) }}
+          insert overwrite directory {{ lakehouse_sql_string(new_location) }} using {{ file_format }}
+          {{ lakehouse_snapshot_rewrite_sql(target_relation, staging_table, target_columns, column_names) }}
       {% endcall %}
       {#- the swap: one metastore call; readers see the old or the new version -#}
       {% call statement('swap_snapshot_location') %}
-          alter table {{ target_relation }} set location {{ compliance.sql_string(new_location) }}
+          alter table {{ target_relation }} set location {{ lakehouse_sql_string(new_location) }}
       {% endcall %}
       {% call statement('refresh_snapshot') %}
           refresh table {{ target_relation }}
       {% endcall %}
-      {% do compliance.record_stale_location(model.schema, target_table, none, old_location, 'snapshot rewrite') %}
+      {% do location_swapped(model.schema, target_table, old_location, 'snapshot rewrite') %}
   {% endif %}
 
     {% set should_revoke = should_revoke(target_relation_exists, full_refresh_mode) %}

@@ -67,3 +67,13 @@
     {%- endset -%}
     {{ return([create, insert]) }}
 {%- endmacro %}
+
+{#-
+    The adapter's snapshot materialization (dbt_lakehouse) swaps a snapshot table's location and
+    hands the old directory to `location_swapped`; this project records it like its own swaps.
+    The adapter dispatches without a namespace: this macro serves the snapshots of this package
+    (and of a root project that installs it, through a root macro that calls this one).
+-#}
+{% macro lakehouse__location_swapped(database, table, old_location, reason) %}
+    {% do compliance.record_stale_location(database, table, none, old_location, reason) %}
+{% endmacro %}

@@ -1,9 +1,11 @@
 -- noqa: disable=LT02
 {#
-    Gobblin's whitelist / blacklist grammar: `db`, `db.table`, `db*`, `db.table*`, entries
-    separated by commas, case-insensitive.  A trailing `*` is a prefix match on the last part.
+    Table patterns, shared by every capability that selects tables: the purge's whitelist and
+    blacklist, retention's scope and policy rows, onboarding.  Gobblin's grammar: `db`,
+    `db.table`, `db*`, `db.table*`, entries separated by commas, case-insensitive.  A trailing
+    `*` is a prefix match on the last part.
 #}
-{% macro parse_purge_patterns(value, var_name) -%}
+{% macro parse_table_patterns(value, var_name) -%}
     {%- set entries = value if (value is iterable and value is not string) else ((value or '') | string).split(',') -%}
     {%- set patterns = [] -%}
     {%- for raw in entries -%}
@@ -26,7 +28,7 @@
     {{ return(patterns) }}
 {%- endmacro %}
 
-{% macro purge_pattern_matches(pattern, database, table) -%}
+{% macro table_pattern_matches(pattern, database, table) -%}
     {%- set db = database | lower -%}
     {%- set tb = table | lower -%}
     {%- if pattern.table is none -%}
@@ -39,19 +41,19 @@
 {%- endmacro %}
 
 {#- True when `database.table` matches the whitelist and not the blacklist (the blacklist wins). -#}
-{% macro purge_table_selected(database, table, whitelist, blacklist) -%}
+{% macro table_selected(database, table, whitelist, blacklist) -%}
     {%- set ns = namespace(white=false, black=false) -%}
     {%- for pattern in whitelist -%}
-        {%- if compliance.purge_pattern_matches(pattern, database, table) -%}{%- set ns.white = true -%}{%- endif -%}
+        {%- if compliance.table_pattern_matches(pattern, database, table) -%}{%- set ns.white = true -%}{%- endif -%}
     {%- endfor -%}
     {%- for pattern in blacklist -%}
-        {%- if compliance.purge_pattern_matches(pattern, database, table) -%}{%- set ns.black = true -%}{%- endif -%}
+        {%- if compliance.table_pattern_matches(pattern, database, table) -%}{%- set ns.black = true -%}{%- endif -%}
     {%- endfor -%}
     {{ return(ns.white and not ns.black) }}
 {%- endmacro %}
 
 {#- True when some table of `database` could match the whitelist: the only databases ever listed. -#}
-{% macro purge_database_selected(database, whitelist) -%}
+{% macro database_selected(database, whitelist) -%}
     {%- set ns = namespace(hit=false) -%}
     {%- for pattern in whitelist -%}
         {%- if pattern.table is none and pattern.prefix -%}
@@ -61,9 +63,4 @@
         {%- endif -%}
     {%- endfor -%}
     {{ return(ns.hit) }}
-{%- endmacro %}
-
-{#- Tables this project creates around a purged table; never purged themselves (their data is the backup). -#}
-{% macro purge_is_working_table(table) -%}
-    {{ return(modules.re.match('^.+_(staging|backup|trash)_[0-9]{10,}$', table | lower) is not none) }}
 {%- endmacro %}

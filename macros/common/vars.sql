@@ -1,0 +1,20 @@
+{#
+    Every boolean var is read here and read the same way: true/false, yes/no, 1/0, in any case,
+    as YAML booleans, numbers or strings.  Anything else is an error that names the var, so that
+    `purge_dry_run: "ture"` can never run a real purge.
+#}
+{% macro bool_var(name, default=false) -%}
+    {{ return(compliance.parse_bool(var(name, default), 'Var ' ~ name)) }}
+{%- endmacro %}
+
+{% macro parse_bool(value, what) -%}
+    {%- set text = (value | string | trim | lower) if value is not none else '' -%}
+    {%- if value is sameas true or text in ['true', 'yes', '1'] -%}
+        {{ return(true) }}
+    {%- elif value is sameas false or text in ['false', 'no', '0'] -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- do exceptions.raise_compiler_error(
+        what ~ " is " ~ tojson(value) ~ ": expected true or false (yes/no and 1/0 are accepted too), "
+        ~ "for example --vars '{purge_dry_run: true}'.") -%}
+{%- endmacro %}
