@@ -10,8 +10,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADAPTER_SRC := $(shell find adapter -type f \( -name '*.py' -o -name '*.sql' -o -name '*.yml' -o -name '*.toml' -o -name '*.properties' \) 2>/dev/null)
 
 export DBT_PROFILES_DIR := $(CURDIR)
+ifneq ($(DBT_TARGET),cluster)
 export SPARK_WAREHOUSE_DIR ?= $(CURDIR)/.warehouse/warehouse
 export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
+endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
@@ -51,8 +53,13 @@ setup: $(VENV)/.installed java graphviz
 
 # ---- the main job on the embedded default ----------------------------------------------------
 # The demo is its own dbt project (demo/) that installs the product as a local package.
+# DBT_TARGET=cluster: the cluster named by HIVE_METASTORE_URIS, SPARK_MASTER_URL and
+# SPARK_WAREHOUSE_DIR, or, when they are unset, the one `make cluster-up` started (.cluster/env).
+CLUSTER_ENV = [ "$${DBT_TARGET:-local}" != cluster ] || [ -n "$${HIVE_METASTORE_URIS:-}" ] \
+	|| { [ -f .cluster/env ] && source .cluster/env; } || true;
+
 demo: setup
-	$(BIN)/python scripts/demo.py
+	$(CLUSTER_ENV) $(BIN)/python scripts/demo.py
 
 # ---- tests ---------------------------------------------------------------------------------
 lint: setup
@@ -88,6 +95,10 @@ cluster-up: setup
 
 cluster-down:
 	scripts/cluster/down.sh
+
+# a cluster of its own (.cluster-test/, other ports), the suites on it, stopped however they end
+test-cluster: setup
+	scripts/cluster/test.sh
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages
