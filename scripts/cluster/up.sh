@@ -90,10 +90,12 @@ fi
 sed -e "s|@PG_PORT@|$PG_PORT|" -e "s|@WAREHOUSE@|$WAREHOUSE_URI|" -e "s|@METASTORE_PORT@|$METASTORE_PORT|" \
   scripts/cluster/hive-site.xml.template >"$CLUSTER_DIR/conf/hive-site.xml"
 classes="$CLUSTER_DIR/classes"
-if [ ! -f "$classes/LoopbackMetaStore.class" ] || [ scripts/cluster/LoopbackMetaStore.java -nt "$classes/LoopbackMetaStore.class" ]; then
-  mkdir -p "$classes"
-  javac -nowarn -cp "$SPARK_HOME/jars/*" -d "$classes" scripts/cluster/LoopbackMetaStore.java
-fi
+for class in LoopbackMetaStore SwapEventLog; do
+  if [ ! -f "$classes/$class.class" ] || [ "scripts/cluster/$class.java" -nt "$classes/$class.class" ]; then
+    mkdir -p "$classes"
+    javac -nowarn -cp "$SPARK_HOME/jars/*" -d "$classes" "scripts/cluster/$class.java"
+  fi
+done
 if alive metastore; then
   log "the metastore already runs"
 else

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.conftest import REPO, WAREHOUSE_ROOT, repo_files
+from tests.conftest import WAREHOUSE_ROOT, repo_files
 
 # Per-table policies of the test seed: most specific row wins.
 POLICIES = """table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days
@@ -56,7 +56,6 @@ def macros() -> dict[str, Any]:
         "common": repo_files("macros", "common"),
         "retention": repo_files("macros", "retention"),
         "restore": repo_files("macros", "restore"),
-        "purge": {"purge_patterns.sql": (REPO / "macros" / "purge" / "purge_patterns.sql").read_text()},
     }
 
 
