@@ -72,6 +72,7 @@ def spark_settings() -> dict[str, str]:
         "spark.executor.memory": "1g",
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.showConsoleProgress": "false",
     }
 
 
