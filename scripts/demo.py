@@ -119,7 +119,11 @@ def main() -> None:
     os.chdir(DEMO)
     os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
     if on_cluster():
-        missing = [v for v in ("SPARK_MASTER_URL", "HIVE_METASTORE_URIS", "SPARK_WAREHOUSE_DIR") if not os.environ.get(v)]
+        missing = [
+            v
+            for v in ("SPARK_MASTER_URL", "HIVE_METASTORE_URIS", "SPARK_WAREHOUSE_DIR")
+            if not os.environ.get(v)
+        ]
         if missing:
             raise SystemExit(
                 f"DBT_TARGET=cluster needs {', '.join(missing)}: `make cluster-up` and "
