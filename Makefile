@@ -64,8 +64,8 @@ demo: setup
 # ---- tests ---------------------------------------------------------------------------------
 lint: setup
 	$(BIN)/sqlfluff lint models macros tests snapshots demo/models demo/macros --dialect sparksql --processes 2 --disable-progress-bar
-	$(BIN)/ruff check python_hooks tests scripts bench adapter models demo
-	$(BIN)/ruff format --check python_hooks tests scripts bench adapter models demo
+	$(BIN)/ruff check python_hooks tools tests scripts bench adapter models demo
+	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
 unit: setup
 	$(BIN)/pytest tests -q
@@ -78,13 +78,13 @@ dbt-build: setup
 	cd demo && $(BIN)/dbt deps --log-path $$tmp/logs >/dev/null && \
 	SPARK_WAREHOUSE_DIR=$$tmp/warehouse SPARK_METASTORE_DIR=$$tmp/metastore_db \
 	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs && \
-	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json --package compliance && \
-	$(BIN)/python -m python_hooks.manifest_checks $$tmp/target/manifest.json --package compliance_demo
+	$(BIN)/python -m tools.manifest_checks $$tmp/target/manifest.json --package compliance && \
+	$(BIN)/python -m tools.manifest_checks $$tmp/target/manifest.json --package compliance_demo
 
 test: setup lint unit dbt-build
 
 graph: setup
-	$(BIN)/python -m python_hooks.workflow_graph
+	$(BIN)/python -m python_hooks.audit.workflow_graph
 
 bench: setup
 	$(BIN)/python bench/run_all.py

@@ -2,7 +2,7 @@
 
 Builds a synthetic manifest of N models (SQL, each selecting from its parent with a few
 columns), one seed and N tests, and the run results of a build over them, then times
-`python_hooks.artifacts.write_audit` (five bulk inserts: invocations, node results, node
+`python_hooks.audit.artifacts.write_audit` (five bulk inserts: invocations, node results, node
 registry, lineage edges, column lineage parsed with sqlglot) on a local Spark session.
 The floor is the same rows written one INSERT per row (what a row-at-a-time uploader does),
 timed on a sample and extrapolated.
@@ -100,7 +100,8 @@ def main() -> int:
 
     from pyspark.sql import SparkSession
 
-    from python_hooks import artifacts, audit_tables
+    from python_hooks.audit import artifacts, audit_tables
+    from python_hooks.audit import rows as audit_rows
 
     root = Path(tempfile.mkdtemp(prefix="audit-bench-"))
     builder = SparkSession.builder.appName("audit-bench").config("spark.ui.enabled", "false")
@@ -127,7 +128,7 @@ def main() -> int:
     spark.sql("create table bench.base (id bigint, a bigint, b bigint) using parquet")
 
     def invocation() -> dict[str, Any]:
-        return artifacts.invocation_row(
+        return audit_rows.invocation_row(
             str(uuid.uuid4()),
             {"which": "build"},
             results,

@@ -289,12 +289,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO))
     try:
         # starts the session with the profile's settings
-        dbt(
-            "run-operation",
-            "purge_catalog",
-            "--args",
-            json.dumps({"function": "list_databases", "kwargs": {}}),
-        )
+        dbt("run-operation", "catalog_list_databases")
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()

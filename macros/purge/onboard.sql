@@ -10,12 +10,12 @@
         {%- do exceptions.raise_compiler_error("onboard: table " ~ tojson(table) ~ " must be given as db.table (for example tracking.event).") -%}
     {%- endif -%}
     {%- set parts = name.split('.') -%}
-    {%- set info = compliance.purge_catalog('describe_table', {'database': parts[0], 'table': parts[1]}) -%}
+    {%- set info = compliance.catalog_describe_table(parts[0], parts[1]) -%}
     {%- if not info.exists -%}
         {%- do exceptions.raise_compiler_error("onboard: table " ~ name ~ " does not exist; create it first (or declare the descriptor in its model's tblproperties).") -%}
     {%- endif -%}
     {%- set field = (identifier or '') | string | trim -%}
-    {%- set resolved = compliance.purge_catalog('resolve_field', {'database': parts[0], 'table': parts[1], 'field': field}) if field else none -%}
+    {%- set resolved = compliance.catalog_resolve_field(parts[0], parts[1], field) if field else none -%}
     {%- if resolved is none -%}
         {%- do exceptions.raise_compiler_error("onboard: " ~ tojson(field) ~ " is not a column or struct field of " ~ name
             ~ " (columns: " ~ (info.columns.keys() | list | join(', ')) ~ "). Give the identifier as a column or a dotted path such as metadata.guestid.") -%}
@@ -23,7 +23,7 @@
     {%- set field = resolved.path | join('.') -%}
     {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
     {%- if id_table | length == 2 and var('compliance_id_column', '') -%}
-        {%- set id_info = compliance.purge_catalog('describe_table', {'database': id_table[0], 'table': id_table[1]}) -%}
+        {%- set id_info = compliance.catalog_describe_table(id_table[0], id_table[1]) -%}
         {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
         {%- set field_type = resolved.type -%}
         {%- if id_type and not compliance.purge_types_comparable(field_type, id_type) -%}

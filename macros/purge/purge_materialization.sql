@@ -7,7 +7,7 @@
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set dry_run = compliance.bool_var('purge_dry_run') -%}
-    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run} -%}
+    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'onboarded': [], 'committed': []} -%}
 
     {{ run_hooks(pre_hooks) }}
     {#- records that a node which failed earlier in this process left in the background -#}
@@ -17,19 +17,30 @@
     {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
     {%- set blacklist = compliance.parse_table_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
     {%- set results = [] -%}
-    {%- if not whitelist -%}
-        {%- do exceptions.warn("purge: purge_whitelist is empty, so no table is purged. Set it to the databases or tables to purge (db, db.table, db*, db.table*).") -%}
-    {%- else -%}
+    {%- if whitelist -%}
         {%- set ids = compliance.purge_id_source() -%}
         {%- set candidates = compliance.purge_candidates(whitelist, blacklist) -%}
-        {%- if not candidates -%}
-            {%- do exceptions.warn("purge: purge_whitelist " ~ tojson(var('purge_whitelist')) ~ " (minus purge_blacklist) matches no table: nothing was purged.") -%}
-        {%- endif -%}
         {%- do compliance.purge_say("run " ~ ctx.ts ~ (" (dry run: no DDL, no writes)" if dry_run else "") ~ ": " ~ candidates | length
             ~ " whitelisted table(s), ids from " ~ ids.name ~ "." ~ ids.column) -%}
         {%- for candidate in candidates -%}
-            {%- do results.extend(compliance.purge_table(candidate[0], candidate[1], ids, ctx)) -%}
+            {#- anything a table raises becomes its FAILED row, after the partitions it committed; the others go on -#}
+            {%- do ctx.update({'committed': []}) -%}
+            {%- set done = adapter.guarded(compliance.purge_table, candidate[0], candidate[1], ids, ctx) -%}
+            {%- if done.ok -%}
+                {%- do results.extend(done.value) -%}
+            {%- else -%}
+                {%- do results.extend(ctx.committed) -%}
+                {%- set reason = "Table " ~ candidate[0] ~ "." ~ candidate[1] ~ ": the purge stopped with an error: " ~ done.error
+                    ~ ("; its partitions listed COMMITTED were swapped before it" if ctx.committed else "; it was left as it was") -%}
+                {%- do compliance.purge_say(reason) -%}
+                {%- do results.append(compliance.purge_result(ctx, candidate[0], candidate[1], {'state': 'FAILED', 'reason': reason,
+                    'started_at': compliance.purge_now()})) -%}
+            {%- endif -%}
         {%- endfor -%}
+    {%- endif -%}
+    {#- a selection with no onboarded table is a typo until said otherwise: fail before writing anything -#}
+    {%- if not ctx.onboarded -%}
+        {%- do compliance.purge_empty_selection(whitelist, blacklist) -%}
     {%- endif -%}
 
     {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
@@ -64,7 +75,7 @@
 -#}
 {% macro purge_wait_for_stale_records() -%}
     {%- set messages = [] -%}
-    {%- for key, outcome in adapter.python_hook('python_hooks.background:wait_all').items() if not outcome.ok -%}
+    {%- for key, outcome in compliance.catalog_background_wait_all().items() if not outcome.ok -%}
         {%- do messages.append("Could not record the old locations of " ~ key.split(' ')[-1] ~ " in " ~ compliance.stale_data_relation() ~ ": "
             ~ outcome.error ~ ". Its partitions were purged, but retention will not delete their old directories (the old_location of"
             ~ " its COMMITTED rows in purge_log) until they are recorded: fix the cause, then record them with"
@@ -91,4 +102,22 @@
     {%- do compliance.purge_say("summary: " ~ ns.tables | length ~ " table(s); partitions " ~ by_state.COMMITTED ~ " committed, "
         ~ by_state.DRY_RUN ~ " dry-run, " ~ by_state.SKIPPED ~ " skipped, " ~ by_state.FAILED ~ " failed; "
         ~ ns.rows ~ " row(s) " ~ ("would be " if dry_run else "") ~ "removed") -%}
+{%- endmacro %}
+
+{#-
+    No onboarded table matched: an error naming the patterns and the databases the catalog
+    holds, or (purge_allow_empty: true) a warning.
+-#}
+{% macro purge_empty_selection(whitelist, blacklist) -%}
+    {%- set databases = compliance.catalog_list_databases() | list -%}
+    {%- set message = "purge: purge_whitelist " ~ tojson(var('purge_whitelist', '') | string)
+        ~ (" minus purge_blacklist " ~ tojson(var('purge_blacklist') | string) if blacklist else "")
+        ~ " matches no onboarded table (a table with a dataset.descriptor), so nothing would be purged. The databases in the catalog are: "
+        ~ (databases | sort | join(', ') or '(none)') ~ ". Fix the patterns (db, db.table, db*, db.table*) or onboard the tables"
+        ~ " (`dbt run-operation onboard`); set purge_allow_empty: true if an empty run is expected." -%}
+    {%- if compliance.bool_var('purge_allow_empty') -%}
+        {%- do exceptions.warn(message ~ " (purge_allow_empty is set: a warning only)") -%}
+    {%- else -%}
+        {%- do exceptions.raise_compiler_error(message) -%}
+    {%- endif -%}
 {%- endmacro %}

@@ -2,30 +2,8 @@
 {#
     The purge node's result rows: one per table and partition per run.  The purge node writes
     them to its own relation (`purge`); `purge_log` appends them.  Never the ids themselves.
+    Their columns are defined once, in python_hooks/purge/results.py.
 #}
-{% macro purge_result_columns() -%}
-    {{ return([
-        ('purge_log_id', 'string'),
-        ('invocation_id', 'string'),
-        ('purge_ts', 'bigint'),
-        ('database_name', 'string'),
-        ('table_name', 'string'),
-        ('partition_spec', 'string'),
-        ('identifier_field', 'string'),
-        ('state', 'string'),
-        ('reason', 'string'),
-        ('old_location', 'string'),
-        ('new_location', 'string'),
-        ('backup_table', 'string'),
-        ('rows_before', 'bigint'),
-        ('rows_after', 'bigint'),
-        ('rows_purged', 'bigint'),
-        ('dry_run', 'boolean'),
-        ('started_at', 'timestamp'),
-        ('ended_at', 'timestamp'),
-    ]) }}
-{%- endmacro %}
-
 {% macro purge_now() -%}
     {{ return(modules.datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M:%S.%f')) }}
 {%- endmacro %}
@@ -59,14 +37,13 @@
 
 {#-
     Replace the purge node's relation with this run's rows; {ok, error}.  It is a small `using json` table
-    whose one file python_hooks/json_table.py replaces through the Hadoop FileSystem: no Spark
+    whose one file python_hooks/purge/results.py replaces through the Hadoop FileSystem: no Spark
     job, about 40 ms instead of 150-400 ms for a create-as-select of a few rows.  A relation
     left by an older version (parquet, other columns) is recreated.
 -#}
 {% macro purge_write_results(relation, rows) %}
     {%- do log('purge step write results: ' ~ rows | length ~ ' row(s) into ' ~ relation, info=false) -%}
-    {%- set written = adapter.python_hook('python_hooks.json_table:replace_rows', database=relation.schema,
-        table=relation.identifier, columns=compliance.purge_result_columns(), rows=rows) -%}
+    {%- set written = compliance.purge_replace_results(relation.schema, relation.identifier, rows) -%}
     {{ return(written) }}
 {% endmacro %}
 

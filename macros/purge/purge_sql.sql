@@ -53,15 +53,19 @@ group by
 {%- endif %}
 {%- endmacro %}
 
-{#- Step 1: an external staging table like the source, under `<table location>/<ts>`. -#}
-{% macro purge_staging_table_sql(database, staging_table, table, location) -%}
-    {{ return(adapter.dispatch('purge_staging_table_sql', 'compliance')(database, staging_table, table, location)) }}
+{#-
+    Step 1: an external staging table like the source, at this run's staging directory, with the
+    side-table properties that register it (macros/common/side_tables.sql).
+-#}
+{% macro purge_staging_table_sql(database, staging_table, table, location, properties={}) -%}
+    {{ return(adapter.dispatch('purge_staging_table_sql', 'compliance')(database, staging_table, table, location, properties)) }}
 {%- endmacro %}
 
-{% macro default__purge_staging_table_sql(database, staging_table, table, location) -%}
+{% macro default__purge_staging_table_sql(database, staging_table, table, location, properties={}) -%}
 create table {{ compliance.table_ref(database, staging_table) }}
 like {{ compliance.table_ref(database, table) }}
 {{ compliance.purge_location_clause(location) }}
+{{ compliance.tblproperties_clause(properties) }}
 {%- endmacro %}
 
 {% macro purge_location_clause(location) -%}
@@ -100,14 +104,15 @@ where {{ compliance.partition_predicate(partition_pairs) }}
 {%- endmacro %}
 
 {#- Step 3: the backup table, like the source; external, so dropping it never deletes data. -#}
-{% macro purge_backup_table_sql(database, backup_table, table, location) -%}
-    {{ return(adapter.dispatch('purge_backup_table_sql', 'compliance')(database, backup_table, table, location)) }}
+{% macro purge_backup_table_sql(database, backup_table, table, location, properties={}) -%}
+    {{ return(adapter.dispatch('purge_backup_table_sql', 'compliance')(database, backup_table, table, location, properties)) }}
 {%- endmacro %}
 
-{% macro default__purge_backup_table_sql(database, backup_table, table, location) -%}
+{% macro default__purge_backup_table_sql(database, backup_table, table, location, properties={}) -%}
 create table if not exists {{ compliance.table_ref(database, backup_table) }}
 like {{ compliance.table_ref(database, table) }}
 {{ compliance.purge_location_clause(location) }}
+{{ compliance.tblproperties_clause(properties) }}
 {%- endmacro %}
 
 {#- Step 3 (partitioned): the backup's partition points at the old data, which is not moved. -#}

@@ -4,13 +4,9 @@
     compliance.purge_execute, which reports an error instead of raising it, so one failing
     partition or table is logged FAILED and the others go on.
 #}
-{% macro purge_catalog(function, kwargs) -%}
-    {{ return(adapter.python_hook('python_hooks.hive_catalog:' ~ function, **kwargs)) }}
-{%- endmacro %}
-
 {% macro purge_execute(name, sql) -%}
     {%- do log('purge step ' ~ name ~ ':\n' ~ sql, info=false) -%}
-    {{ return(compliance.purge_catalog('execute', {'sql': sql | string})) }}
+    {{ return(compliance.catalog_execute(sql)) }}
 {%- endmacro %}
 
 {#-
@@ -25,43 +21,52 @@
 {%- endmacro %}
 
 {#-
-    {location: {fingerprint, rows}} of partition (or table) locations: the data files' md5
+    {location: {fingerprint, rows}} of partition (or table) locations: the data files' digest
     fingerprint (paths, sizes, modification times) for the commit check and their row count from
     the files' footers (none when they cannot be read).  `exclude` leaves out this run's staging
     directory, which for an unpartitioned table lies inside the table location.
 -#}
 {% macro purge_snapshots(info, locations, exclude, count_rows=true) -%}
-    {{ return(compliance.purge_catalog('location_snapshots', {'database': info.database, 'table': info.table,
-        'locations': locations, 'exclude': exclude, 'count_rows': count_rows})) }}
+    {{ return(compliance.purge_location_snapshots(info.database, info.table, locations, exclude, count_rows)) }}
 {%- endmacro %}
 
-{#- This run's staging directory: `<table location>/<ts>` (Gobblin's layout). -#}
+{#-
+    This run's staging directory.  Partitioned: `<table location>/<ts>` (Gobblin's layout; only
+    registered partition directories are read, so nobody reads it before the swap).
+    Unpartitioned: `<table location>/_purge_<ts>`: Spark, Hive and Trino read an unpartitioned
+    table's directory recursively but skip names starting with `_`, so neither the live table
+    before the swap nor the backup (which keeps `<table location>`) after it ever reads the
+    rewritten copy, and a run killed between the rewrite and the swap leaves nothing readers see.
+-#}
 {% macro purge_staging_location(info, ctx) -%}
-    {{ return(info.location ~ '/' ~ ctx.ts) }}
+    {%- if info.partition_columns -%}
+        {{ return(info.location ~ '/' ~ ctx.ts) }}
+    {%- endif -%}
+    {{ return(info.location ~ '/_purge_' ~ ctx.ts) }}
 {%- endmacro %}
 
 {#-
     Step 1.  A partitioned parquet or ORC table gets a staging table whose partitions are not
-    registered in the metastore (hive_catalog.create_staging_table): the same files in the same
+    registered in the metastore (python_hooks/purge/staging.py): the same files in the same
     directories, without a metastore call per partition on insert and on drop.  Any other table,
     or a catalog that refuses, gets `create table ... like` (purge_staging_table_sql).
 -#}
-{% macro purge_create_staging(info, staging, staging_location) -%}
+{% macro purge_create_staging(info, staging, staging_location, properties) -%}
     {%- do log('purge step create staging: ' ~ info.database ~ '.' ~ staging ~ ' at ' ~ staging_location, info=false) -%}
-    {%- set created = compliance.purge_catalog('create_staging_table', {'database': info.database, 'staging': staging, 'table': info.table, 'location': staging_location}) -%}
+    {%- set created = compliance.purge_create_staging_table(info.database, staging, info.table, staging_location, properties) -%}
     {%- if created.created -%}
         {{ return({'ok': true, 'error': none, 'rows': []}) }}
     {%- endif -%}
     {%- if created.error -%}
         {%- do log('purge: ' ~ info.database ~ '.' ~ staging ~ ': creating it with `like` (' ~ created.error ~ ')', info=false) -%}
     {%- endif -%}
-    {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location))) }}
+    {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location, properties))) }}
 {%- endmacro %}
 
 {#- Step 5 through the catalog (no query over the table first); `drop table` if that fails; never a managed table. -#}
 {% macro purge_drop_staging(database, staging) -%}
     {%- do log('purge step drop staging: ' ~ database ~ '.' ~ staging, info=false) -%}
-    {%- set dropped = compliance.purge_catalog('drop_staging_table', {'database': database, 'table': staging}) -%}
+    {%- set dropped = compliance.purge_drop_staging_table(database, staging) -%}
     {%- if dropped.refused -%}
         {%- do exceptions.warn("purge: " ~ dropped.error ~ "; drop " ~ database ~ "." ~ staging ~ " yourself once nothing uses its location (make it external first: `alter table ... set tblproperties ('EXTERNAL'='TRUE')`).") -%}
     {%- elif not dropped.ok -%}
@@ -97,7 +102,7 @@
         {%- do exceptions.raise_compiler_error("Var compliance_id_column is empty: name the column of " ~ name ~ " that holds the ids (for example guestid). Nothing was purged.") -%}
     {%- endif -%}
     {%- set parts = (name | lower).split('.') -%}
-    {%- set info = compliance.purge_catalog('describe_table', {'database': parts[0], 'table': parts[1]}) -%}
+    {%- set info = compliance.catalog_describe_table(parts[0], parts[1]) -%}
     {%- if not info.exists -%}
         {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " (var compliance_id_table) does not exist. Create it or point the var at the table of ids to purge. Nothing was purged.") -%}
     {%- endif -%}
@@ -111,14 +116,22 @@
     {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
 {%- endmacro %}
 
-{#- Whitelisted, not blacklisted tables: [(database, table)].  Only whitelisted databases are listed. -#}
+{#-
+    Whitelisted, not blacklisted tables: [(database, table)].  Only whitelisted databases are
+    listed.  Side tables (their data is the backup) are never purged; a table merely named like
+    one is not purged either, and if it is onboarded a notice says so and what to do.
+-#}
 {% macro purge_candidates(whitelist, blacklist) -%}
     {%- set found = [] -%}
-    {%- for database in compliance.purge_catalog('list_databases', {}) -%}
+    {%- for database in compliance.catalog_list_databases() -%}
         {%- if compliance.database_selected(database, whitelist) -%}
-            {%- for table in compliance.purge_catalog('list_tables', {'database': database}) -%}
-                {%- if compliance.table_selected(database, table, whitelist, blacklist) and not compliance.purge_is_working_table(table) -%}
-                    {%- do found.append([database, table]) -%}
+            {%- for table in compliance.catalog_list_tables(database) -%}
+                {%- if compliance.table_selected(database, table, whitelist, blacklist) -%}
+                    {%- if not compliance.purge_is_working_table(table) -%}
+                        {%- do found.append([database, table]) -%}
+                    {%- else -%}
+                        {%- do compliance.purge_check_lookalike(database, table) -%}
+                    {%- endif -%}
                 {%- endif -%}
             {%- endfor -%}
         {%- endif -%}
@@ -126,12 +139,21 @@
     {{ return(found) }}
 {%- endmacro %}
 
+{% macro purge_check_lookalike(database, table) -%}
+    {%- set info = compliance.catalog_describe_table(database, table) -%}
+    {%- if info.exists and 'lakehouse.side_table' not in info.properties and 'dataset.descriptor' in info.properties -%}
+        {%- do compliance.purge_say(database ~ "." ~ table ~ " is onboarded but named like a side table (<table>_staging|backup|trash_<ts>) without"
+            ~ " being registered as one: not purged. If purge or restore made it, adopt it (`dbt run-operation adopt_side_tables`); if it is a"
+            ~ " table of your own, rename it so that it is purged.") -%}
+    {%- endif -%}
+{%- endmacro %}
+
 {#- Checks the descriptor against the table: {field, path} or {error}. -#}
 {% macro purge_resolve_identifier(info, ids) -%}
     {%- set name = info.database ~ '.' ~ info.table -%}
     {%- set parsed = compliance.purge_identifier_from_descriptor(name, info.properties['dataset.descriptor']) -%}
     {%- if parsed.error -%}{{ return(parsed) }}{%- endif -%}
-    {%- set resolved = compliance.purge_catalog('resolve_field', {'database': info.database, 'table': info.table, 'field': parsed.field}) -%}
+    {%- set resolved = compliance.catalog_resolve_field(info.database, info.table, parsed.field) -%}
     {%- if resolved is none -%}
         {{ return({'error': "Table " ~ name ~ ": the identifier " ~ tojson(parsed.field) ~ " of its dataset.descriptor is not a column or struct field (columns: "
             ~ (info.columns.keys() | list | join(', ')) ~ "). Fix the descriptor with `dbt run-operation onboard`. The table was left as it was."}) }}
@@ -150,12 +172,13 @@
     {%- set name = database ~ '.' ~ table -%}
     {%- set results = [] -%}
     {%- set started = compliance.purge_now() -%}
-    {%- set info = compliance.purge_catalog('describe_table', {'database': database, 'table': table}) -%}
+    {%- set info = compliance.catalog_describe_table(database, table) -%}
     {%- if not info.exists or info.is_view -%}{{ return(results) }}{%- endif -%}
     {%- if 'dataset.descriptor' not in info.properties -%}
         {%- do compliance.purge_say(name ~ " is whitelisted but has no dataset.descriptor table property: skipped (onboard it with `dbt run-operation onboard`)") -%}
         {{ return(results) }}
     {%- endif -%}
+    {%- do ctx.onboarded.append(name) -%}
     {%- set identifier = compliance.purge_resolve_identifier(info, ids) -%}
     {%- if identifier.error -%}
         {%- do compliance.purge_say(name ~ ": FAILED: " ~ identifier.error) -%}
@@ -181,7 +204,7 @@
     {#- the units of work: every partition, or the table itself -#}
     {%- set units = [] -%}
     {%- if partition_columns -%}
-        {%- for part in compliance.purge_catalog('list_partitions', {'database': database, 'table': table}) -%}
+        {%- for part in compliance.catalog_list_partitions(database, table) -%}
             {%- do units.append({'pairs': part['values'], 'spec': adapter.partition_path(part['values']), 'location': part.location}) -%}
         {%- endfor -%}
     {%- else -%}
@@ -199,7 +222,7 @@
     {%- if hit -%}
         {#- the rewrite must list the files fingerprinted now, not the ones the scan listed -#}
         {%- do log('purge step refresh before rewrite: ' ~ name, info=false) -%}
-        {%- do compliance.purge_catalog('refresh_table', {'database': database, 'table': table}) -%}
+        {%- do compliance.catalog_refresh_table(database, table) -%}
     {%- endif -%}
     {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx)) if hit else {} -%}
 
@@ -254,9 +277,10 @@
     {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
     {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
 
-    {%- set step = compliance.purge_create_staging(info, staging, staging_location) -%}
+    {%- set step = compliance.purge_create_staging(info, staging, staging_location, compliance.side_table_properties('staging', database, table, ctx.ts)) -%}
     {%- if step.ok -%}
-        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location)) -%}
+        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location,
+            compliance.side_table_properties('backup', database, table, ctx.ts))) -%}
     {%- endif -%}
     {%- if not step.ok -%}
         {%- do compliance.purge_drop_staging(database, staging) -%}
@@ -293,7 +317,7 @@
     {%- set swapped = {'ok': false} -%}
     {%- if ready -%}
         {%- do log('purge step swap ' ~ ready | length ~ ' partitions:\n' ~ tojson(ready), info=false) -%}
-        {%- set swapped = compliance.purge_catalog('set_partition_locations', {'database': database, 'table': table, 'partitions': ready}) -%}
+        {%- set swapped = compliance.catalog_set_partition_locations(database, table, ready) -%}
         {%- if not swapped.ok -%}
             {%- do compliance.purge_say(name ~ ": swapping " ~ ready | length ~ " partitions together failed, swapping them one by one: " ~ swapped.error) -%}
         {%- endif -%}
@@ -317,8 +341,8 @@
         waits for it.  Started after the drop, which would otherwise wait for its metastore calls.
     -#}
     {%- if stale -%}
-        {%- do adapter.python_hook('python_hooks.background:start', key='stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
-            statements=compliance.stale_records_sql(stale)) -%}
+        {%- do compliance.catalog_background_start('stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
+            compliance.stale_records_sql(stale)) -%}
     {%- endif -%}
     {{ return(results) }}
 {%- endmacro %}
@@ -337,7 +361,7 @@
         {{ return(none) }}
     {%- endif -%}
     {#- rows per rewritten partition from the files' footers; a Spark count when they cannot be read -#}
-    {%- set written = compliance.purge_catalog('partition_row_counts', {'database': info.database, 'table': staging}) -%}
+    {%- set written = compliance.purge_partition_row_counts(info.database, staging) -%}
     {%- set staged = {} -%}
     {%- if written.ok -%}
         {%- for part in written.partitions -%}
@@ -365,7 +389,7 @@
     {%- if staged is none -%}
         {%- set step = compliance.purge_execute('rewrite', compliance.purge_rewrite_sql(database, staging, table, info.data_columns, unit.pairs, identifier.path, ids.database, ids.table, ids.column)) -%}
         {%- if step.ok and unit.pairs -%}
-            {%- set new_location = compliance.purge_catalog('partition_location', {'database': database, 'table': staging, 'values': unit.pairs}) or new_location -%}
+            {%- set new_location = compliance.catalog_partition_location(database, staging, unit.pairs) or new_location -%}
         {%- endif -%}
         {%- set reason = none if step.ok else 'the rewrite into ' ~ staging ~ ' failed: ' ~ step.error -%}
     {%- else -%}
@@ -429,7 +453,10 @@
     {%- endif -%}
     {%- set expected_after = row.rows_before - row.rows_purged -%}
     {%- do compliance.purge_say(label ~ ": COMMITTED, removed " ~ row.rows_purged ~ " of " ~ row.rows_before ~ " rows, now at " ~ row.new_location) -%}
-    {{ return(compliance.purge_result(ctx, info.database, info.table, dict(row, state='COMMITTED', rows_after=expected_after))) }}
+    {%- set committed = compliance.purge_result(ctx, info.database, info.table, dict(row, state='COMMITTED', rows_after=expected_after)) -%}
+    {#- kept as it happens: if the table fails later, this row still reaches purge_log -#}
+    {%- do ctx.committed.append(committed) -%}
+    {{ return(committed) }}
 {%- endmacro %}
 
 {#- A partition that is not swapped: its backup partition and rewritten copy removed, its FAILED row. -#}

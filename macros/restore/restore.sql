@@ -4,15 +4,14 @@
     partition other than the live location).  The partition's current data becomes
     `<table>_trash_<ts>` (deleted by retention after trash_retention_days), the partition points
     at the backup's data, and the old location is recorded as stale data.  Every check runs
-    before the first change (python_hooks/restore.py).
+    before the first change (python_hooks/restore/plan.py).
 #}
 {% macro restore(table, partition=none, backup=none) -%}
-    {%- set plan = adapter.python_hook(
-        'python_hooks.restore:plan_restore',
-        table=table, partition=partition, backup=backup, now=var('retention_now', none)) -%}
+    {%- set plan = compliance.restore_plan(table, partition, backup, var('retention_now', none)) -%}
     {%- if plan['current_location'] -%}
         {%- call statement('restore_create_trash') -%}
-            {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table']) }}
+            {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table'],
+                compliance.side_table_properties('trash', plan['database'], plan['table'], plan['trash_table'].split('_')[-1])) }}
         {%- endcall -%}
         {%- call statement('restore_trash_untag') -%}
             {{ compliance.restore_untag_sql(plan['database'], plan['trash_table']) }}
@@ -40,8 +39,9 @@
 {%- endmacro %}
 
 {#- The restore trash: a table like the restored one, holding the replaced partition. -#}
-{% macro restore_trash_table_sql(database, table, trash_table) -%}
+{% macro restore_trash_table_sql(database, table, trash_table, properties={}) -%}
     create table {{ compliance.table_ref(database, trash_table) }} like {{ compliance.table_ref(database, table) }}
+    {{ compliance.tblproperties_clause(properties) }}
 {%- endmacro %}
 
 {#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}

@@ -12,6 +12,7 @@
     ]) }}
 {%- endmacro %}
 
+{#- The policy vars; run_retention checks them with the seed rows (retention_validate_policies). -#}
 {% macro retention_defaults() -%}
     {%- set defaults = {
         'backup_retention_days': var('backup_retention_days', 7),
@@ -28,15 +29,6 @@
         'snapshot_retention_count': var('snapshot_retention_count', none),
         'stale_retention_days': var('stale_retention_days', 7),
     } -%}
-    {%- for name in ['backup_retention_days', 'backup_retention_versions', 'trash_retention_days',
-                     'staging_retention_hours', 'stale_retention_days'] -%}
-        {%- if defaults[name] is none or (defaults[name] | string | trim) == ''
-              or (defaults[name] | string | float(-1)) < 0 -%}
-            {{ exceptions.raise_compiler_error(
-                "Retention var `" ~ name ~ "` is " ~ (defaults[name] | string) ~ "; it must be a number >= 0 "
-                ~ "(days, versions or hours).") }}
-        {%- endif -%}
-    {%- endfor -%}
     {{ return(defaults) }}
 {%- endmacro %}
 

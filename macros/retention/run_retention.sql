@@ -1,22 +1,34 @@
 {#
     Retention's hooks.  The `retention` model's pre-hook runs every retention operation (Python,
-    through adapter.python_hook, so that one failing location is logged and the rest go on) and
+    through compliance.retention_run, so that one failing location is logged and the rest go on) and
     leaves the attempts in a temporary view that the model selects; `retention_log` appends them
     and its post-hook then fails the run when any attempt of this invocation failed.  A dry run
     of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
     deletes nothing when either var says so.
 #}
-{% macro run_retention(policies_relation, view_name='retention_attempts') -%}
+{#-
+    The temporary view a retention pass leaves its attempts in, for the `retention` model to
+    select: the pre-hook passes this name to Python and the model reads it through this macro,
+    so the one dependency dbt cannot see (a view registered in the session, not a relation) is
+    written in one place.
+-#}
+{% macro retention_attempts_view() -%}
+    {{ return('retention_attempts') }}
+{%- endmacro %}
+
+{% macro run_retention(policies_relation, view_name=none) -%}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
+    {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
+    {%- do compliance.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
-    {%- for pair in adapter.python_hook('python_hooks.retention:base_tables', stale_relation=stale_relation) -%}
+    {%- for pair in compliance.retention_base_tables(stale_relation) -%}
         {%- set ns = namespace(selected=(scope | length == 0)) -%}
         {%- for pattern in scope -%}
             {%- if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
@@ -27,21 +39,26 @@
             {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- set result = adapter.python_hook(
-        'python_hooks.retention:run_retention',
+    {%- set result = compliance.retention_run(
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,
         dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run'),
         now=var('retention_now', none),
         stale_relation=stale_relation,
-        view_name=view_name,
+        view_name=view_name or compliance.retention_attempts_view(),
     ) -%}
     {%- do log(
         "Retention" ~ (" (dry run)" if result['dry_run'] else "") ~ ": " ~ result['attempts'] ~ " deletion attempt(s), "
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
         ~ ("would be " if result['dry_run'] else "") ~ "deleted",
         info=true) -%}
+    {%- if result['unregistered'] -%}
+        {%- do log("Retention: " ~ result['unregistered'] | length ~ " table(s) are named like side tables but do not carry the side-table"
+            ~ " properties, so they were left alone: " ~ result['unregistered'][:10] | join(', ') ~ (", ..." if result['unregistered'] | length > 10 else "")
+            ~ ". If purge or restore made them before side tables were registered, list and adopt them with"
+            ~ " `dbt run-operation adopt_side_tables` (then `--args '{apply: true}'`).", info=true) -%}
+    {%- endif -%}
     {{ return('') }}
 {%- endmacro %}
 

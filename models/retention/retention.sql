@@ -1,7 +1,9 @@
 {#
-    One retention pass: the pre-hook deletes what is past its policy and leaves one row per
-    deletion attempt in a temporary view; this model keeps the latest pass, `retention_log`
-    appends it and then fails the run when any attempt failed.
+    One retention pass: the pre-hook (compliance.run_retention, through the python_calls macro
+    retention_run) deletes what is past its policy and registers one row per deletion attempt
+    as the temporary view compliance.retention_attempts_view(); this model keeps the latest
+    pass, `retention_log` appends it and then fails the run when any attempt failed.  The view's
+    columns are python_hooks/retention/attempts.py's ATTEMPT_COLUMNS (the yml documents the same).
     Downstream of the purge, so `dbt run --select purge+` cleans up after purging.
 #}
 -- depends_on: {{ ref('purge_log') }}
@@ -11,27 +13,11 @@
 ) }}
 
 with attempts as (
-    select * from retention_attempts
+    select * from {{ compliance.retention_attempts_view() }}
 ),
 
 final as (
-    select
-        attempt_id,
-        invocation_id,
-        attempted_at,
-        kind,
-        action,
-        database_name,
-        table_name,
-        partition_spec,
-        location,
-        files_deleted,
-        bytes_deleted,
-        succeeded,
-        failure_reason,
-        note,
-        dry_run
-    from attempts
+    select * from attempts
 )
 
 select * from final

@@ -2,7 +2,8 @@
 
 from datetime import datetime
 
-from python_hooks import artifacts
+from python_hooks.audit import artifacts, pending
+from python_hooks.audit import rows as audit_rows
 
 
 def manifest(checksum="abc"):
@@ -28,22 +29,22 @@ def manifest(checksum="abc"):
 
 
 def test_registry_records_added_changed_and_removed_only():
-    first = artifacts.node_registry_rows("i1", manifest(), {})
+    first = audit_rows.node_registry_rows("i1", manifest(), {})
     assert {(r["unique_id"], r["change"]) for r in first} == {("model.p.m", "added"), ("macro.p.x", "added")}
     known = {r["unique_id"]: r["checksum"] for r in first}
-    assert artifacts.node_registry_rows("i2", manifest(), known) == []
-    changed = artifacts.node_registry_rows("i3", manifest("def"), known)
+    assert audit_rows.node_registry_rows("i2", manifest(), known) == []
+    changed = audit_rows.node_registry_rows("i3", manifest("def"), known)
     assert [(r["unique_id"], r["change"], r["relation_name"], r["tags"]) for r in changed] == [
         ("model.p.m", "changed", "db.m", ["purge"])
     ]
     gone = {"nodes": {}, "macros": manifest()["macros"]}
-    assert [(r["unique_id"], r["change"]) for r in artifacts.node_registry_rows("i4", gone, known)] == [
+    assert [(r["unique_id"], r["change"]) for r in audit_rows.node_registry_rows("i4", gone, known)] == [
         ("model.p.m", "removed")
     ]
 
 
 def test_refusal_record_becomes_a_refused_invocation():
-    row = artifacts.refusal_row(
+    row = pending.refusal_row(
         {
             "invocation_id": "abc",
             "command": "dbt run --select purge+",
@@ -71,7 +72,7 @@ def test_previous_run_results_become_an_invocation_with_its_status():
         "args": {"which": "run-operation", "macro": "restore", "vars": {"x": 1}},
         "results": [{"unique_id": "operation.p.restore", "status": "error"}],
     }
-    row = artifacts.previous_invocation(run_results, "lakehouse")
+    row = pending.previous_invocation(run_results, "lakehouse")
     assert (row["command"], row["status"], row["nodes_failed"], row["loaded_from"]) == (
         "run-operation",
         "error",
@@ -104,7 +105,7 @@ def test_node_results_carry_timings_failures_and_rows_affected():
         },
         {"unique_id": "test.p.t", "status": "fail", "failures": 3, "adapter_response": {"rows_affected": -1}},
     ]
-    rows = artifacts.node_result_rows("i", results, manifest(), {"model.p.m": (["a/x=1"], ["b/x=1"])})
+    rows = audit_rows.node_result_rows("i", results, manifest(), {"model.p.m": (["a/x=1"], ["b/x=1"])})
     m, t = rows
     assert (m["result_id"], m["materialization"], m["rows_affected"], m["partitions_written"]) == (
         "i:model.p.m",

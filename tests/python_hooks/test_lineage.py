@@ -1,6 +1,6 @@
 """Column lineage from compiled Spark SQL (sqlglot), without Spark."""
 
-from python_hooks import lineage
+from python_hooks.audit import lineage
 
 COLUMNS = {
     "tracking.event": {"datepartition": "string", "is_guest": "string", "metadata": "struct<guestid:bigint>"},

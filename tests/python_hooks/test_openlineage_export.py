@@ -1,11 +1,12 @@
-"""OpenLineage events from a fake run, validated against the vendored schemas."""
+"""OpenLineage events from a fake run, read back through openlineage-python's typed classes."""
 
 import json
 import uuid
 
 import pytest
 
-from python_hooks import openlineage_export
+from python_hooks.audit import openlineage_export
+from tests.python_hooks.openlineage_events import InvalidEvent, parse_events
 
 MANIFEST = {
     "nodes": {
@@ -55,7 +56,11 @@ def test_events_validate_and_carry_column_lineage(tmp_path):
     path = openlineage_export.export_run(
         MANIFEST, INVOCATION, RESULTS, tmp_path, column_lineage=LINEAGE, columns_of=lambda r: {"k": "int"}
     )
-    assert openlineage_export.validate_events(path) == 6  # dbt job start/end + 2 per seed and model
+    typed = parse_events(path)
+    assert len(typed) == 6  # dbt job start/end + 2 per seed and model
+    assert all(str(e.run.runId) and e.eventTime.endswith("+00:00") for e in typed)
+    assert typed[4].outputs[0].facets["columnLineage"].fields["k"].inputFields[0].field == "k"
+    assert [f.name for f in typed[4].outputs[0].facets["schema"].fields] == ["k"]
     events = [json.loads(line) for line in path.read_text().splitlines()]
     assert [(e["job"]["name"], e["eventType"]) for e in events] == [
         ("dbt-build", "START"),
@@ -88,7 +93,5 @@ def test_a_facet_that_breaks_its_schema_is_named(tmp_path):
     event = json.loads(lines[4])
     del event["outputs"][0]["facets"]["columnLineage"]["fields"]["k"]["inputFields"][0]["field"]
     path.write_text(json.dumps(event) + "\n")
-    with pytest.raises(
-        openlineage_export.OpenLineageValidationError, match="columnLineage.*'field' is a required"
-    ):
-        openlineage_export.validate_events(path)
+    with pytest.raises(InvalidEvent, match="line 1: .*columnLineage.k: 'field' is a required"):
+        parse_events(path)

@@ -1,6 +1,6 @@
 """Partitions read and written, from the lifecycle logs' rows (pure functions, no Spark)."""
 
-from python_hooks import partition_trace
+from python_hooks.audit import partition_trace
 
 
 def test_purge_reads_the_old_location_and_writes_the_new():

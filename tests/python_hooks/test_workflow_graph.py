@@ -4,7 +4,8 @@ import shutil
 
 import pytest
 
-from python_hooks import workflow_graph
+from python_hooks.audit import workflow_graph
+from python_hooks.errors import LakehouseError
 
 MANIFEST = {
     "nodes": {
@@ -57,7 +58,7 @@ def test_selection(specs, expected):
 
 def test_exclude_and_unknown_names():
     assert workflow_graph.select(MANIFEST, ["a+"], ["test.p.t"]) == {"model.p.a", "model.p.b"}
-    with pytest.raises(workflow_graph.SelectionError, match="'nope' matches no node"):
+    with pytest.raises(LakehouseError, match="'nope' matches no node"):
         workflow_graph.select(MANIFEST, ["nope"])
 
 

@@ -63,3 +63,19 @@ def test_partition_ddl_is_one_macro_per_statement():
     assert squash(render("drop_partition_sql", "db", "t", pairs)) == (
         "alter table `db`.`t` drop if exists partition (`ds` = 'a\\'b')"
     )
+
+
+def test_side_tables_are_registered_by_properties():
+    props = render("side_table_properties", "backup", "Tracking", "Event", 1700000000000)
+    assert props == {
+        "lakehouse.side_table": "backup",
+        "lakehouse.side_table.of": "tracking.event",
+        "lakehouse.side_table.created_at": "1700000000000",
+        "lakehouse.side_table.invocation_id": "00000000-0000-0000-0000-000000000000",
+    }
+    assert squash(render("register_side_table_sql", "db", "t_backup_1", {"b": "x'y", "a": "1"})) == (
+        "alter table `db`.`t_backup_1` set tblproperties ('a' = '1', 'b' = 'x\\'y')"
+    )
+    assert render("tblproperties_clause", {}) == ""
+    with pytest.raises(Exception, match='kind "scratch" is not one of staging, backup, trash'):
+        render("side_table_properties", "scratch", "db", "t", 1)

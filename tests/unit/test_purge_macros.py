@@ -160,6 +160,11 @@ def test_staging_backup_swap_and_drop_ddl():
     assert squash(render("purge_staging_table_sql", "db", "t_staging_1", "t", "file:/w/t/1")) == (
         "create table `db`.`t_staging_1` like `db`.`t` location 'file:/w/t/1'"
     )
+    registered = {"lakehouse.side_table": "staging", "lakehouse.side_table.of": "db.t"}
+    assert squash(render("purge_staging_table_sql", "db", "t_staging_1", "t", "file:/w/t/1", registered)) == (
+        "create table `db`.`t_staging_1` like `db`.`t` location 'file:/w/t/1' tblproperties"
+        " ('lakehouse.side_table' = 'staging', 'lakehouse.side_table.of' = 'db.t')"
+    )
     assert squash(render("purge_backup_table_sql", "db", "t_backup_1", "t", "file:/w/db/t_backup_1")) == (
         "create table if not exists `db`.`t_backup_1` like `db`.`t` location 'file:/w/db/t_backup_1'"
     )

@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.lakehouse.errors import LakehouseError
 
 
 def test_second_holder_is_refused_with_the_holders_details(tmp_path):
@@ -28,7 +29,7 @@ def test_second_holder_is_refused_with_the_holders_details(tmp_path):
     )
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(run_lock.WarehouseInUseError) as refused:
+        with pytest.raises(LakehouseError) as refused:
             run_lock.acquire(str(tmp_path))
         message = str(refused.value)
         assert f"Another dbt run holds the warehouse {tmp_path}" in message

@@ -5,6 +5,7 @@ import os
 import time
 
 import pytest
+from dbt.adapters.lakehouse.errors import LakehouseError
 from dbt.tests.util import run_dbt
 
 FS_MACROS = """
@@ -84,7 +85,7 @@ class TestFilesystemMethods:
         (tmp_path / "a").mkdir()
         (tmp_path / "b").mkdir()
         (tmp_path / "b" / "keep").write_text("keep me")
-        with pytest.raises(filesystem.FileSystemError, match="the destination exists"):
+        with pytest.raises(LakehouseError, match="the destination exists"):
             filesystem.move(spark, str(tmp_path / "a"), str(tmp_path / "b"))
         assert (tmp_path / "b" / "keep").read_text() == "keep me"
         assert (tmp_path / "a").is_dir()

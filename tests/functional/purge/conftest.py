@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_hooks import hive_catalog
+from python_hooks.catalog import tables as catalog_tables
 from tests.conftest import repo_files
 
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
@@ -29,8 +29,8 @@ def purge(whitelist: str, expect_pass: bool = True, select: str = "purge+", **ex
 
 def location(spark: Any, database: str, table: str, values: list[list[str]] | None = None) -> str | None:
     if values is None:
-        return hive_catalog.describe_table(spark, database, table)["location"]
-    return hive_catalog.partition_location(spark, database, table, values)
+        return catalog_tables.describe_table(spark, database, table)["location"]
+    return catalog_tables.partition_location(spark, database, table, values)
 
 
 def log_rows(spark: Any, project: Any, database: str | None = None) -> list[Any]:

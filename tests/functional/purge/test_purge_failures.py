@@ -7,7 +7,8 @@ import json
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_hooks import hive_catalog
+from python_hooks.catalog import metastore
+from python_hooks.purge import commit_check
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     count,
@@ -22,6 +23,9 @@ from tests.functional.purge.conftest import (
 # Test-only: a concurrent writer that adds a file to one partition between the rewrite and the swap.
 TOUCH_MACRO = """
 {% macro lakehouse__purge_before_swap(database, table, partition_pairs, old_location) %}
+    {% if var('purge_test_raise', '') == database ~ '.' ~ table %}
+        {% do exceptions.raise_compiler_error('injected failure in ' ~ database ~ '.' ~ table) %}
+    {% endif %}
     {% if var('purge_test_touch', '') == database ~ '.' ~ table ~ '/' ~ adapter.partition_path(partition_pairs) %}
         {% call statement('concurrent_write') %}
             insert into {{ compliance.table_ref(database, table) }}
@@ -84,8 +88,32 @@ class TestPurgeFailures:
         _, logs = purge("p_fail.events.x", expect_pass=False)
         assert 'Var purge_whitelist has an entry "p_fail.events.x" that is not a table pattern' in logs
         assert "db, db.table, db*, db.table*" in logs
-        _, logs = purge("nothing_here*")
-        assert "matches no table: nothing was purged" in logs
+
+        # a typo fails the node before anything is written, naming the patterns and the databases
+        def logged() -> int:
+            return (
+                len(log_rows(spark, project))
+                if spark.catalog.tableExists(f"{project.test_schema}.purge_log")
+                else 0
+            )
+
+        before = logged()
+        results, logs = purge("nothing_here*", expect_pass=False, purge_blacklist="p_fail.bad*")
+        assert (
+            'purge_whitelist "nothing_here*" minus purge_blacklist "p_fail.bad*" matches no onboarded table'
+            in logs
+        )
+        assert "The databases in the catalog are: " in logs and "p_fail" in logs
+        assert "set purge_allow_empty: true" in logs
+        assert {r.node.name: str(r.status) for r in results}["purge_verification"] == "skipped"
+        assert logged() == before
+        # whitelisted tables without a descriptor are not onboarded either
+        spark.sql("create table if not exists p_fail.plain (guestid bigint) stored as parquet")
+        _, logs = purge("p_fail.plain", expect_pass=False)
+        assert 'purge_whitelist "p_fail.plain" matches no onboarded table' in logs
+        # purge_allow_empty: true (any of the boolean spellings) makes it a warning
+        _, logs = purge("nothing_here*", purge_allow_empty="yes")
+        assert "matches no onboarded table" in logs and "a warning only" in logs
 
     def test_bad_tables_and_a_concurrent_write_fail_alone(self, project, spark, tables):
         _, logs = purge("p_fail", expect_pass=False, purge_test_touch="p_fail.events/ds=a")
@@ -211,7 +239,7 @@ class TestPurgeFailures:
     ):
         # the stale-location records are written in the background; a failed write must not pass silently
         stale = f"{project.test_schema}.stale_data_records"
-        saved = hive_catalog.table_exists(spark, project.test_schema, "stale_data_records")
+        saved = metastore.table_exists(spark, project.test_schema, "stale_data_records")
         if saved:
             spark.sql(f"alter table {stale} rename to {project.test_schema}.stale_data_records_saved")
         spark.sql(f"create table {stale} (unrelated int) using parquet")
@@ -258,7 +286,7 @@ class TestPartitionWithASubdirectory:
 
     def test_rows_come_from_footers_only_where_spark_reads_every_file(self, project, spark, tables):
         flat = location(spark, "p_nested", "events", [["ds", "flat"]])
-        snapshots = hive_catalog.location_snapshots(spark, "p_nested", "events", [flat, tables])
+        snapshots = commit_check.location_snapshots(spark, "p_nested", "events", [flat, tables])
         assert snapshots[flat]["rows"] == 10
         assert snapshots[tables]["rows"] is None  # the purge counts it with Spark SQL instead
         assert snapshots[tables]["fingerprint"] != snapshots[flat]["fingerprint"]
@@ -274,3 +302,30 @@ class TestPartitionWithASubdirectory:
         assert (nested.rows_before, nested.rows_purged, nested.rows_after) == (10, 3, 7)
         assert remaining_ids(spark, "p_nested.events") == 0
         assert count(spark, "select count(*) from p_nested.events") == 14
+
+    def test_an_error_in_one_table_fails_that_table_alone(self, project, spark, tables):
+        spark.sql("drop database if exists p_iso cascade")
+        spark.sql("create database p_iso")
+        for table in ("a", "b", "c"):
+            spark.sql(f"""
+                create table p_iso.{table} (guestid bigint, payload string) partitioned by (ds string)
+                stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+            spark.sql(f"insert into p_iso.{table} partition (ds = 'a') select id, 'x' from range(1000, 1010)")
+        before_b = location(spark, "p_iso", "b", A)
+        _, logs = purge("p_iso", expect_pass=False, purge_test_raise="p_iso.b")
+        assert (
+            "Table p_iso.b: the purge stopped with an error: injected failure in p_iso.b; it was left as it was"
+            in logs
+        )
+        assert "The purge failed for 1 table(s)/partition(s)" in logs
+        # the tables before and after it were purged, and their rows reached purge_log
+        rows = last_run(log_rows(spark, project, "p_iso"))
+        states = {(r.table_name, r.partition_spec): r.state for r in rows}
+        assert states == {("a", "ds=a"): "COMMITTED", ("b", None): "FAILED", ("c", "ds=a"): "COMMITTED"}
+        assert remaining_ids(spark, "p_iso.a") == 0 and remaining_ids(spark, "p_iso.c") == 0
+        # the failed table is as it was: same location, every row
+        assert location(spark, "p_iso", "b", A) == before_b
+        assert count(spark, "select count(*) from p_iso.b") == 10 and remaining_ids(spark, "p_iso.b") == 3
+        # the next run finishes it
+        purge("p_iso")
+        assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7

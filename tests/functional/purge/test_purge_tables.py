@@ -112,11 +112,26 @@ class TestPurgeTables:
         new = location(spark, "p_kinds", "events", HOUR_WITH_IDS)
         assert new == f"{before['table_loc']}/{ts}/ds=2024-01-01 10%3A00/hr=o%27b"
         assert location(spark, "p_kinds", "events", HOUR_CLEAN) == before["clean_loc"]
-        assert location(spark, "p_kinds", "flat") == f"{before['flat_loc']}/{ts}"
+        # unpartitioned: the rewritten copy sits in a directory readers skip (`_`), so the backup
+        # (at the old location) reads the old rows once, never the purged copy as well
+        assert location(spark, "p_kinds", "flat") == f"{before['flat_loc']}/_purge_{ts}"
+        assert location(spark, "p_kinds", f"flat_backup_{ts}") == before["flat_loc"]
+        assert count(spark, f"select count(*) from p_kinds.flat_backup_{ts}") == 6
         # the backup holds the old partition at its old location, the data not moved
         backup = f"p_kinds.events_backup_{ts}"
         assert location(spark, "p_kinds", f"events_backup_{ts}", HOUR_WITH_IDS) == before["hour_loc"]
         assert count(spark, f"select count(*) from {backup} where hr = 'o\\'b'") == 10
+        # every side table is registered: what it is, whose it is, when and by which run
+        for table in ("events", "orc_events", "ds_events", "flat"):
+            props = {
+                r.key: r.value
+                for r in spark.sql(f"show tblproperties p_kinds.{table}_backup_{ts}").collect()
+                if r.key.startswith("lakehouse.side_table")
+            }
+            assert props["lakehouse.side_table"] == "backup", table
+            assert props["lakehouse.side_table.of"] == f"p_kinds.{table}"
+            assert props["lakehouse.side_table.created_at"] == str(ts)
+            assert len(props["lakehouse.side_table.invocation_id"]) == 36
         assert first_run["reader"].count() == before["reader_rows"] == 10
         # the rewritten files keep the table's format and its declared compression
         assert file_codecs(spark, new, "parquet") == {"GZIP"}
@@ -218,7 +233,8 @@ class TestPurgeTables:
 class TestPartitionListing:
     def test_the_one_call_listing_matches_the_catalog_object_by_object(self, project, spark):
         """metastore.partition_locations (Jackson in the JVM) against py4j object by object."""
-        from python_hooks import metastore
+        from python_hooks.catalog import jvm as catalog_jvm
+        from python_hooks.catalog import metastore
 
         spark.sql("drop database if exists p_listing cascade")
         spark.sql("create database p_listing")
@@ -230,13 +246,12 @@ class TestPartitionListing:
         spark.sql("insert into p_listing.t partition (p, q) select 2, cast(null as string), 9")
         spark.sql("alter table p_listing.t partition (p = 'a%b', q = 0) set location '/tmp/p listing/a%3Ab'")
         columns = ["p", "q"]
-        jvm = metastore._jvm(spark)
         partitions = metastore.list_partitions(spark, "p_listing", "t")
         slow = sorted(
-            (metastore._spec_pairs(part, columns), metastore._path(jvm, part.location()))
+            (metastore.partition_pairs(part, columns), catalog_jvm.path_string(spark, part.location()))
             for part in partitions
         )
-        listing = jvm.org.apache.spark.api.python.PythonUtils.toSeq(partitions)
+        listing = catalog_jvm.scala_seq(spark, partitions)
         fast = sorted(metastore._locations_from_json(spark, listing, columns))
         assert fast == slow
         assert sorted(metastore.partition_locations(spark, "p_listing", "t", columns)) == slow

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from dbt.adapters.lakehouse.partitions import spec_path
 
-from python_hooks import metastore
+from python_hooks.catalog import metastore
 
 DAY = 86_400_000
 HOUR = 3_600_000
@@ -35,6 +35,18 @@ def lit(value: str) -> str:
 
 def clause(pairs: list[tuple[str, str]]) -> str:
     return "(" + ", ".join(f"`{k}` = {lit(v)}" for k, v in pairs) + ")"
+
+
+def register(spark: Any, database: str, side: str, kind: str, base: str, ts: int) -> None:
+    """The side-table registration that purge and restore give what they create (side_tables.sql)."""
+    properties = {
+        "lakehouse.side_table": kind,
+        "lakehouse.side_table.of": f"{database}.{base}",
+        "lakehouse.side_table.created_at": str(ts),
+        "lakehouse.side_table.invocation_id": "test-history",
+    }
+    listed = ", ".join(f"{lit(k)} = {lit(v)}" for k, v in properties.items())
+    spark.sql(f"alter table {database}.{side} set tblproperties ({listed})")
 
 
 def data_files(path: str) -> list[str]:
@@ -104,6 +116,7 @@ class Lake:
             self.spark.sql(
                 f"create table {self.db}.{backup} like {self.db}.{name} location {lit(live.location)}"
             )
+            register(self.spark, self.db, backup, "backup", name, ts)
             self.spark.sql(f"alter table {self.db}.{name} set location {lit(new)}")
             return
         own = ""
@@ -113,6 +126,7 @@ class Lake:
             )
             own = f" location {lit(root.rstrip('/') + '/' + backup)}"
         self.spark.sql(f"create table {self.db}.{backup} like {self.db}.{name}{own}")
+        register(self.spark, self.db, backup, "backup", name, ts)
         for part in live.partitions:
             new = f"{live.location}/{ts}/{spec_path(part.pairs)}"
             self.write(new, [i for i in self.read(part.location) if i not in drop])
@@ -129,6 +143,7 @@ class Lake:
         root = f"{self.table(name).location}/{ts}"
         staging = f"{name}_staging_{ts}"
         self.spark.sql(f"create table {self.db}.{staging} like {self.db}.{name} location {lit(root)}")
+        register(self.spark, self.db, staging, "staging", name, ts)
         for value in values:
             path = f"{root}/{spec_path([('dp', value)])}"
             self.write(path, [1])

@@ -8,7 +8,8 @@ import os
 import pytest
 from dbt.tests.util import run_dbt
 
-from python_hooks import restore as restore_hook
+from python_hooks.errors import LakehouseError
+from python_hooks.restore import plan as restore_hook
 from tests.functional.retention.conftest import attempts, restore, retention
 from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
 
@@ -53,18 +54,18 @@ class TestRestore:
     def test_errors_name_the_table_the_partition_and_the_backups(self, lake, spark):
         _, log = restore(expect_pass=False, table="r_restore.t", partition="day=2024")
         assert "r_restore.t" in log and "partitioned by ['dp']" in log and "dp=<value>" in log
-        with pytest.raises(restore_hook.RestoreError) as missing:
+        with pytest.raises(LakehouseError) as missing:
             restore_hook.plan_restore(spark, "r_restore.t", f"dp={QUOTE}", backup="t_backup_123")
         message = str(missing.value)
         assert "r_restore.t_backup_123: no such backup" in message
         assert f"r_restore.t_backup_{T2} (holds this partition)" in message
         assert f"r_restore.t_backup_{T1} (holds this partition)" in message
-        with pytest.raises(restore_hook.RestoreError, match="r_restore.nope: the table does not exist"):
+        with pytest.raises(LakehouseError, match="r_restore.nope: the table does not exist"):
             restore_hook.plan_restore(spark, "r_restore.nope", "dp=x")
-        with pytest.raises(restore_hook.RestoreError, match="no backup holds a non-empty copy"):
+        with pytest.raises(LakehouseError, match="no backup holds a non-empty copy"):
             restore_hook.plan_restore(spark, "r_restore.t", "dp=never")
         # the restored partition's data IS backup T1's: choosing it again is refused
-        with pytest.raises(restore_hook.RestoreError, match="is the live location"):
+        with pytest.raises(LakehouseError, match="is the live location"):
             restore_hook.plan_restore(spark, "r_restore.t", f"dp={COLON}", backup=f"t_backup_{T1}")
         assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
+from tests.conftest import WAREHOUSE_ROOT
 from tests.functional.retention.conftest import REAPED, attempts, retention
-from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local
+from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local, register
 
 
 def every_file(spark: Any, databases: list[str]) -> dict[str, list[str]]:
@@ -23,6 +24,21 @@ def every_file(spark: Any, databases: list[str]) -> dict[str, list[str]]:
         root = spark.sql(f"describe database {db}").where("info_name = 'Location'").collect()[0][1]
         found[db] = data_files(root)
     return found
+
+
+def warehouse_tree(own_schema: str) -> set[str]:
+    """Every file and directory under the warehouse, but the run's own log tables (its schema)."""
+    found = set()
+    for root in (WAREHOUSE_ROOT / "warehouse", REAPED):
+        for top, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != f"{own_schema}.db"]
+            found.update(os.path.join(top, name) for name in dirs + files)
+    return found
+
+
+def stale_record_count(spark: Any, schema: str) -> int:
+    spark.catalog.refreshTable(f"{schema}.stale_data_records")
+    return spark.sql(f"select count(*) from {schema}.stale_data_records").collect()[0][0]
 
 
 @pytest.fixture(scope="class")
@@ -57,6 +73,7 @@ def world(built, spark, tmp_path_factory):
     pointer.create("t", {"a": [1, 2]})
     live = pointer.table("t").partitions[0].location
     spark.sql(f"create table r_pointer.t_backup_{NOW - 20 * DAY} like r_pointer.t")
+    register(spark, "r_pointer", f"t_backup_{NOW - 20 * DAY}", "backup", "t", NOW - 20 * DAY)
     spark.sql(f"alter table r_pointer.t_backup_{NOW - 20 * DAY} add partition (dp = 'a') location '{live}'")
 
     outside = lake("r_outside")
@@ -65,6 +82,7 @@ def world(built, spark, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere") / "not-this-table" / "dp=a"
     outside.write(str(elsewhere), [9])
     spark.sql(f"create table r_outside.t_backup_{NOW - 19 * DAY} like r_outside.t")
+    register(spark, "r_outside", f"t_backup_{NOW - 19 * DAY}", "backup", "t", NOW - 19 * DAY)
     spark.sql(
         f"alter table r_outside.t_backup_{NOW - 19 * DAY} add partition (dp = 'a') location '{elsewhere}'"
     )
@@ -105,12 +123,23 @@ def world(built, spark, tmp_path_factory):
         "files": every_file(spark, list(lakes)),
         "rows": {name: {t: lk.rows(t) for t in lk.tables()} for name, lk in lakes.items()},
     }
+    tree = warehouse_tree(built.test_schema)
+    stale_records = stale_record_count(spark, built.test_schema)
     retention(NOW, expect_pass=False, retention_dry_run=True)
     dry = {
         "attempts": attempts(spark, built.test_schema),
         "tables": {name: lk.tables() for name, lk in lakes.items()},
         "files": every_file(spark, list(lakes)),
     }
+    # a purge's dry run makes retention dry too, whichever boolean spelling it is given
+    retention(NOW, expect_pass=False, purge_dry_run="yes")
+    dry["purge_dry_run"] = {
+        "attempts": attempts(spark, built.test_schema),
+        "tables": {name: lk.tables() for name, lk in lakes.items()},
+        "tree": warehouse_tree(built.test_schema),
+        "stale_records": stale_record_count(spark, built.test_schema),
+    }
+    dry["tree_before"], dry["stale_records_before"] = tree, stale_records
     before = {name: {t: lk.table(t) for t in lk.tables()} for name, lk in lakes.items()}
     _, log = retention(NOW, expect_pass=False)
     yield {
@@ -146,6 +175,17 @@ class TestRetention:
         }
         assert would == done
         assert not any(r.dry_run for r in world["attempts"])
+
+    def test_a_purge_dry_run_makes_retention_dry(self, world):
+        dry, before = world["dry"]["purge_dry_run"], world["dry"]
+        assert dry["tables"] == world["state"]["tables"]
+        # not a file or directory more or less anywhere under the warehouse, no stale record written
+        assert dry["tree"] == before["tree_before"]
+        assert dry["stale_records"] == before["stale_records_before"]
+        assert dry["attempts"] and all(r.dry_run for r in dry["attempts"])
+        assert {(r.database_name, r.table_name, r.location) for r in dry["attempts"]} == {
+            (r.database_name, r.table_name, r.location) for r in before["attempts"]
+        }
 
     def test_nothing_live_is_lost_and_nothing_young_goes(self, world):
         for name, lake in world["lakes"].items():

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbt.adapters.lakehouse.filesystem import path_within
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python_hooks import metastore
-from python_hooks import restore as restore_hook
-from python_hooks import retention as engine
-from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, data_files, lit, local
+from python_hooks.catalog import metastore, side_tables
+from python_hooks.errors import LakehouseError
+from python_hooks.restore import plan as restore_hook
+from python_hooks.retention import engine
+from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, data_files, lit, local, register
 
 OPS = st.lists(
     st.one_of(
@@ -41,11 +43,14 @@ def do_restore(spark: Any, lake: Lake, value: str, pick: int, ts: int) -> None:
     chosen = backups[pick] if pick < len(backups) else None
     try:
         plan = restore_hook.plan_restore(spark, "r_prop.t", f"dp={value}", backup=chosen, now=ts)
-    except restore_hook.RestoreError:
+    except LakehouseError:
         return
     pairs = [tuple(p) for p in plan["pairs"]]
     if plan["current_location"]:
         spark.sql(f"create table r_prop.{plan['trash_table']} like r_prop.t")
+        register(
+            spark, "r_prop", plan["trash_table"], "trash", "t", int(plan["trash_table"].rsplit("_", 1)[1])
+        )
         spark.sql(
             f"alter table r_prop.{plan['trash_table']} add partition {clause(pairs)} "
             f"location {lit(plan['current_location'])}"
@@ -59,7 +64,7 @@ def expired(
     table: metastore.Table, policy: dict[str, int], now: int, versions: dict[str, list[int]]
 ) -> list[str]:
     """The oracle: the locations of `table` that the policy expires (an independent reading of the issue)."""
-    side = metastore.side_table(table.name)
+    side = side_tables.side_table(table.name)
     if side is None:
         return []
     _, kind, ts = side
@@ -99,7 +104,7 @@ def test_random_histories_lose_no_live_row_and_leave_no_expired_data(
     before = {name: lake.table(name) for name in lake.tables()}
     versions: dict[str, list[int]] = {}
     for name, table in before.items():
-        side = metastore.side_table(name)
+        side = side_tables.side_table(name)
         if side and side[1] == "backup":
             for key in [p.spec for p in table.partitions] or [""]:
                 versions.setdefault(key, []).append(side[2])
@@ -127,8 +132,7 @@ def test_random_histories_lose_no_live_row_and_leave_no_expired_data(
         for location in gone:
             for file in data_files(location):
                 assert any(
-                    engine.within("file:" + file, ref) or engine.within(file, local(ref))
-                    for ref in referenced
+                    path_within("file:" + file, ref) or path_within(file, local(ref)) for ref in referenced
                 ), f"{file} of expired {name} ({location}) is still there and nothing references it"
         kept_parts = len(table.partitions) - len(gone) if table.is_partitioned else (0 if gone else 1)
         if name == "t" or (kept_parts > 0):

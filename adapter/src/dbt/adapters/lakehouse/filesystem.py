@@ -4,19 +4,15 @@ object stores.  Every function takes the SparkSession and plain strings, returns
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dbt_common.exceptions import DbtRuntimeError
-
-
-class FileSystemError(DbtRuntimeError):
-    """A filesystem operation that cannot be done as asked."""
+from dbt.adapters.lakehouse.errors import LakehouseError
 
 
 def _resolve(spark: Any, path: str) -> tuple[Any, Any]:
     if not path or not str(path).strip():
-        raise FileSystemError("A filesystem path must not be empty.")
+        raise LakehouseError("A filesystem path must not be empty.")
     jpath = spark._jvm.org.apache.hadoop.fs.Path(str(path))
     fs = jpath.getFileSystem(spark._jsc.hadoopConfiguration())
     return fs, fs.makeQualified(jpath)
@@ -28,10 +24,14 @@ def qualify(spark: Any, path: str) -> str:
     return str(jpath.toString()).rstrip("/")
 
 
+def path_within(path: str, root: str) -> bool:
+    """True when `path` is `root` or lies inside it, compared as given (qualify them first)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def is_within(spark: Any, path: str, root: str) -> bool:
     """True when `path` is `root` or lies inside it (compared on qualified paths)."""
-    p, r = qualify(spark, path), qualify(spark, root)
-    return p == r or p.startswith(r + "/")
+    return path_within(qualify(spark, path), qualify(spark, root))
 
 
 def _entry(status: Any) -> dict[str, Any]:
@@ -89,12 +89,20 @@ def fingerprint(spark: Any, path: str) -> str:
     Two equal fingerprints mean no file was added, removed or rewritten in between; hidden files
     (`_SUCCESS`, `.crc`) are ignored.
     """
-    digest = hashlib.sha1()
-    for entry in list_dir(spark, path, recursive=True):
-        if entry["is_dir"] or entry["name"].startswith(("_", ".")):
-            continue
-        digest.update(f"{entry['path']}|{entry['size']}|{entry['modification_time']}\n".encode())
-    return digest.hexdigest()
+    return digest(
+        (entry["path"], entry["size"], entry["modification_time"])
+        for entry in list_dir(spark, path, recursive=True)
+        if not entry["is_dir"] and not entry["name"].startswith(("_", "."))
+    )
+
+
+def digest(files: Iterable[tuple[str, int, int]]) -> str:
+    """The fingerprint of data files given as (path, size, modification time): equal digests mean
+    the same files, unchanged.  The purge's commit check uses it on the files Spark reads."""
+    sha = hashlib.sha1(usedforsecurity=False)
+    for path, size, modified in files:
+        sha.update(f"{path}|{size}|{modified}\n".encode())
+    return sha.hexdigest()
 
 
 def mkdirs(spark: Any, path: str) -> bool:
@@ -110,15 +118,15 @@ def move(spark: Any, source: str, destination: str) -> bool:
     fs, src = _resolve(spark, source)
     _, dst = _resolve(spark, destination)
     if not fs.exists(src):
-        raise FileSystemError(f"Cannot move {source}: it does not exist.")
+        raise LakehouseError(f"Cannot move {source}: it does not exist.")
     if fs.exists(dst):
-        raise FileSystemError(
+        raise LakehouseError(
             f"Cannot move {source} to {destination}: the destination exists. "
             "Remove it or choose another destination."
         )
     fs.mkdirs(dst.getParent())
     if not fs.rename(src, dst):
-        raise FileSystemError(f"The filesystem refused to move {source} to {destination}.")
+        raise LakehouseError(f"The filesystem refused to move {source} to {destination}.")
     return True
 
 
@@ -130,5 +138,5 @@ def delete(spark: Any, path: str, recursive: bool = True) -> dict[str, Any]:
     before = summary(spark, path)
     ok = bool(fs.delete(jpath, bool(recursive)))
     if not ok:
-        raise FileSystemError(f"The filesystem refused to delete {path}.")
+        raise LakehouseError(f"The filesystem refused to delete {path}.")
     return {"deleted": True, "files": before["files"], "bytes": before["bytes"]}

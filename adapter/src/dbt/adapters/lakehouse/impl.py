@@ -117,6 +117,20 @@ class LakehouseAdapter(SparkAdapter):
         return roots
 
     @available.parse_none
+    def guarded(self, macro: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Call a macro (or any callable) and catch what it raises: {ok, value, error}.
+
+        Jinja has no try/except; a materialization that must go on past one item's failure (the
+        purge, one table at a time) calls each item through this.  `error` is the first line of
+        the exception's message (a Java stack trace follows it in Py4J errors).
+        """
+        try:
+            return {"ok": True, "value": macro(*args, **kwargs), "error": None}
+        except Exception as exc:  # noqa: BLE001 - any failure of the item is reported, not raised
+            text = str(getattr(exc, "msg", None) or exc).strip()
+            return {"ok": False, "value": None, "error": text.splitlines()[0] if text else type(exc).__name__}
+
+    @available.parse_none
     def python_hook(self, target: str, **kwargs: Any) -> Any:
         """Call `module:function(spark, **kwargs)` from the project's Python packages.
 

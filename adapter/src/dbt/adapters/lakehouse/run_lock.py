@@ -26,14 +26,10 @@ from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
 
-from dbt_common.exceptions import DbtRuntimeError
+from dbt.adapters.lakehouse.errors import LakehouseError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
 REFUSALS_DIR = ".dbt-refusals"
-
-
-class WarehouseInUseError(DbtRuntimeError):
-    """Another process holds the warehouse."""
 
 
 _held: dict[str, IO[str]] = {}
@@ -115,7 +111,7 @@ def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
 def acquire(warehouse_dir: str) -> str | None:
     """Take the run lock of a warehouse for this process; return the lock file's path.
 
-    Raises WarehouseInUseError at once (no waiting) when another process holds it.  Warehouses
+    Raises LakehouseError at once (no waiting) when another process holds it.  Warehouses
     that are not on the local disk (HDFS, object stores) rely on the cluster's metastore for
     concurrency and are not locked here.
     """
@@ -140,7 +136,7 @@ def acquire(warehouse_dir: str) -> str | None:
                 "refused_at": datetime.now(timezone.utc).isoformat(),
             }
             _record_refusal(directory, last_refusal)
-            raise WarehouseInUseError(
+            raise LakehouseError(
                 f"Another dbt run holds the warehouse {directory} ({holder}). "
                 "Only one run per warehouse is allowed: wait for it to finish and run again. "
                 "Nothing was changed by this run."
@@ -170,7 +166,7 @@ def uses_lease(params: dict[str, str]) -> bool:
 def acquire_lease(spark: Any, warehouse_dir: str) -> None:
     """Take the warehouse's lease for this process (see warehouse_lease.py).
 
-    Raises WarehouseInUseError at once, naming the holder, when a live run holds it, after leaving
+    Raises LakehouseError at once, naming the holder, when a live run holds it, after leaving
     the refusal record the audit loads.
     """
     global last_refusal
@@ -189,7 +185,7 @@ def acquire_lease(spark: Any, warehouse_dir: str) -> None:
             _record_refusal(directory, last_refusal)
         else:
             _record_refusal_remote(spark, warehouse_dir, last_refusal)
-        raise WarehouseInUseError(
+        raise LakehouseError(
             f"Another dbt run holds the warehouse {warehouse_dir} ({held.holder}). "
             "Only one run per warehouse is allowed: wait for it to finish and run again. "
             "Nothing was changed by this run."
@@ -197,7 +193,7 @@ def acquire_lease(spark: Any, warehouse_dir: str) -> None:
     if lease.lost:
         # the heartbeat could not renew in time and another run took the warehouse over: stop
         # before this run's next step rather than work beside it
-        raise WarehouseInUseError(
+        raise LakehouseError(
             f"This run lost its lease on the warehouse {warehouse_dir}: it was not renewed within "
             f"{lease.ttl:.0f}s and another run took the warehouse over. This run stopped before its "
             "next step; check the other run's purge_log and run again once it has finished."

@@ -10,13 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
-from dbt_common.exceptions import DbtRuntimeError
 
-from python_hooks import metastore, retention
-
-
-class RestoreError(DbtRuntimeError):
-    """A restore that cannot be done as asked; the message names the table, partition and backups."""
+from python_hooks.catalog import metastore
+from python_hooks.catalog.side_tables import now_ms, registration, side_table
+from python_hooks.errors import LakehouseError
 
 
 def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str, str]]:
@@ -25,14 +22,19 @@ def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str
     for part in str(spec or "").strip().strip("/").split("/"):
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
-            raise RestoreError(
+            raise LakehouseError(
                 f"Partition {spec!r} of {table} is not of the form "
                 f"{'/'.join(c + '=<value>' for c in columns)}."
+            )
+        if value.strip() in (".", "..") or any(ord(ch) < 32 for ch in value):
+            raise LakehouseError(
+                f"Partition {spec!r} of {table}: the value {value!r} of {key.strip()} is refused (a path step such as"
+                " '..' or a control character could point the partition outside the table). Nothing was changed."
             )
         given[key.strip().lower()] = value
     lowered = {c.lower(): c for c in columns}
     if set(given) != set(lowered):
-        raise RestoreError(
+        raise LakehouseError(
             f"Partition {spec!r} of {table} names the columns {sorted(given)}, but the table is partitioned by "
             f"{columns}: give a value for each, as {'/'.join(c + '=<value>' for c in columns)}."
         )
@@ -52,21 +54,21 @@ def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
 def plan_restore(
     spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
 ) -> dict[str, Any]:
-    """What `restore` will do (raises RestoreError, changing nothing, when it cannot)."""
+    """What `restore` will do (raises LakehouseError, changing nothing, when it cannot)."""
     if not table or "." not in str(table):
-        raise RestoreError(f"restore needs `table` as `database.table`; got {table!r}.")
+        raise LakehouseError(f"restore needs `table` as `database.table`; got {table!r}.")
     database, name = str(table).split(".", 1)
     live = metastore.get_table(spark, database, name)
     if live is None:
-        raise RestoreError(f"Cannot restore {table}: the table does not exist.")
+        raise LakehouseError(f"Cannot restore {table}: the table does not exist.")
     if not live.is_partitioned:
-        raise RestoreError(
+        raise LakehouseError(
             f"Cannot restore {table}: it is not partitioned. The backup of an unpartitioned table holds the live "
             "directory inside it, so pointing the table back at it would read both; restore it by hand "
             "(`alter table ... set location`) after moving the live directory out."
         )
     if not partition:
-        raise RestoreError(
+        raise LakehouseError(
             f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>."
         )
     pairs = parse_partition(partition, live.partition_columns, table)
@@ -74,13 +76,17 @@ def plan_restore(
     current = next((p for p in live.partitions if p.pairs == pairs), None)
     current_location = filesystem.qualify(spark, current.location) if current else None
 
-    backups = []
+    # registered backups of this table only (catalog.side_tables); the name pre-selects
+    backups, lookalikes = [], []
     for other in metastore.table_names(spark, database):
-        side = metastore.side_table(other)
+        if side_table(other) is None:
+            continue
+        found = metastore.get_table(spark, database, other)
+        side = registration(found) if found is not None else None
         if side and side[0].lower() == name.lower() and side[1] == "backup":
-            found = metastore.get_table(spark, database, other)
-            if found is not None:
-                backups.append((side[2], found))
+            backups.append((side[2], found))
+        elif side is None and found is not None:
+            lookalikes.append(found.qualified.lower())
     backups.sort(key=lambda b: -b[0])
 
     def candidate(entry: tuple[int, metastore.Table]) -> metastore.Partition | None:
@@ -89,19 +95,26 @@ def plan_restore(
     if backup:
         wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
         chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
+        if chosen is None and wanted.lower() in lookalikes:
+            raise LakehouseError(
+                f"Cannot restore {table} partition {spec} from {wanted}: it is named like a backup but is not registered"
+                " as a backup of this table (it lacks the lakehouse.side_table properties that purge gives its backups)."
+                " If the purge made it before side tables were registered, adopt it with"
+                " `dbt run-operation adopt_side_tables`. Nothing was changed."
+            )
         if chosen is None:
-            raise RestoreError(
+            raise LakehouseError(
                 f"Cannot restore {table} partition {spec} from {wanted}: no such backup; {_describe(backups, spec)}."
             )
         part = candidate(chosen)
         if part is None:
-            raise RestoreError(
+            raise LakehouseError(
                 f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition; "
                 f"{_describe(backups, spec)}."
             )
         location = filesystem.qualify(spark, part.location)
         if location == current_location:
-            raise RestoreError(
+            raise LakehouseError(
                 f"Cannot restore {table} partition {spec} from {wanted}: its data is the live location "
                 f"{location} already."
             )
@@ -116,11 +129,11 @@ def plan_restore(
                 chosen, location = entry, loc
                 break
         if chosen is None:
-            raise RestoreError(
+            raise LakehouseError(
                 f"Cannot restore {table} partition {spec}: no backup holds a non-empty copy of it other than the "
                 f"live location; {_describe(backups, spec)}."
             )
-    ts = retention.now_ms(now)
+    ts = now_ms(now)
     while metastore.table_exists(spark, database, f"{name}_trash_{ts}"):
         ts += 1
     return {

@@ -18,7 +18,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from python_hooks.metastore import _catalog, _ident, _jvm, _name, _quote, error_message, provider
+from python_hooks.catalog.jvm import jvm as jvm_view
+from python_hooks.catalog.metastore import identifier, provider, quote, session_catalog, table_name
+from python_hooks.errors import result
 
 FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
@@ -26,8 +28,8 @@ TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
 
 def _layout_matches(spark: Any, database: str, table: str, columns: list[list[str]]) -> bool:
     """True when the table exists as a json table with exactly these columns and types."""
-    catalog = _catalog(spark)
-    ident = _ident(spark, database, table)
+    catalog = session_catalog(spark)
+    ident = identifier(spark, database, table)
     if not catalog.tableExists(ident):
         return False
     meta = catalog.getTableMetadata(ident)
@@ -40,17 +42,17 @@ def _layout_matches(spark: Any, database: str, table: str, columns: list[list[st
 
 
 def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> None:
-    spark.sql(f"drop table if exists {_name(database, table)}")
+    spark.sql(f"drop table if exists {table_name(database, table)}")
     spark.sql(
-        f"create table {_name(database, table)} ("
-        + ", ".join(f"{_quote(name)} {data_type}" for name, data_type in columns)
+        f"create table {table_name(database, table)} ("
+        + ", ".join(f"{quote(name)} {data_type}" for name, data_type in columns)
         + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}', mode 'FAILFAST')"
     )
 
 
 def _location(spark: Any, database: str, table: str) -> Any:
-    return _jvm(spark).org.apache.hadoop.fs.Path(
-        _catalog(spark).getTableMetadata(_ident(spark, database, table)).location()
+    return jvm_view(spark).org.apache.hadoop.fs.Path(
+        session_catalog(spark).getTableMetadata(identifier(spark, database, table)).location()
     )
 
 
@@ -72,7 +74,7 @@ def replace_rows(
             created = True
         directory = _location(spark, database, table)
         fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
-        path_class = _jvm(spark).org.apache.hadoop.fs.Path
+        path_class = jvm_view(spark).org.apache.hadoop.fs.Path
         names = [name for name, _ in columns]
         text = "".join(
             json.dumps({name: row.get(name) for name in names}, ensure_ascii=False, default=str) + "\n"
@@ -93,8 +95,7 @@ def replace_rows(
             child = status.getPath()
             if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):
                 fs.delete(child, True)
-        spark.catalog.refreshTable(_name(database, table))
+        spark.catalog.refreshTable(table_name(database, table))
     except Exception as exc:  # noqa: BLE001 - the caller fails the node with this message
-        message = error_message(exc)
-        return {"ok": False, "error": message, "created": False}
-    return {"ok": True, "error": None, "created": created}
+        return result(exc, created=False)
+    return result(created=created)

@@ -1,6 +1,6 @@
 """Project checks over target/manifest.json (dbt-checkpoint's idea, as a local pre-commit hook).
 
-    python -m python_hooks.manifest_checks target/manifest.json
+    python -m tools.manifest_checks target/manifest.json
 
 Checks every model of the project's own package (and that seeds and sources are described):
 - the model has a description, documents at least one column, and every documented column has
@@ -96,7 +96,7 @@ def check_manifest(manifest: Mapping[str, Any], package: str | None = None) -> l
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m python_hooks.manifest_checks", description=__doc__.split("\n\n")[0]
+        prog="python -m tools.manifest_checks", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("manifest", nargs="?", default="target/manifest.json")
     parser.add_argument("--package", default=None, help="package to check (default: the manifest's project)")

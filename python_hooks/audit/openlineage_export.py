@@ -7,13 +7,12 @@ catalog) and the `columnLineage` facet (from dbt_column_lineage).  Events go, on
 line, to `target/openlineage/<invocation_id>.jsonl`, so the run can be replayed into Marquez
 or any OpenLineage consumer (`curl -X POST .../api/v1/lineage -d @line`).
 
-`validate_events(path)` checks a file against the OpenLineage JSON schemas vendored in
-`python_hooks/openlineage_spec/` (no network needed).
+The events are built with openlineage-python's typed classes; the tests read every line back
+through them (tests/python_hooks/openlineage_events.py).
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -32,15 +31,12 @@ from openlineage.client.facet_v2 import (
 )
 from openlineage.client.transport.file import FileConfig, FileTransport
 
+from python_hooks.audit.values import timing
+
 PRODUCER = "https://github.com/compliance-lakehouse/dbt-lakehouse/python_hooks/openlineage_export"
 JOB_NAMESPACE = "dbt-lakehouse"
-SPEC_DIR = Path(__file__).with_name("openlineage_spec")
 RUN_RESOURCE_TYPES = ("model", "seed", "snapshot")
 END_STATE = {"success": RunState.COMPLETE, "skipped": RunState.ABORT}
-
-
-class OpenLineageValidationError(ValueError):
-    """An exported event does not match the OpenLineage schema."""
 
 
 def _iso(value: Any) -> str:
@@ -64,13 +60,6 @@ def _is_uuid(value: str) -> bool:
     except (ValueError, TypeError):
         return False
     return True
-
-
-def _timing(result: Mapping[str, Any], name: str, edge: str) -> Any:
-    for step in result.get("timing") or []:
-        if step.get("name") == name:
-            return step.get(edge)
-    return None
 
 
 def dataset_namespace(warehouse: str | None) -> str:
@@ -166,7 +155,7 @@ def build_events(
         events.append(
             RunEvent(
                 eventType=RunState.START,
-                eventTime=_iso(_timing(result, "compile", "started_at") or invocation.get("started_at")),
+                eventTime=_iso(timing(result, "compile", "started_at") or invocation.get("started_at")),
                 run=Run(runId=node_run, facets={"parent": parent}),
                 job=job,
                 inputs=inputs,
@@ -183,7 +172,7 @@ def build_events(
         events.append(
             RunEvent(
                 eventType=END_STATE.get(status, RunState.FAIL),
-                eventTime=_iso(_timing(result, "execute", "completed_at") or invocation.get("ended_at")),
+                eventTime=_iso(timing(result, "execute", "completed_at") or invocation.get("ended_at")),
                 run=Run(runId=node_run, facets=run_facets),
                 job=job,
                 inputs=inputs,
@@ -220,64 +209,3 @@ def export_run(
     for event in build_events(manifest, invocation, results, column_lineage, columns_of, warehouse):
         client.emit(event)
     return path
-
-
-def _registry() -> Any:
-    from referencing import Registry, Resource
-
-    core = json.loads((SPEC_DIR / "OpenLineage.json").read_text())
-    resources = []
-    for uri in (
-        core["$id"],
-        "https://openlineage.io/spec/2-0-2/OpenLineage.json",
-        "https://openlineage.io/spec/1-0-2/OpenLineage.json",
-    ):
-        resources.append((uri, Resource.from_contents(core)))
-    for facet in ("ColumnLineageDatasetFacet.json", "SchemaDatasetFacet.json"):
-        contents = json.loads((SPEC_DIR / facet).read_text())
-        resources.append((contents["$id"], Resource.from_contents(contents)))
-    return Registry().with_resources(resources), core
-
-
-def _explain(error: Any) -> str:
-    """`at <json path>: <message>`, descending into allOf/anyOf to the innermost failure."""
-    from jsonschema.exceptions import best_match
-
-    deepest = best_match(error.context) if error.context else error
-    return f"at {deepest.json_path}: {deepest.message}"
-
-
-def validate_events(path: Path) -> int:
-    """Validate every event of a .jsonl file; return how many. Raises OpenLineageValidationError."""
-    from jsonschema import Draft202012Validator, FormatChecker
-
-    registry, core = _registry()
-    # every event this module writes is a RunEvent: validating against it names the failing field
-    core_validator = Draft202012Validator(
-        {"$ref": f"{core['$id']}#/$defs/RunEvent"}, registry=registry, format_checker=FormatChecker()
-    )
-    facet_validators = {
-        name: Draft202012Validator(
-            {"$ref": f"{json.loads((SPEC_DIR / file).read_text())['$id']}#/$defs/{file[:-5]}"},
-            registry=registry,
-            format_checker=FormatChecker(),
-        )
-        for name, file in (
-            ("columnLineage", "ColumnLineageDatasetFacet.json"),
-            ("schema", "SchemaDatasetFacet.json"),
-        )
-    }
-    count = 0
-    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        event = json.loads(line)
-        problems = [_explain(e) for e in core_validator.iter_errors(event)]
-        for dataset in (event.get("inputs") or []) + (event.get("outputs") or []):
-            for name, facet in (dataset.get("facets") or {}).items():
-                if name in facet_validators:
-                    problems += [f"{name}: {_explain(e)}" for e in facet_validators[name].iter_errors(facet)]
-        if problems:
-            raise OpenLineageValidationError(f"{path} line {number}: {'; '.join(problems[:5])}")
-        count += 1
-    return count

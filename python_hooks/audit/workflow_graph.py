@@ -4,7 +4,7 @@ Written on every run into `target/` by the on-run-end hook (`workflow_graph.dot`
 project, `workflow_graph_run.dot` for the nodes of that run, coloured by status; an `.svg` of
 each when graphviz's `dot` is installed), and on demand by
 
-    python -m python_hooks.workflow_graph [--select SPEC ...] [--exclude SPEC ...] [--output PATH]
+    python -m python_hooks.audit.workflow_graph [--select SPEC ...] [--exclude SPEC ...] [--output PATH]
 
 (`make graph`).  Selection follows dbt's basic grammar: `name`, `+name` (with ancestors),
 `name+` (with descendants), `tag:x`, `path:models/purge`, `resource_type:model`, `package:x`;
@@ -24,6 +24,8 @@ from typing import Any
 
 import graphviz
 
+from python_hooks.errors import LakehouseError
+
 SHAPES = {
     "source": ("cylinder", "#d9ead3"),
     "seed": ("cylinder", "#fff2cc"),
@@ -41,10 +43,6 @@ STATUS_COLOURS = {
     "fail": "#e06666",
     "skipped": "#cccccc",
 }
-
-
-class SelectionError(ValueError):
-    """A selection spec that names nothing the manifest knows."""
 
 
 def graph_nodes(manifest: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -108,7 +106,7 @@ def select(manifest: Mapping[str, Any], specs: Iterable[str], exclude: Iterable[
         core = spec.strip("+")
         hits = {u for u, n in nodes.items() if _matches(core, u, n)}
         if not hits:
-            raise SelectionError(f"selection {spec!r} matches no node of the manifest")
+            raise LakehouseError(f"selection {spec!r} matches no node of the manifest")
         result = set(hits)
         if up:
             result |= _closure(hits, parents)
@@ -193,7 +191,7 @@ def _load_manifest(path: Path) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m python_hooks.workflow_graph", description=__doc__.split("\n\n")[0]
+        prog="python -m python_hooks.audit.workflow_graph", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--manifest", default="target/manifest.json", help="manifest to read (default: %(default)s)"
@@ -214,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     manifest = _load_manifest(manifest_path)
     try:
         chosen = select(manifest, args.select, args.exclude)
-    except SelectionError as exc:
+    except LakehouseError as exc:
         parser.error(str(exc))
     if args.no_tests:
         nodes = graph_nodes(manifest)

@@ -9,12 +9,11 @@ metadata change refreshes Spark's cached view of the table.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# `<table>_<kind>_<ts>`: the names purge and restore give to their side tables (ts in epoch ms).
-SIDE_TABLE = re.compile(r"^(?P<base>.+)_(?P<kind>backup|staging|trash)_(?P<ts>\d{10,})$")
+from python_hooks.catalog.jvm import jvm as jvm_view
+from python_hooks.catalog.jvm import path_string, scala_list, scala_map
 
 
 @dataclass
@@ -36,6 +35,8 @@ class Table:
     location: str
     partition_columns: list[str]
     partitions: list[Partition] = field(default_factory=list)
+    # the side-table registration (`lakehouse.side_table*` table properties), when it has one
+    properties: dict[str, str] = field(default_factory=dict)
 
     @property
     def qualified(self) -> str:
@@ -54,112 +55,38 @@ class Table:
         )
 
 
-def side_table(name: str) -> tuple[str, str, int] | None:
-    """(base table, kind, ts) for `<base>_<kind>_<ts>`, or None for any other name."""
-    match = SIDE_TABLE.match(name)
-    if not match:
-        return None
-    return match.group("base"), match.group("kind"), int(match.group("ts"))
-
-
-class _RememberedJVM:
-    """`spark._jvm` that remembers every package, class and static member it has looked up.
-
-    py4j resolves `jvm.org.apache.hadoop.fs.Path` one level at a time, a round trip to the JVM
-    for each (five here), and does it again on every use; a purge makes thousands of such
-    lookups.  This view makes each of them once per process.  What calls return is not wrapped.
-    """
-
-    __slots__ = ("_target", "_members")
-
-    def __init__(self, target: Any) -> None:
-        self._target = target
-        self._members: dict[str, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        try:
-            return self._members[name]
-        except KeyError:
-            pass
-        from py4j.java_gateway import JavaClass, JavaPackage
-
-        value = getattr(self._target, name)
-        if isinstance(value, (JavaPackage, JavaClass)):
-            value = _RememberedJVM(value)
-        self._members[name] = value
-        return value
-
-    def __call__(self, *args: Any) -> Any:
-        return self._target(*args)
-
-
-_views: dict[int, _RememberedJVM] = {}
-
-
-def _jvm(spark: Any) -> Any:
-    """The session's JVM view, with lookups remembered (see _RememberedJVM)."""
-    gateway = spark._jvm
-    view = _views.get(id(gateway))
-    if view is None or view._target is not gateway:
-        view = _views[id(gateway)] = _RememberedJVM(gateway)
-    return view
-
-
-def error_message(exc: BaseException) -> str:
-    """The first line of an exception's message (a Java stack trace follows it), or its type."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def provider(meta: Any) -> str:
     """A CatalogTable's provider, lower case: `hive` for a Hive-format table, `parquet`, `json`..."""
     return str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
 
 
-def _quote(name: str) -> str:
+def quote(name: str) -> str:
     """A name between backticks, for Spark SQL."""
     return "`" + name.replace("`", "``") + "`"
 
 
-def _scala_list(seq: Any) -> list[Any]:
-    """A Scala collection's elements, two JVM round trips each.
-
-    Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
-    PySpark converts at some 15 ms a time.
-    """
-    items = []
-    iterator = seq.iterator()
-    while iterator.hasNext():
-        items.append(iterator.next())
-    return items
-
-
-def _path(jvm: Any, uri: Any) -> str:
-    """A location URI as the Hadoop path string (`p=x%3A1`, not the URI's `p=x%253A1`)."""
-    return str(jvm.org.apache.hadoop.fs.Path(uri).toString()).rstrip("/")
-
-
-def _catalog(spark: Any) -> Any:
+def session_catalog(spark: Any) -> Any:
+    """Spark's SessionCatalog (it formats names as SQL does and refreshes what it caches)."""
     return spark._jsparkSession.sessionState().catalog()
 
 
-def _ident(spark: Any, database: str, table: str) -> Any:
-    jvm = _jvm(spark)
+def identifier(spark: Any, database: str, table: str) -> Any:
+    """A TableIdentifier `database.table`."""
+    jvm = jvm_view(spark)
     return jvm.org.apache.spark.sql.catalyst.TableIdentifier(table, jvm.scala.Option.apply(database))
 
 
 def databases(spark: Any) -> list[str]:
-    return sorted(str(d) for d in _scala_list(_catalog(spark).externalCatalog().listDatabases()))
+    return sorted(str(d) for d in scala_list(session_catalog(spark).externalCatalog().listDatabases()))
 
 
 def table_names(spark: Any, database: str) -> list[str]:
-    return sorted(str(t) for t in _scala_list(_catalog(spark).externalCatalog().listTables(database)))
+    return sorted(str(t) for t in scala_list(session_catalog(spark).externalCatalog().listTables(database)))
 
 
 def table_exists(spark: Any, database: str, table: str) -> bool:
-    return bool(_catalog(spark).externalCatalog().tableExists(database, table))
+    """Whether `database.table` exists (names matched as Spark SQL matches them)."""
+    return bool(session_catalog(spark).tableExists(identifier(spark, database, table)))
 
 
 def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
@@ -169,13 +96,13 @@ def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
     faster than the plain listing, which loads every partition through the ORM with its
     authorization info (13 ms against 117 ms for 24 partitions on the embedded metastore).
     """
-    return _scala_list(_all_partitions(spark, database, table))
+    return scala_list(_all_partitions(spark, database, table))
 
 
 def _all_partitions(spark: Any, database: str, table: str) -> Any:
     """The Seq[CatalogTablePartition] of every partition (see list_partitions for why a filter)."""
-    no_predicates = _jvm(spark).org.apache.spark.api.python.PythonUtils.toSeq([])
-    return _catalog(spark).listPartitionsByFilter(_ident(spark, database, table), no_predicates)
+    no_predicates = jvm_view(spark).org.apache.spark.api.python.PythonUtils.toSeq([])
+    return session_catalog(spark).listPartitionsByFilter(identifier(spark, database, table), no_predicates)
 
 
 def _uri_to_path(uri: str) -> str:
@@ -201,7 +128,7 @@ def _locations_from_json(
     which Spark ships with its Scala module): one call, whatever the number of partitions."""
     import json
 
-    jvm = _jvm(spark)
+    jvm = jvm_view(spark)
     mapper = jvm.com.fasterxml.jackson.databind.ObjectMapper()
     mapper.registerModule(
         getattr(getattr(jvm.com.fasterxml.jackson.module.scala, "DefaultScalaModule$"), "MODULE$")
@@ -222,25 +149,27 @@ def partition_locations(
 
     Walking the listing object by object through py4j costs about six round trips per
     partition, seconds for a table with tens of thousands; the JVM serialises it instead
-    (`_locations_from_json`), and the walk is only the fallback.  Locations as `_path` gives them.
+    (`_locations_from_json`), and the walk is only the fallback.  Locations as `jvm.path_string` gives them.
     """
-    jvm = _jvm(spark)
     listing = _all_partitions(spark, database, table)
     try:
         return _locations_from_json(spark, listing, columns)
     except Exception:  # noqa: BLE001 - an unexpected shape: walk the partitions instead
-        return [(_spec_pairs(part, columns), _path(jvm, part.location())) for part in _scala_list(listing)]
+        return [
+            (partition_pairs(part, columns), path_string(spark, part.location()))
+            for part in scala_list(listing)
+        ]
 
 
-def _spec_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:
+def partition_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:
+    """A CatalogTablePartition's spec as [(column, unescaped value)] in `columns` order."""
     spec = part.spec()
     return [(c, str(spec.apply(c))) for c in columns]
 
 
 def get_table(spark: Any, database: str, table: str, with_partitions: bool = True) -> Table | None:
     """The table's type, location and partitions (locations fully qualified), or None if missing/a view."""
-    jvm = _jvm(spark)
-    external = _catalog(spark).externalCatalog()
+    external = session_catalog(spark).externalCatalog()
     if not external.tableExists(database, table):
         return None
     meta = external.getTable(database, table)
@@ -248,13 +177,31 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
     if table_type == "VIEW":
         return None
     location_option = meta.storage().locationUri()
-    location = _path(jvm, location_option.get()) if location_option.isDefined() else ""
-    columns = [str(c) for c in _scala_list(meta.partitionColumnNames())]
-    result = Table(database, table, table_type, location, columns)
+    location = path_string(spark, location_option.get()) if location_option.isDefined() else ""
+    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    result = Table(database, table, table_type, location, columns, properties=registration_properties(meta))
     if columns and with_partitions:
         for pairs, location in partition_locations(spark, database, table, columns):
             result.partitions.append(Partition(pairs, location))
     return result
+
+
+REGISTRATION_KEYS = (
+    "lakehouse.side_table",
+    "lakehouse.side_table.of",
+    "lakehouse.side_table.created_at",
+    "lakehouse.side_table.invocation_id",
+)
+
+
+def registration_properties(meta: Any) -> dict[str, str]:
+    """The `lakehouse.side_table*` properties of a CatalogTable (see catalog.side_tables)."""
+    found = {}
+    for key in REGISTRATION_KEYS:
+        value = meta.properties().get(key)
+        if value.isDefined():
+            found[key] = str(value.get())
+    return found
 
 
 def all_tables(spark: Any) -> list[Table]:
@@ -270,25 +217,16 @@ def all_tables(spark: Any) -> list[Table]:
 
 def refresh(spark: Any, database: str, table: str) -> None:
     try:
-        _catalog(spark).refreshTable(_ident(spark, database, table))
+        session_catalog(spark).refreshTable(identifier(spark, database, table))
     except Exception:  # noqa: BLE001 - a table that is gone has nothing cached to refresh
         pass
 
 
-def _spec_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
-    """A Scala Map of string pairs (a partition spec, table or format options)."""
-    jvm = _jvm(spark)
-    java_map = jvm.java.util.HashMap()
-    for key, value in pairs:
-        java_map.put(key, value)
-    return jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
-
-
 def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[tuple[str, str]]) -> None:
     """Forget one partition; its files stay where they are (retainData)."""
-    jvm = _jvm(spark)
-    specs = jvm.org.apache.spark.api.python.PythonUtils.toSeq([_spec_map(spark, pairs)])
-    _catalog(spark).dropPartitions(_ident(spark, database, table), specs, True, False, True)
+    jvm = jvm_view(spark)
+    specs = jvm.org.apache.spark.api.python.PythonUtils.toSeq([scala_map(spark, pairs)])
+    session_catalog(spark).dropPartitions(identifier(spark, database, table), specs, True, False, True)
     refresh(spark, database, table)
 
 
@@ -301,20 +239,20 @@ def set_partition_locations(
     does for each (the same catalog calls: alter the partitions, refresh the table, drop its now
     stale statistics).
     """
-    jvm = _jvm(spark)
-    catalog = _catalog(spark)
-    ident = _ident(spark, database, table)
+    jvm = jvm_view(spark)
+    catalog = session_catalog(spark)
+    ident = identifier(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
-    columns = [str(c) for c in _scala_list(table_meta.partitionColumnNames())]
+    columns = [str(c) for c in scala_list(table_meta.partitionColumnNames())]
     # one listing instead of a (slow, ORM) metastore call per partition
     existing = {}
     if len(moves) > 1:
         for part in list_partitions(spark, database, table):
-            existing[tuple(_spec_pairs(part, columns))] = part
+            existing[tuple(partition_pairs(part, columns))] = part
     changed = []
     for pairs, location in moves:
         key = tuple((str(k), str(v)) for k, v in pairs)
-        part = existing.get(key) or catalog.getPartition(ident, _spec_map(spark, pairs))
+        part = existing.get(key) or catalog.getPartition(ident, scala_map(spark, pairs))
         storage = part.storage()
         moved = storage.copy(
             jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
@@ -331,7 +269,7 @@ def set_partition_locations(
         )
     catalog.alterPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq(changed))
     # the public refresh also drops cached data of the table, as ALTER TABLE does
-    spark.catalog.refreshTable(_name(database, table))
+    spark.catalog.refreshTable(table_name(database, table))
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
 
 
@@ -344,9 +282,9 @@ def set_partition_location(
 
 def set_table_location(spark: Any, database: str, table: str, location: str) -> None:
     """Point a table at another directory (metadata only)."""
-    jvm = _jvm(spark)
-    catalog = _catalog(spark)
-    meta = catalog.getTableMetadata(_ident(spark, database, table))
+    jvm = jvm_view(spark)
+    catalog = session_catalog(spark)
+    meta = catalog.getTableMetadata(identifier(spark, database, table))
     storage = meta.storage()
     new_meta = meta.withNewStorage(
         jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(location).toUri()),
@@ -370,18 +308,18 @@ def drop_table_metadata(spark: Any, table: Table, scratch: str) -> None:
         drop_partition_metadata(spark, table.database, table.name, part.pairs)
     if table.table_type == "MANAGED":
         set_table_location(spark, table.database, table.name, scratch)
-    _catalog(spark).dropTable(_ident(spark, table.database, table.name), True, False)
+    session_catalog(spark).dropTable(identifier(spark, table.database, table.name), True, False)
 
 
-def _name(database: str, table: str) -> str:
+def table_name(database: str, table: str) -> str:
     """`db`.`t` for Spark's table-name parser (DataFrame reads and writes take no identifier object)."""
-    return f"{_quote(database)}.{_quote(table)}"
+    return f"{quote(database)}.{quote(table)}"
 
 
 def read_table(spark: Any, database: str, table: str) -> Any:
-    return spark.table(_name(database, table))
+    return spark.table(table_name(database, table))
 
 
 def overwrite_table(frame: Any, database: str, table: str) -> None:
-    frame.write.insertInto(_name(database, table), overwrite=True)
+    frame.write.insertInto(table_name(database, table), overwrite=True)
     refresh(frame.sparkSession, database, table)

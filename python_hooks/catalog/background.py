@@ -5,8 +5,8 @@ Spark write into `stale_data_records`, about 0.1 s) while it moves on to the nex
 writes its results, and waits for every such write before the node ends (and, for any write a
 failed node left behind, when the next purge node starts):
 
-    adapter.python_hook('python_hooks.background:start', key=..., statements=[...])
-    adapter.python_hook('python_hooks.background:wait_all')   # {key: {ok, error, statement}}
+    adapter.python_hook('python_hooks.catalog.background:start', key=..., statements=[...])
+    adapter.python_hook('python_hooks.catalog.background:wait_all')   # {key: {ok, error, statement}}
 
 Everything runs on one background thread, in the order started: two appends to one table must
 not run at once (they would share its `_temporary` directory), and the thread only has to keep
@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from python_hooks.metastore import error_message
+from python_hooks.errors import result
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
@@ -32,9 +32,8 @@ def _run(spark: Any, statements: list[str]) -> dict[str, Any]:
         try:
             spark.sql(sql).collect()
         except Exception as exc:  # noqa: BLE001 - reported to whoever waits
-            message = error_message(exc)
-            return {"ok": False, "error": message, "statement": sql}
-    return {"ok": True, "error": None, "statement": None}
+            return result(exc, statement=sql)
+    return result(statement=None)
 
 
 def start(spark: Any, key: str, statements: list[str]) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks import audit_tables
+from python_hooks.audit import audit_tables
 
 Row = Mapping[str, Any]
 
@@ -56,7 +56,7 @@ def compaction_partitions(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
 
 
 def _log_rows(spark: SparkSession, relation: str, invocation_id: str) -> list[dict[str, Any]] | None:
-    if not audit_tables.table_exists(spark, relation):
+    if not audit_tables.relation_exists(spark, relation):
         return None
     frame = spark.table(relation)
     if "invocation_id" not in frame.columns:

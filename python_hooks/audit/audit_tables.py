@@ -24,6 +24,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from python_hooks.catalog import metastore
+
 S, TS, B, D, L = StringType(), TimestampType(), BooleanType(), DoubleType(), LongType()
 AS = ArrayType(StringType())
 
@@ -125,8 +127,10 @@ KEYS: dict[str, str] = {
 }
 
 
-def table_exists(spark: SparkSession, table: str) -> bool:
-    return bool(spark.catalog.tableExists(table))
+def relation_exists(spark: SparkSession, relation: str) -> bool:
+    """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""
+    database, _, table = relation.rpartition(".")
+    return metastore.table_exists(spark, database or spark.catalog.currentDatabase(), table)
 
 
 def plain_value(value: Any) -> Any:
@@ -159,7 +163,7 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
         return 0
     data = [tuple(plain_value(row.get(field.name)) for field in schema.fields) for row in rows]
     frame = spark.createDataFrame(data, schema)
-    if not table_exists(spark, table):
+    if not relation_exists(spark, table):
         database = table.rpartition(".")[0]
         if database:
             spark.sql(f"create database if not exists `{database}`")
@@ -176,7 +180,7 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
 def existing_values(spark: SparkSession, table: str, column: str, values: Iterable[str]) -> set[str]:
     """Which of `values` already appear in `table.column` (an empty set when the table is absent)."""
     wanted = sorted(set(values))
-    if not wanted or not table_exists(spark, table):
+    if not wanted or not relation_exists(spark, table):
         return set()
     from pyspark.sql import functions as F
 

@@ -2,7 +2,7 @@
 
 import json
 
-from python_hooks import manifest_checks
+from tools import manifest_checks
 
 
 def model(name, *, description="d", columns=None, raw_code="select 1 as x", language="sql", package="proj"):

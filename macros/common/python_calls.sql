@@ -1,0 +1,120 @@
+{#-
+    Every call from a macro into the project's Python, one macro each, each with its target
+    written out (`package.module:function`) so that grep finds the callers of a function.  The
+    function receives the SparkSession first and returns plain Python; see python_hooks/.
+    Calls that must not stop a macro return {ok, error, ...} (python_hooks/errors.py).
+-#}
+
+{#- ---- catalog: metastore reads and guarded statements (python_hooks/catalog/) ---- -#}
+
+{% macro catalog_list_databases() -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:list_databases')) }}
+{%- endmacro %}
+
+{% macro catalog_list_tables(database) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:list_tables', database=database)) }}
+{%- endmacro %}
+
+{% macro catalog_describe_table(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:describe_table', database=database, table=table)) }}
+{%- endmacro %}
+
+{% macro catalog_resolve_field(database, table, field) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:resolve_field', database=database, table=table, field=field)) }}
+{%- endmacro %}
+
+{% macro catalog_list_partitions(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:list_partitions', database=database, table=table)) }}
+{%- endmacro %}
+
+{% macro catalog_partition_location(database, table, values) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:partition_location', database=database, table=table, values=values)) }}
+{%- endmacro %}
+
+{% macro catalog_execute(sql) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:execute', sql=sql | string)) }}
+{%- endmacro %}
+
+{% macro catalog_refresh_table(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:refresh_table', database=database, table=table)) }}
+{%- endmacro %}
+
+{% macro catalog_set_partition_locations(database, table, partitions) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.tables:set_partition_locations', database=database, table=table, partitions=partitions)) }}
+{%- endmacro %}
+
+{% macro catalog_background_start(key, statements) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:start', key=key, statements=statements)) }}
+{%- endmacro %}
+
+{% macro catalog_background_wait_all() -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:wait_all')) }}
+{%- endmacro %}
+
+{#- ---- purge (python_hooks/purge/) ---- -#}
+
+{% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.commit_check:location_snapshots', database=database, table=table,
+        locations=locations, exclude=exclude, count_rows=count_rows)) }}
+{%- endmacro %}
+
+{% macro purge_create_staging_table(database, staging, table, location, properties={}) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.staging:create_staging_table', database=database, staging=staging,
+        table=table, location=location, properties=properties)) }}
+{%- endmacro %}
+
+{% macro purge_drop_staging_table(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.staging:drop_staging_table', database=database, table=table)) }}
+{%- endmacro %}
+
+{% macro purge_replace_results(database, table, rows) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.results:replace_results', database=database, table=table, rows=rows)) }}
+{%- endmacro %}
+
+{% macro purge_partition_row_counts(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.staging:partition_row_counts', database=database, table=table)) }}
+{%- endmacro %}
+
+{#- ---- retention (python_hooks/retention/) ---- -#}
+
+{% macro retention_base_tables(stale_relation) -%}
+    {{ return(adapter.python_hook('python_hooks.retention.engine:base_tables', stale_relation=stale_relation)) }}
+{%- endmacro %}
+
+{% macro retention_validate_policies(rows, defaults, min_hours, allow_short) -%}
+    {{ return(adapter.python_hook('python_hooks.retention.policy:validate_policies', rows=rows, defaults=defaults,
+        min_hours=min_hours, allow_short=allow_short)) }}
+{%- endmacro %}
+
+{% macro retention_run(invocation_id, policies, defaults, dry_run, now, stale_relation, view_name) -%}
+    {{ return(adapter.python_hook('python_hooks.retention.engine:run_retention', invocation_id=invocation_id,
+        policies=policies, defaults=defaults, dry_run=dry_run, now=now, stale_relation=stale_relation,
+        view_name=view_name)) }}
+{%- endmacro %}
+
+{#- ---- restore (python_hooks/restore/) ---- -#}
+
+{% macro restore_plan(table, partition, backup, now) -%}
+    {{ return(adapter.python_hook('python_hooks.restore.plan:plan_restore', table=table, partition=partition,
+        backup=backup, now=now)) }}
+{%- endmacro %}
+
+{#- ---- audit (python_hooks/audit/) ---- -#}
+
+{% macro audit_load_pending(invocation_id, target_schema, target_path, project_dir) -%}
+    {{ return(adapter.python_hook('python_hooks.audit.artifacts:load_pending', invocation_id=invocation_id,
+        target_schema=target_schema, target_path=target_path, project_dir=project_dir)) }}
+{%- endmacro %}
+
+{% macro audit_load_run(results, invocation_id, invocation_args, target_name, target_schema, dbt_version,
+    project_name, run_started_at, target_path, project_dir, write_graph, write_openlineage) -%}
+    {{ return(adapter.python_hook('python_hooks.audit.artifacts:load_run', results=results,
+        invocation_id=invocation_id, invocation_args=invocation_args, target_name=target_name,
+        target_schema=target_schema, dbt_version=dbt_version, project_name=project_name,
+        run_started_at=run_started_at, target_path=target_path, project_dir=project_dir,
+        write_graph=write_graph, write_openlineage=write_openlineage)) }}
+{%- endmacro %}
+
+{% macro catalog_side_table_adoption_candidates(databases=none) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
+{%- endmacro %}

@@ -1,0 +1,268 @@
+"""dbt run metadata into the audit tables: called by the project's on-run-start/on-run-end hooks.
+
+`load_run` (on-run-end) loads the invocation, its node results, the node registry, the lineage
+edges and the column lineage from the in-memory results and `target/manifest.json`, and writes
+the workflow graph and the OpenLineage events into `target/`.  `load_pending` (on-run-start)
+loads what no on-run-end could: the previous command's `target/run_results.json` when that
+command had no hooks (run-operation, compile, docs generate) or died before them, and the
+refusal records of runs the warehouse lock turned away.
+
+Every table gets one bulk insert.  A failure is returned as a message (the hook logs it as a
+warning): auditing never turns a successful run into a failed one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from python_hooks.audit import audit_tables, partition_trace, values
+from python_hooks.audit.columns import catalog_columns
+from python_hooks.audit.manifest import audit_relation, read_manifest
+from python_hooks.audit.pending import previous_invocation, refusal_dir, refusal_row
+from python_hooks.audit.rows import (
+    column_lineage_rows,
+    edge_rows,
+    invocation_row,
+    node_registry_rows,
+    node_result_rows,
+    result_dict,
+)
+
+
+def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
+    if not audit_tables.relation_exists(spark, table):
+        return {}
+    rows = spark.sql(
+        f"select unique_id, checksum, change from (select unique_id, checksum, change, row_number() over "
+        f"(partition by unique_id order by recorded_at desc, node_version_id desc) as rn from {table}) where rn = 1"
+    ).collect()
+    return {r.unique_id: (None if r.change == "removed" else r.checksum) for r in rows}
+
+
+def write_audit(
+    spark: SparkSession,
+    manifest: Mapping[str, Any],
+    default_schema: str,
+    invocation: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+    *,
+    with_registry: bool = True,
+    skip_existing: bool = False,
+    lineage_out: list[dict[str, Any]] | None = None,
+) -> dict[str, int]:
+    """Write one invocation's rows into the audit tables (one insert per table).
+
+    The column lineage rows are also appended to `lineage_out` (for the OpenLineage export).
+    """
+    invocation_id = invocation["invocation_id"]
+    table = {kind: audit_relation(manifest, kind, default_schema) for kind in audit_tables.SCHEMAS}
+    counts: dict[str, int] = {}
+    if skip_existing:
+        # a load that died halfway left some rows: write only the missing ones (no duplicates)
+        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            key = audit_tables.KEYS[kind]
+            have = audit_tables.existing_values(spark, table[kind], key, [r[key] for r in rows])
+            return [r for r in rows if r[key] not in have]
+    else:
+
+        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return rows
+
+    partitions = partition_trace.partitions_by_node(spark, manifest, invocation_id, results, default_schema)
+    counts["dbt_node_results"] = audit_tables.write_rows(
+        spark,
+        table["dbt_node_results"],
+        "dbt_node_results",
+        missing("dbt_node_results", node_result_rows(invocation_id, results, manifest, partitions)),
+    )
+    lineage_rows, unparsed = column_lineage_rows(
+        invocation_id, results, manifest, catalog_columns(spark, manifest)
+    )
+    counts["dbt_column_lineage"] = audit_tables.write_rows(
+        spark, table["dbt_column_lineage"], "dbt_column_lineage", missing("dbt_column_lineage", lineage_rows)
+    )
+    if lineage_out is not None:
+        lineage_out.extend(lineage_rows)
+    if with_registry:
+        known = _known_registry(spark, table["dbt_nodes"])
+        counts["dbt_nodes"] = audit_tables.write_rows(
+            spark, table["dbt_nodes"], "dbt_nodes", node_registry_rows(invocation_id, manifest, known)
+        )
+        counts["dbt_lineage_edges"] = audit_tables.write_rows(
+            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
+        )
+    # the invocation last: its row says the rest is loaded
+    counts["dbt_invocations"] = audit_tables.write_rows(
+        spark, table["dbt_invocations"], "dbt_invocations", missing("dbt_invocations", [dict(invocation)])
+    )
+    if unparsed:
+        counts["unparsed_models"] = len(unparsed)
+    return counts
+
+
+def _cli_command() -> str | None:
+    """The dbt subcommand being run (click's context), e.g. `retry` when args say `run`."""
+    try:
+        import click
+
+        context = click.get_current_context(silent=True)
+    except Exception:
+        return None
+    name = getattr(getattr(context, "command", None), "name", None)
+    return str(name) if name else None
+
+
+def _target_path(target_path: str | None, project_dir: str | None) -> Path:
+    root = Path(project_dir or os.getcwd())
+    path = Path(target_path or "target")
+    return path if path.is_absolute() else root / path
+
+
+def load_run(
+    spark: SparkSession,
+    results: Iterable[Any] = (),
+    invocation_id: str = "",
+    invocation_args: Mapping[str, Any] | None = None,
+    target_name: str | None = None,
+    target_schema: str = "lakehouse",
+    dbt_version: str | None = None,
+    project_name: str | None = None,
+    run_started_at: Any = None,
+    target_path: str | None = None,
+    project_dir: str | None = None,
+    write_graph: bool = True,
+    write_openlineage: bool = True,
+) -> dict[str, Any]:
+    """on-run-end: load this invocation into the audit tables; never raises."""
+    started = time.time()
+    report: dict[str, Any] = {"ok": True, "warnings": []}
+    try:
+        args = dict(values.plain(invocation_args or {}))
+        cli_command = _cli_command()
+        if cli_command and cli_command != args.get("which"):
+            # `dbt retry` re-runs with the failed command's args: keep both names
+            args["cli_command"] = cli_command
+        path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
+        manifest = read_manifest(path)
+        result_dicts = [result_dict(r) for r in results]
+        invocation = invocation_row(
+            invocation_id,
+            args,
+            result_dicts,
+            target_name=target_name,
+            target_schema=target_schema,
+            dbt_version=dbt_version,
+            project_name=project_name,
+            started_at=run_started_at,
+            ended_at=datetime.now(timezone.utc),
+            loaded_from="on-run-end",
+        )
+        lineage_rows: list[dict[str, Any]] = []
+        report["counts"] = write_audit(
+            spark, manifest, target_schema, invocation, result_dicts, lineage_out=lineage_rows
+        )
+        report["invocation_status"] = invocation["status"]
+        if write_graph:
+            try:
+                from python_hooks.audit import workflow_graph
+
+                report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
+            except Exception as exc:
+                report["warnings"].append(f"workflow graph not written: {exc}")
+        if write_openlineage:
+            try:
+                from python_hooks.audit import openlineage_export
+
+                report["openlineage"] = str(
+                    openlineage_export.export_run(
+                        manifest,
+                        invocation,
+                        result_dicts,
+                        path,
+                        column_lineage=lineage_rows,
+                        columns_of=catalog_columns(spark, manifest),
+                        warehouse=spark.conf.get("spark.sql.warehouse.dir", None),
+                    )
+                )
+            except Exception as exc:
+                report["warnings"].append(f"OpenLineage events not written: {exc}")
+    except Exception as exc:
+        report = {"ok": False, "error": values.describe_error(exc), "warnings": []}
+    report["seconds"] = round(time.time() - started, 2)
+    return report
+
+
+def load_pending(
+    spark: SparkSession,
+    invocation_id: str = "",
+    target_schema: str = "lakehouse",
+    target_path: str | None = None,
+    project_dir: str | None = None,
+) -> dict[str, Any]:
+    """on-run-start: load refused runs and the previous command's run_results.json; never raises."""
+    report: dict[str, Any] = {"ok": True, "loaded": []}
+    try:
+        path = _target_path(target_path, project_dir)
+        manifest = read_manifest(path)
+        table = audit_relation(manifest, "dbt_invocations", target_schema)
+        pending: list[tuple[dict[str, Any], list[dict[str, Any]], Path | None]] = []
+        directory = refusal_dir(spark)
+        if directory and directory.is_dir():
+            for record_path in sorted(directory.glob("*.json")):
+                try:
+                    record = json.loads(record_path.read_text())
+                except ValueError:
+                    continue
+                pending.append((refusal_row(record), [], record_path))
+        previous = path / "run_results.json"
+        # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
+        # whatever command last wrote this target directory
+        if previous.is_file() and audit_tables.relation_exists(spark, table):
+            data = json.loads(previous.read_text())
+            meta = data.get("metadata") or {}
+            prev_id = meta.get("invocation_id")
+            if prev_id and prev_id != invocation_id:
+                pending.append(
+                    (previous_invocation(data, target_schema), list(data.get("results") or []), None)
+                )
+        if not pending:
+            return report
+        loaded = audit_tables.existing_values(
+            spark, table, "invocation_id", [p[0]["invocation_id"] for p in pending]
+        )
+        results_table = audit_relation(manifest, "dbt_node_results", target_schema)
+        for invocation, results, record_path in pending:
+            invocation_id = invocation["invocation_id"]
+            if invocation_id not in loaded:
+                write_audit(
+                    spark,
+                    manifest,
+                    target_schema,
+                    invocation,
+                    results,
+                    with_registry=False,
+                    skip_existing=True,
+                )
+                report["loaded"].append(f"{invocation_id} ({invocation['status']})")
+            elif results:
+                # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
+                keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
+                have = audit_tables.existing_values(spark, results_table, "result_id", keys)
+                extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
+                if extra:
+                    rows = node_result_rows(invocation_id, extra, manifest)
+                    audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
+                    report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
+            if record_path is not None:
+                record_path.unlink(missing_ok=True)
+    except Exception as exc:
+        report = {"ok": False, "error": values.describe_error(exc)}
+    return report

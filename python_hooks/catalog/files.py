@@ -1,0 +1,134 @@
+"""Data files under a location: which ones Spark reads, and their row counts from the footers.
+
+Through the session's Hadoop FileSystem (local disk, HDFS and object stores alike) and the
+parquet and ORC readers Spark ships, without a Spark job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_hooks.catalog import metastore
+from python_hooks.catalog.jvm import jvm as jvm_view
+
+
+def storage_format(meta: Any) -> str | None:
+    """`parquet` or `orc` for a table whose files the footer count can read, else None."""
+    provider = metastore.provider(meta)
+    if provider in ("parquet", "orc"):
+        return provider
+    if provider != "hive":
+        return None
+    storage = meta.storage()
+    described = " ".join(
+        str(option.get()).lower() if option.isDefined() else ""
+        for option in (storage.inputFormat(), storage.serde())
+    )
+    for name in ("parquet", "orc"):
+        if name in described:
+            return name
+    return None
+
+
+def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
+    jvm = jvm_view(spark)
+    conf = spark._jsc.hadoopConfiguration()
+    if storage_format == "parquet":
+        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
+            jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
+        )
+        try:
+            return int(reader.getRecordCount())
+        finally:
+            reader.close()
+    path = status.getPath()
+    options = jvm.org.apache.orc.OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf))
+    reader = jvm.org.apache.orc.OrcFile.createReader(path, options)
+    try:
+        return int(reader.getNumberOfRows())
+    finally:
+        reader.close()
+
+
+def footer_rows(spark: Any, files: list[Any], storage_format: str) -> int:
+    """Rows in `files` (Hadoop FileStatus), from their footers; empty files hold none."""
+    return sum(_file_rows(spark, status, storage_format) for status in files if status.getLen() > 0)
+
+
+def data_files(spark: Any, location: str, exclude: str | None = None) -> list[Any]:
+    """The data files under `location`, recursively, as Hadoop FileStatus objects.
+
+    Names starting with `_` or `.` are left out at every level (Spark's rule), and so is the
+    directory `exclude` (an unpartitioned table's staging directory lies inside its location).
+    A location that does not exist has no files.
+    """
+    jvm = jvm_view(spark)
+    path = jvm.org.apache.hadoop.fs.Path(location)
+    fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
+    skip = str(fs.makeQualified(jvm.org.apache.hadoop.fs.Path(exclude)).toString()) if exclude else None
+    files: list[Any] = []
+    pending = [path]
+    while pending:
+        directory = pending.pop()
+        if not fs.exists(directory):
+            continue
+        for status in fs.listStatus(directory):
+            child = status.getPath()
+            if str(child.getName()).startswith(("_", ".")):
+                continue
+            if skip is not None and str(child.toString()) == skip:
+                continue
+            if status.isDirectory():
+                pending.append(child)
+            else:
+                files.append(status)
+    return sorted(files, key=lambda status: str(status.getPath().toString()))
+
+
+def read_files(spark: Any, location: str, files: list[Any], recursive: bool) -> list[Any] | None:
+    """Of `files` (all under `location`), the ones Spark reads, or None when that is unclear.
+
+    Spark reads an unpartitioned table's location recursively, but a partition's directory only
+    at its top level; a partition with a sub-directory (Hive-on-Tez's HIVE_UNION_SUBDIR_n, say)
+    gives None, and the caller counts its rows with Spark SQL instead of from footers.
+    """
+    if recursive:
+        return files
+    top = str(jvm_view(spark).org.apache.hadoop.fs.Path(location).toUri().getPath()).rstrip("/")
+    if any(str(status.getPath().getParent().toUri().getPath()).rstrip("/") != top for status in files):
+        return None
+    return files
+
+
+def location_rows(spark: Any, location: str, storage_format: str) -> int:
+    """Rows in the data files directly under a partition `location`, from their footers.
+
+    A sub-directory (which Spark would not read as part of a Hive partition) raises.
+    """
+    files = read_files(spark, location, data_files(spark, location), recursive=False)
+    if files is None:
+        raise ValueError(f"{location} holds a sub-directory")
+    return footer_rows(spark, files, storage_format)
+
+
+def partition_directories(spark: Any, location: str, columns: list[str]) -> list[dict[str, Any]]:
+    """The partition directories `<location>/<c1>=<v1>/.../<cn>=<vn>` on the filesystem.
+
+    [{values: [[column, unescaped value], ...], location}] for a table whose partitions are not
+    registered in the metastore (the purge's staging table).
+    """
+    from dbt.adapters.lakehouse.partitions import unescape_path_name
+
+    jvm = jvm_view(spark)
+    root = jvm.org.apache.hadoop.fs.Path(location)
+    fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
+    level: list[tuple[list[list[str]], Any]] = [([], root)] if fs.exists(root) else []
+    for column in columns:
+        deeper = []
+        for values, directory in level:
+            for status in fs.listStatus(directory):
+                key, sep, value = str(status.getPath().getName()).partition("=")
+                if status.isDirectory() and sep and unescape_path_name(key).lower() == column.lower():
+                    deeper.append(([*values, [column, unescape_path_name(value)]], status.getPath()))
+        level = deeper
+    return [{"values": values, "location": str(path.toString())} for values, path in level]

@@ -1,0 +1,91 @@
+"""The session's JVM through py4j: remembered lookups and Scala collections as Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RememberedJVM:
+    """`spark._jvm` that remembers every package, class and static member it has looked up.
+
+    py4j resolves `jvm.org.apache.hadoop.fs.Path` one level at a time, a round trip to the JVM
+    for each (five here), and does it again on every use; a purge makes thousands of such
+    lookups.  This view makes each of them once per process.  What calls return is not wrapped.
+    """
+
+    __slots__ = ("_target", "_members")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+        self._members: dict[str, Any] = {}
+
+    @property
+    def target(self) -> Any:
+        return self._target
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._members[name]
+        except KeyError:
+            pass
+        from py4j.java_gateway import JavaClass, JavaPackage
+
+        value = getattr(self._target, name)
+        if isinstance(value, (JavaPackage, JavaClass)):
+            value = RememberedJVM(value)
+        self._members[name] = value
+        return value
+
+    def __call__(self, *args: Any) -> Any:
+        return self._target(*args)
+
+
+_views: dict[int, RememberedJVM] = {}
+
+
+def jvm(spark: Any) -> Any:
+    """The session's JVM view, with lookups remembered (see RememberedJVM)."""
+    gateway = spark._jvm
+    view = _views.get(id(gateway))
+    if view is None or view.target is not gateway:
+        view = _views[id(gateway)] = RememberedJVM(gateway)
+    return view
+
+
+def scala_list(seq: Any) -> list[Any]:
+    """A Scala collection's elements, two JVM round trips each.
+
+    Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
+    PySpark converts at some 15 ms a time.
+    """
+    items = []
+    iterator = seq.iterator()
+    while iterator.hasNext():
+        items.append(iterator.next())
+    return items
+
+
+def scala_seq(spark: Any, items: list[Any]) -> Any:
+    """A Scala Seq of `items`."""
+    return jvm(spark).org.apache.spark.api.python.PythonUtils.toSeq(items)
+
+
+def scala_map(spark: Any, pairs: list[tuple[str, str]]) -> Any:
+    """A Scala Map of string pairs (a partition spec, table or format options)."""
+    view = jvm(spark)
+    java_map = view.java.util.HashMap()
+    for key, value in pairs:
+        java_map.put(key, value)
+    return view.org.apache.spark.api.python.PythonUtils.toScalaMap(java_map)
+
+
+def hadoop_path(spark: Any, location: Any) -> Any:
+    """An org.apache.hadoop.fs.Path of a string or a URI."""
+    return jvm(spark).org.apache.hadoop.fs.Path(location)
+
+
+def path_string(spark: Any, uri: Any) -> str:
+    """A location URI as the Hadoop path string (`p=x%3A1`, not the URI's `p=x%253A1`), no trailing slash."""
+    return str(hadoop_path(spark, uri).toString()).rstrip("/")

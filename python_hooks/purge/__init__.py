@@ -1,0 +1,1 @@
+"""The purge: its staging table, commit check and result relation (macros/purge/)."""

@@ -1,0 +1,66 @@
+"""The purge's commit check: a fingerprint and a footer row count of each location, before and after.
+
+Gobblin's commit check compares the fingerprint of a partition's data files before the rewrite
+and again before the swap; the footer row counts spare a Spark job per partition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.lakehouse import filesystem
+
+from python_hooks.catalog import files as data_files
+from python_hooks.catalog import metastore
+from python_hooks.catalog.jvm import scala_list
+
+
+def location_snapshots(
+    spark: Any,
+    database: str,
+    table: str,
+    locations: list[str],
+    exclude: str | None = None,
+    count_rows: bool = True,
+) -> dict[str, dict[str, Any]]:
+    """For each location of `database.table`: {fingerprint, rows}; never raises.
+
+    `fingerprint` is the adapter's `filesystem.digest` of the data files' paths, sizes and
+    modification times, recursively
+    (Gobblin's commit check compares it before the rewrite and before the swap); `rows` is the
+    row count read from the footers of the files Spark reads there, or None when the table is not
+    parquet or ORC, a partition has a sub-directory, a footer cannot be read, or `count_rows` is
+    false (the caller then counts with Spark SQL).  A location that cannot be listed gets
+    fingerprint None.
+    """
+    storage_format = None
+    partitioned = True
+    if count_rows:
+        try:
+            meta = metastore.session_catalog(spark).getTableMetadata(
+                metastore.identifier(spark, database, table)
+            )
+            storage_format = data_files.storage_format(meta)
+            partitioned = bool(scala_list(meta.partitionColumnNames()))
+        except Exception:  # noqa: BLE001 - rows stay unknown; the caller counts with Spark SQL
+            storage_format = None
+    snapshots: dict[str, dict[str, Any]] = {}
+    for location in locations:
+        try:
+            files = data_files.data_files(spark, location, exclude)
+        except Exception:  # noqa: BLE001 - an unlistable location fails the commit check
+            snapshots[location] = {"fingerprint": None, "rows": None}
+            continue
+        rows = None
+        read = data_files.read_files(spark, location, files, recursive=not partitioned)
+        if storage_format is not None and read is not None:
+            try:
+                rows = data_files.footer_rows(spark, read, storage_format)
+            except Exception:  # noqa: BLE001 - an unreadable footer: the caller counts with Spark
+                rows = None
+        fingerprint = filesystem.digest(
+            (str(status.getPath().toString()), int(status.getLen()), int(status.getModificationTime()))
+            for status in files
+        )
+        snapshots[location] = {"fingerprint": fingerprint, "rows": rows}
+    return snapshots

@@ -1,0 +1,206 @@
+"""Retention's deletions: the one safe delete, metadata drops before data, and reaping backups.
+
+A path that is, or lies inside, a location the metastore still references is never deleted (its
+metadata may go, its data stays); a path that CONTAINS such locations is deleted child by child;
+a path outside the roots of the table being cleaned is refused.  Metadata goes first and never
+deletes data (catalog.metastore.drop_table_metadata).  Every attempt is logged, and a failure on
+one location is logged while the rest go on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.lakehouse import filesystem, partitions
+from dbt.adapters.lakehouse.filesystem import path_within
+
+from python_hooks.catalog import metastore
+from python_hooks.catalog.metastore import Partition, Table
+from python_hooks.errors import LakehouseError, error_message
+from python_hooks.retention.attempts import AttemptLog
+from python_hooks.retention.protection import Protection
+
+
+def _reason(exc: Exception) -> str:
+    return error_message(exc)[:1000]
+
+
+class Deleter:
+    """Deletes, drops and reaps for one retention pass, logging each attempt."""
+
+    def __init__(
+        self, spark: Any, dry_run: bool, log: AttemptLog, protection: Protection, scratch_root: str
+    ) -> None:
+        self.spark = spark
+        self.dry_run = dry_run
+        self.log = log
+        self.protection = protection
+        self.scratch_root = scratch_root
+
+    def safe_delete(self, path: str, roots: list[str]) -> tuple[int, int, str | None]:
+        """Delete `path` except what the metastore still references: (files, bytes, note)."""
+        path = filesystem.qualify(self.spark, path)
+        if not any(path_within(path, root) for root in roots):
+            raise LakehouseError(
+                f"refused: {path} is outside the roots of the table being cleaned ({', '.join(roots)})"
+            )
+        blocker = self.protection.blocker(path)
+        if blocker is not None:
+            owner = ".".join(x for x in blocker.owner[:2]) + (
+                f" partition {blocker.owner[2]}" if blocker.owner[2] else ""
+            )
+            return 0, 0, f"data kept: still referenced by {owner} ({blocker.location})"
+        if any(path_within(path, gone) for gone in self.protection.gone):
+            return 0, 0, None  # a dry run already counted it
+        inside = [
+            p.location
+            for p in self.protection.entries
+            if p.location != path and path_within(p.location, path)
+        ]
+        inside += [gone for gone in self.protection.gone if gone != path and path_within(gone, path)]
+        if not inside:
+            if self.dry_run:
+                self.protection.gone.append(path)
+                summary = filesystem.summary(self.spark, path)
+                return summary["files"], summary["bytes"], None
+            gone = filesystem.delete(self.spark, path)
+            return gone["files"], gone["bytes"], None
+        files = size = 0
+        for child in filesystem.list_dir(self.spark, path):
+            f, b, _ = self.safe_delete(child["path"], roots)
+            files, size = files + f, size + b
+        held = len(
+            [p for p in self.protection.entries if p.location != path and path_within(p.location, path)]
+        )
+        note = f"only this location's own files: it holds {held} referenced location(s)" if held else None
+        return files, size, note
+
+    def delete_logged(
+        self, kind: str, database: str, table: str, spec: str | None, location: str, roots: list[str]
+    ) -> bool:
+        try:
+            files, size, note = self.safe_delete(location, roots)
+        except Exception as exc:  # noqa: BLE001 - one failure is logged, the rest go on
+            self.log.add(kind, "delete", database, table, spec, location, failure=_reason(exc))
+            return False
+        action = "keep_data" if note and note.startswith("data kept") else "delete"
+        if action == "delete" and not self.dry_run:
+            self.prune_empty_parents(location, roots)
+        self.log.add(kind, action, database, table, spec, location, files, size, note=note)
+        return True
+
+    def prune_empty_parents(self, location: str, roots: list[str]) -> None:
+        """Remove the directories a delete left empty (`<L>/<ts>` after its partitions went), up to the root."""
+        path = filesystem.qualify(self.spark, location)
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            inside_root = any(path_within(path, root) and path != root for root in roots)
+            if not inside_root or any(
+                p.location == path or path_within(p.location, path) for p in self.protection.entries
+            ):
+                return
+            if not filesystem.exists(self.spark, path) or filesystem.list_dir(self.spark, path):
+                return
+            filesystem.delete(self.spark, path)
+
+    def drop_table(self, kind: str, table: Table, roots: list[str]) -> None:
+        """Forget a side table, then delete what it referenced (safely)."""
+        try:
+            if not self.dry_run:
+                scratch = f"{self.scratch_root}/{table.database}.{table.name}"
+                filesystem.mkdirs(self.spark, scratch)
+                metastore.drop_table_metadata(self.spark, table, scratch)
+        except Exception as exc:  # noqa: BLE001
+            self.drop_failed(kind, table, None, table.location, f"the table's metadata: {_reason(exc)}")
+            return
+        self.protection.forget(table.database, table.name)
+        # its own directory (managed, or named after it like purge's external backups) is its own to delete
+        owns = bool(table.location) and (
+            table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
+        )
+        own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
+        for part in table.partitions:
+            self.delete_logged(kind, table.database, table.name, part.spec, part.location, own_roots)
+        if not table.location or not filesystem.exists(self.spark, table.location):
+            return
+        if (
+            table.is_partitioned
+            and owns
+            and not any(
+                not e["is_dir"] for e in filesystem.list_dir(self.spark, table.location, recursive=True)
+            )
+        ):
+            # the empty directory of a `create table like` backup: not worth a log row
+            own = filesystem.qualify(self.spark, table.location)
+            untouched = self.protection.blocker(own) is None and not any(
+                path_within(p.location, own) for p in self.protection.entries
+            )
+            if not self.dry_run and untouched:
+                filesystem.delete(self.spark, own)
+            return
+        self.delete_logged(kind, table.database, table.name, None, table.location, own_roots)
+
+    def drop_failed(self, kind: str, table: Table, spec: str | None, location: str | None, what: str) -> None:
+        """Log a metadata drop that failed; nothing was deleted."""
+        self.log.add(
+            kind, "drop", table.database, table.name, spec, location, failure=f"could not drop {what}"
+        )
+
+    def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
+        try:
+            if not self.dry_run:
+                metastore.drop_partition_metadata(self.spark, table.database, table.name, part.pairs)
+        except Exception as exc:  # noqa: BLE001
+            self.drop_failed(
+                kind, table, part.spec, part.location, f"the partition's metadata: {_reason(exc)}"
+            )
+            return
+        self.protection.forget(table.database, table.name, part.spec)
+        self.delete_logged(kind, table.database, table.name, part.spec, part.location, roots)
+
+    def reap(self, table: Table, ts: int, part: Partition, home: str, roots: list[str]) -> None:
+        """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
+        source = filesystem.qualify(self.spark, part.location)
+        if path_within(source, home):
+            return  # already reaped
+        destination = f"{home}/{ts}/{partitions.spec_path(part.pairs)}"
+        others = [p for p in self.protection.entries if p.owner != (table.database, table.name, part.spec)]
+        try:
+            if not any(path_within(source, root) for root in roots[:1]):
+                raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
+            shared = [
+                p
+                for p in others
+                if p.location == source
+                or path_within(p.location, source)
+                or (p.covers_inside and path_within(source, p.location))
+            ]
+            if shared:
+                raise LakehouseError(
+                    f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
+                )
+            summary = filesystem.summary(self.spark, source)
+            if not self.dry_run:
+                filesystem.move(self.spark, source, destination)
+                metastore.set_partition_location(
+                    self.spark, table.database, table.name, part.pairs, destination
+                )
+                for p in self.protection.entries:
+                    if p.owner == (table.database, table.name, part.spec):
+                        p.location = destination
+        except Exception as exc:  # noqa: BLE001
+            self.log.add(
+                "backup", "reap", table.database, table.name, part.spec, source, failure=_reason(exc)
+            )
+            return
+        self.log.add(
+            "backup",
+            "reap",
+            table.database,
+            table.name,
+            part.spec,
+            source,
+            summary["files"],
+            summary["bytes"],
+            note=f"moved to {destination}",
+        )

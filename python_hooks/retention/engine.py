@@ -1,0 +1,272 @@
+"""Retention: delete what is past its policy, never what is live.
+
+Called once per run from the `retention` model's pre-hook (macros/retention/run_retention.sql),
+with the per-table policies already resolved from vars and the policy seed.  It plans and runs
+the seven operations of the retention issue, and registers one row per deletion attempt as a
+temporary view that the model materializes (and appends to `retention_log`).
+
+Safety does not depend on the policy being right:
+- before any delete, every location referenced by a table or partition still in the metastore is
+  protected: a path that is, or lies inside, a protected location is never deleted (its metadata
+  may go, its data stays); a path that CONTAINS protected locations is deleted child by child,
+  skipping whatever holds them (the backup of an unpartitioned table holds the live `<L>/<ts>`);
+- a path outside the roots of the table being cleaned is refused (logged as a failure);
+- metadata goes first and never deletes data (see `metastore.drop_table_metadata`).
+Files are listed, moved and deleted through the adapter's filesystem functions (the same Hadoop
+FileSystem code as `adapter.fs_list` / `fs_move` / `fs_delete`), so this works on HDFS and
+object stores.  A failure on one location is logged and the rest go on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.lakehouse import filesystem
+
+from python_hooks.catalog import metastore
+from python_hooks.catalog.metastore import Table
+from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
+from python_hooks.retention.attempts import AttemptLog
+from python_hooks.retention.deletion import Deleter
+from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
+from python_hooks.retention.protection import Protection
+
+
+class Retention:
+    """One retention pass: finds the side tables and partitions past their policy and has the
+    Deleter remove them (discovery and policy evaluation here; deletion, protection and the
+    attempt log in their own modules)."""
+
+    def __init__(
+        self,
+        spark: Any,
+        invocation_id: str,
+        now_ms: int,
+        dry_run: bool,
+        policies: dict[str, dict[str, Any]],
+        defaults: dict[str, Any],
+    ) -> None:
+        self.spark = spark
+        self.invocation_id = invocation_id
+        self.now_ms = now_ms
+        self.dry_run = dry_run
+        self.policies = {k.lower(): v for k, v in policies.items()}
+        self.defaults = defaults
+        self.log = AttemptLog(invocation_id, dry_run)
+        self.tables = metastore.all_tables(spark)
+        self.protection = Protection(spark, self.tables)
+        self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
+            f"/.retention_scratch/{invocation_id}"
+        )
+        self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
+
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        return self.log.rows
+
+    def policy(self, database: str, table: str) -> dict[str, Any] | None:
+        """The table's resolved policy; None when the table is out of `retention_scope` (left alone)."""
+        return self.policies.get(f"{database}.{table}".lower())
+
+    def families(self) -> dict[tuple[str, str], dict[str, list[tuple[int, Table]]]]:
+        grouped: dict[tuple[str, str], dict[str, list[tuple[int, Table]]]] = {}
+        for table in self.tables:
+            side = registration(table)
+            if side is None:
+                continue
+            base, kind, ts = side
+            grouped.setdefault((table.database, base), {"backup": [], "staging": [], "trash": []})[
+                kind
+            ].append((ts, table))
+        for kinds in grouped.values():
+            for members in kinds.values():
+                members.sort(key=lambda m: m[0])
+        return grouped
+
+    def roots(self, database: str, base: str, policy: dict[str, Any]) -> list[str]:
+        live = next((t for t in self.tables if t.database == database and t.name == base), None)
+        if live is not None and live.location:
+            roots = [strip_ts(filesystem.qualify(self.spark, live.location))]
+        else:
+            db_location = (
+                self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
+            )
+            roots = [filesystem.qualify(self.spark, str(db_location.toString())) + f"/{base}"]
+        if policy.get("backup_dir"):
+            roots.append(self.backup_home(policy, database, base))
+        return roots
+
+    def backup_home(self, policy: dict[str, Any], database: str, base: str) -> str:
+        return filesystem.qualify(self.spark, str(policy["backup_dir"]).rstrip("/")) + f"/{database}/{base}"
+
+    def run_side_tables(self) -> None:
+        for (database, base), kinds in sorted(self.families().items()):
+            policy = self.policy(database, base)
+            if policy is None:
+                continue
+            roots = self.roots(database, base, policy)
+            staging_limit = self.now_ms - float(policy["staging_retention_hours"]) * HOUR_MS
+            for ts, table in kinds["staging"]:
+                if ts < staging_limit:
+                    self.deleter.drop_table("staging", table, roots)
+            trash_limit = self.now_ms - float(policy["trash_retention_days"]) * DAY_MS
+            for ts, table in kinds["trash"]:
+                if ts < trash_limit:
+                    self.deleter.drop_table("trash", table, roots)
+            self.run_backups(database, base, kinds["backup"], policy, roots)
+
+    def run_backups(
+        self,
+        database: str,
+        base: str,
+        backups: list[tuple[int, Table]],
+        policy: dict[str, Any],
+        roots: list[str],
+    ) -> None:
+        days_limit = self.now_ms - float(policy["backup_retention_days"]) * DAY_MS
+        versions = int(policy["backup_retention_versions"])
+        # newest first per partition ('' for an unpartitioned table)
+        by_partition: dict[str, list[int]] = {}
+        for ts, table in backups:
+            keys = [p.spec for p in table.partitions] if table.is_partitioned else [""]
+            for key in keys:
+                by_partition.setdefault(key, []).append(ts)
+        expired: set[tuple[int, str]] = set()
+        for key, stamps in by_partition.items():
+            for rank, ts in enumerate(sorted(stamps, reverse=True)):
+                if rank >= versions or ts < days_limit:
+                    expired.add((ts, key))
+        reap_days = policy.get("backup_reap_days")
+        reap_limit = (
+            (self.now_ms - float(reap_days) * DAY_MS)
+            if reap_days not in (None, "") and policy.get("backup_dir")
+            else None
+        )
+        for ts, table in backups:  # oldest first: an older backup may hold a newer one's directory
+            keys = [p.spec for p in table.partitions] if table.is_partitioned else [""]
+            gone = [k for k in keys if (ts, k) in expired]
+            if gone and len(gone) == len(keys):
+                self.deleter.drop_table("backup", table, roots)
+                continue
+            for part in table.partitions:
+                if (ts, part.spec) in expired:
+                    self.deleter.drop_partition("backup", table, part, roots)
+                elif reap_limit is not None and ts < reap_limit:
+                    self.deleter.reap(
+                        table,
+                        ts,
+                        part,
+                        self.backup_home(policy, table.database, base),
+                        roots,
+                    )
+
+    def run_partitions(self) -> None:
+        """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
+        for table in self.tables:
+            if registration(table) is not None or looks_like_side_table(table) or not table.is_partitioned:
+                continue
+            policy = self.policy(table.database, table.name)
+            if policy is None:
+                continue
+            roots = [strip_ts(filesystem.qualify(self.spark, table.location))]
+            column, days = policy.get("partition_column"), policy.get("partition_retention_days")
+            if column and days not in (None, "") and column in table.partition_columns:
+                limit = self.now_ms - float(days) * DAY_MS
+                fmt = policy.get("partition_date_format") or "yyyy-MM-dd"
+                by_mtime = str(policy.get("partition_age") or "value") == "modified"
+                for part in list(table.partitions):
+                    if by_mtime:
+                        entries = filesystem.list_dir(self.spark, part.location, recursive=True)
+                        age = max((e["modification_time"] for e in entries), default=None)
+                    else:
+                        age = partition_time_ms(dict(part.pairs)[column], fmt)
+                    if age is not None and age < limit:
+                        self.deleter.drop_partition("partition", table, part, roots)
+                        table.partitions.remove(part)
+            column, count = policy.get("snapshot_column"), policy.get("snapshot_retention_count")
+            if column and count not in (None, "") and column in table.partition_columns:
+                days_present = sorted({dict(p.pairs)[column] for p in table.partitions}, reverse=True)
+                keep = set(days_present[: int(count)])
+                for part in list(table.partitions):
+                    if dict(part.pairs)[column] not in keep:
+                        self.deleter.drop_partition("snapshot", table, part, roots)
+                        table.partitions.remove(part)
+
+    def run_stale(self, stale_database: str, stale_table: str) -> None:
+        if not metastore.table_exists(self.spark, stale_database, stale_table):
+            return
+        relation = metastore.read_table(self.spark, stale_database, stale_table)
+        records = relation.collect()
+        done: set[int] = set()
+        for index, record in enumerate(records):
+            policy = self.policy(record.database_name or "", record.table_name or "")
+            if policy is None:
+                continue
+            recorded = record.recorded_at
+            recorded_ms = (
+                int(recorded.timestamp() * 1000) if recorded else 0
+            )  # naive local time, as PySpark returns it
+            if recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS:
+                continue
+            location = filesystem.qualify(self.spark, record.location)
+            if self.protection.blocker(location) is not None:
+                continue  # still referenced (by a backup, a trash table or the live table): not stale yet
+            roots = self.roots(record.database_name, record.table_name, policy)
+            if self.deleter.delete_logged(
+                "stale", record.database_name, record.table_name, record.partition_spec, location, roots
+            ):
+                done.add(index)
+        if done and not self.dry_run:
+            kept = [r for i, r in enumerate(records) if i not in done]
+            frame = self.spark.createDataFrame(kept, relation.schema)
+            metastore.overwrite_table(frame, stale_database, stale_table)
+
+
+def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[list[str]]:
+    """[[database, table], ...] retention may act on: live tables, bases of side tables, tables with stale records."""
+    found: set[tuple[str, str]] = set()
+    if stale_relation and metastore.table_exists(spark, stale_relation[0], stale_relation[1]):
+        for record in metastore.read_table(spark, stale_relation[0], stale_relation[1]).collect():
+            if record.database_name and record.table_name:
+                found.add((record.database_name, record.table_name))
+    for database in metastore.databases(spark):
+        for name in metastore.table_names(spark, database):
+            side = side_table(name)
+            found.add((database, side[0] if side else name))
+    return [list(pair) for pair in sorted(found)]
+
+
+def run_retention(
+    spark: Any,
+    invocation_id: str,
+    policies: dict[str, dict[str, Any]],
+    defaults: dict[str, Any],
+    dry_run: bool = False,
+    now: Any = None,
+    stale_relation: list[str] | None = None,
+    view_name: str = "retention_attempts",
+) -> dict[str, Any]:
+    """Run every retention operation; register the attempts as temp view `view_name`; return totals."""
+    dry = str(dry_run).strip().lower() in ("true", "1", "yes")
+    retention = Retention(spark, invocation_id, now_ms(now), dry, policies or {}, defaults)
+    retention.run_side_tables()
+    retention.run_partitions()
+    if stale_relation:
+        retention.run_stale(stale_relation[0], stale_relation[1])
+    if not retention.dry_run:
+        filesystem.delete(spark, retention.scratch_root)
+    retention.log.frame(spark).createOrReplaceTempView(view_name)
+    attempts = retention.attempts
+    return {
+        "dry_run": retention.dry_run,
+        "attempts": len(attempts),
+        "failed": sum(1 for a in attempts if not a["succeeded"]),
+        "files": sum(a["files_deleted"] for a in attempts if a["action"] == "delete"),
+        "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
+        # named like side tables, in scope, but not registered: left alone (see adopt_side_tables)
+        "unregistered": sorted(
+            t.qualified
+            for t in retention.tables
+            if looks_like_side_table(t) and retention.policy(t.database, side_table(t.name)[0]) is not None
+        ),
+    }

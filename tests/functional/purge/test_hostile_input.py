@@ -1,0 +1,107 @@
+"""Hostile input: vars and run-operation args holding SQL or path steps are refused by name.
+
+Each case runs the real command and then checks that no table, location, partition or table
+property changed anywhere in the catalog.  The matrix is in docs/safety.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt_and_capture
+
+from tests.functional.purge.conftest import descriptor, purge
+
+SQL = "x`; drop table h_lake.events; --"
+
+
+def catalog(spark: Any) -> dict[str, Any]:
+    """Every table of every database: type, location, partitions with locations, properties."""
+    found = {}
+    for db in [r[0] for r in spark.sql("show databases").collect()]:
+        for row in spark.sql(f"show tables in `{db}`").collect():
+            if row.isTemporary:
+                continue
+            name = f"`{db}`.`{row.tableName}`"
+            described = {
+                r.col_name: r.data_type for r in spark.sql(f"describe table extended {name}").collect()
+            }
+            parts = []
+            if "# Partition Information" in described:
+                for p in spark.sql(f"show partitions {name}").collect():
+                    parts.append(p[0])
+            props = sorted(tuple(r) for r in spark.sql(f"show tblproperties {name}").collect())
+            found[name] = (described.get("Type"), described.get("Location"), parts, props)
+    return found
+
+
+@pytest.fixture(scope="class")
+def lake(project, spark, id_table):
+    spark.sql("drop database if exists h_lake cascade")
+    spark.sql("create database h_lake")
+    spark.sql(f"""
+        create table h_lake.events (guestid bigint, payload string) partitioned by (ds string)
+        stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql("insert into h_lake.events partition (ds = 'a') select id, 'x' from range(1000, 1010)")
+    return catalog(spark)
+
+
+def operation(name: str, args: dict[str, Any]) -> str:
+    _, logs = run_dbt_and_capture(["run-operation", name, "--args", json.dumps(args)], expect_pass=False)
+    return logs
+
+
+CASES = {
+    "whitelist with SQL": (lambda: purge(SQL, expect_pass=False)[1], "Var purge_whitelist has an entry"),
+    "blacklist with SQL": (
+        lambda: purge("h_lake", expect_pass=False, purge_blacklist="h_lake.events;--")[1],
+        "Var purge_blacklist has an entry",
+    ),
+    "id table with SQL": (
+        lambda: purge("h_lake", expect_pass=False, compliance_id_table="p_ids.ids; drop table x")[1],
+        'Var compliance_id_table is "p_ids.ids; drop table x": it must name the id table as db.table',
+    ),
+    "id column with a backtick": (
+        lambda: purge("h_lake", expect_pass=False, compliance_id_column="guestid` from x --")[1],
+        'has no column "guestid` from x --"',
+    ),
+    "dry run that is not a boolean": (
+        lambda: purge("h_lake", expect_pass=False, purge_dry_run="maybe")[1],
+        'Var purge_dry_run is "maybe": expected true or false',
+    ),
+    "onboard table with SQL": (
+        lambda: operation("onboard", {"table": "h_lake.events; drop", "identifier": "guestid"}),
+        'onboard: table "h_lake.events; drop" must be given as db.table',
+    ),
+    "onboard identifier with SQL": (
+        lambda: operation("onboard", {"table": "h_lake.events", "identifier": "guestid') --"}),
+        "is not a column or struct field of h_lake.events",
+    ),
+    "restore table with SQL": (
+        lambda: operation("restore", {"table": "h_lake.events`; drop", "partition": "ds=a"}),
+        "the table does not exist",
+    ),
+    "restore partition with a path step": (
+        lambda: operation("restore", {"table": "h_lake.events", "partition": "ds=.."}),
+        "the value '..' of ds is refused",
+    ),
+    "restore partition with SQL": (
+        lambda: operation("restore", {"table": "h_lake.events", "partition": "ds=a') --"}),
+        "no backup holds a non-empty copy of it",
+    ),
+    "restore from a table that is not its backup": (
+        lambda: operation("restore", {"table": "h_lake.events", "partition": "ds=a", "backup": "p_ids.ids"}),
+        "p_ids.ids: no such backup",
+    ),
+}
+
+
+class TestHostileInput:
+    @pytest.mark.parametrize("case", list(CASES))
+    def test_refused_by_name_and_nothing_changes(self, project, spark, lake, case):
+        run, words = CASES[case]
+        logs = run()
+        assert words in logs, logs[-2000:]
+        assert catalog(spark) == lake
