@@ -10,12 +10,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADAPTER_SRC := $(shell find adapter -type f \( -name '*.py' -o -name '*.sql' -o -name '*.yml' -o -name '*.toml' -o -name '*.properties' \) 2>/dev/null)
 
 export DBT_PROFILES_DIR := $(CURDIR)
+ifneq ($(DBT_TARGET),cluster)
 export SPARK_WAREHOUSE_DIR ?= $(CURDIR)/.warehouse/warehouse
 export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
+endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean
+.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean \
+	cluster-up cluster-down test-cluster
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
@@ -23,6 +26,8 @@ help:
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
+	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
 
 # ---- setup ---------------------------------------------------------------------------------
 $(VENV)/.installed: requirements.txt constraints.txt $(ADAPTER_SRC)
@@ -49,8 +54,13 @@ setup: $(VENV)/.installed java graphviz
 
 # ---- the main job on the embedded default ----------------------------------------------------
 # The demo is its own dbt project (demo/) that installs the product as a local package.
+# DBT_TARGET=cluster: the cluster named by HIVE_METASTORE_URIS, SPARK_MASTER_URL and
+# SPARK_WAREHOUSE_DIR, or, when they are unset, the one `make cluster-up` started (.cluster/env).
+CLUSTER_ENV = [ "$${DBT_TARGET:-local}" != cluster ] || [ -n "$${HIVE_METASTORE_URIS:-}" ] \
+	|| { [ -f .cluster/env ] && source .cluster/env; } || true;
+
 demo: setup
-	$(BIN)/python scripts/demo.py
+	$(CLUSTER_ENV) $(BIN)/python scripts/demo.py
 
 # ---- tests ---------------------------------------------------------------------------------
 lint: setup
@@ -85,6 +95,17 @@ graph: setup
 
 bench: setup
 	$(BIN)/python bench/run_all.py
+
+# ---- a real cluster on this machine (scripts/cluster/, state under .cluster/) ----------------------
+cluster-up: setup
+	scripts/cluster/up.sh
+
+cluster-down:
+	scripts/cluster/down.sh
+
+# a cluster of its own (.cluster-test/, other ports), the suites on it, stopped however they end
+test-cluster: setup
+	scripts/cluster/test.sh
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages

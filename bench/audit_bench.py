@@ -8,6 +8,7 @@ The floor is the same rows written one INSERT per row (what a row-at-a-time uplo
 timed on a sample and extrapolated.
 
     .venv/bin/python bench/audit_bench.py [--nodes 500] [--floor-sample 20]
+    .venv/bin/python bench/audit_bench.py --cluster --executors 2    # on `make cluster-up`'s cluster
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import cluster  # noqa: E402
 
 
 def synthetic(n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -91,6 +95,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--floor-sample", type=int, default=20)
+    cluster.add_arguments(parser)
     args = parser.parse_args()
 
     from pyspark.sql import SparkSession
@@ -99,19 +104,24 @@ def main() -> int:
     from python_hooks.audit import rows as audit_rows
 
     root = Path(tempfile.mkdtemp(prefix="audit-bench-"))
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("audit-bench")
-        .config("spark.sql.warehouse.dir", str(root / "warehouse"))
-        .config(
-            "spark.hadoop.javax.jdo.option.ConnectionURL",
-            f"jdbc:derby:;databaseName={root / 'ms'};create=true",
-        )
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .enableHiveSupport()
-        .getOrCreate()
-    )
+    builder = SparkSession.builder.appName("audit-bench").config("spark.ui.enabled", "false")
+    if args.cluster:
+        cluster.use_cluster("audit", args.executors)
+        settings = cluster.spark_settings()
+    else:
+        settings = {
+            "spark.master": "local[2]",
+            "spark.sql.warehouse.dir": str(root / "warehouse"),
+            "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={root / 'ms'};create=true",
+        }
+    for key, value in {**settings, "spark.sql.shuffle.partitions": "2"}.items():
+        builder = builder.config(key, value)
+    spark = builder.enableHiveSupport().getOrCreate()
+    if args.cluster:
+        cluster.wait_for_executors(spark, args.executors)
+        calls = cluster.MetastoreCalls().start()
+        for database in ("bench", "audit"):
+            spark.sql(f"drop database if exists {database} cascade")
     spark.sparkContext.setLogLevel("ERROR")
     manifest, results = synthetic(args.nodes)
     spark.sql("create database if not exists bench")
@@ -158,6 +168,11 @@ def main() -> int:
         f"row-at-a-time floor: {per_row:.3f}s per row -> {per_row * rows:.0f}s for {rows} rows (extrapolated)"
     )
     print(f"ratio: bulk is {per_row * rows / best:.0f}x faster than row-at-a-time")
+    if args.cluster:
+        calls.stop()
+        print(f"metastore calls over the whole benchmark: {calls.summary()}")
+        for database in ("bench", "audit"):
+            spark.sql(f"drop database if exists {database} cascade")
     spark.stop()
     return 0
 

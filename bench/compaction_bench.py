@@ -15,6 +15,13 @@ without dbt start-up and project hooks), rows/s, and the peak RSS of this proces
 plus the Spark JVM) sampled every 50 ms.  Ratios are dbt / plain.  Each job first runs untimed
 (--warmup, default 1) so that both are measured with a warm JVM; the timed repetitions
 (--repeat, default 3) alternate which job goes first, and medians are reported.
+
+    .venv/bin/python bench/compaction_bench.py --cluster --executors 1 --rows 1000000 --repeat 1
+
+With --cluster (bench/cluster.py) it runs as the `cluster` target on the cluster of
+`make cluster-up`; the inputs are the demo's `kafka` and `crm` databases there (a demo built on
+that cluster is replaced), the outputs go to the schema `bench_compaction`, and all are dropped
+at the end.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
+import cluster  # noqa: E402
 from measure import measure  # noqa: E402
 
 
@@ -65,11 +73,17 @@ def main() -> None:
     parser.add_argument(
         "--jobs", choices=["all", "hourly", "merge"], default="all", help="which comparisons to run"
     )
+    cluster.add_arguments(parser)
     options = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="compaction-bench-"))
-    os.environ["SPARK_WAREHOUSE_DIR"] = str(root / "warehouse")
-    os.environ["SPARK_METASTORE_DIR"] = str(root / "metastore_db")
+    if options.cluster:
+        cluster.use_cluster("compaction", options.executors)
+        os.environ["DBT_SCHEMA"] = "bench_compaction"
+    else:
+        os.environ["SPARK_WAREHOUSE_DIR"] = str(root / "warehouse")
+        os.environ["SPARK_METASTORE_DIR"] = str(root / "metastore_db")
+    schema = os.environ.get("DBT_SCHEMA", "lakehouse")
     common = ["--target-path", str(root / "target"), "--log-path", str(root / "logs"), "--quiet"]
     now = time.strftime("%Y-%m-%d %H:00:00", time.gmtime())
     hours = 24 + int(now[11:13]) + 2
@@ -99,6 +113,8 @@ def main() -> None:
         from pyspark.sql import functions as F
 
         spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        if options.cluster:
+            cluster.wait_for_executors(spark, options.executors)
         staged = spark.table("kafka.page_view_hourly_staging")
         staged_rows = staged.count()
         members = spark.table("crm.member_snapshot").count()
@@ -125,7 +141,7 @@ def main() -> None:
                 "compaction_log",
                 "bench_plain_hourly",
             ):
-                spark.sql(f"drop table if exists lakehouse.{table}")
+                spark.sql(f"drop table if exists {schema}.{table}")
 
         def plain_dedup() -> None:
             hour = F.to_timestamp(
@@ -146,7 +162,7 @@ def main() -> None:
                 .write.mode("overwrite")
                 .format("parquet")
                 .partitionBy("ds", "hr")
-                .saveAsTable("lakehouse.bench_plain_hourly")
+                .saveAsTable(f"{schema}.bench_plain_hourly")
             )
 
         def dbt_dedup() -> None:
@@ -195,7 +211,7 @@ def main() -> None:
                 .drop("_rank", "_position")
                 .write.mode("overwrite")
                 .format("parquet")
-                .saveAsTable("lakehouse.bench_plain_merged")
+                .saveAsTable(f"{schema}.bench_plain_merged")
             )
 
         merge_runs = options.repeat if options.jobs in ("all", "merge") else 0
@@ -236,6 +252,13 @@ def main() -> None:
                 f" node ratio per repetition: {', '.join(f'{r:.2f}' for r in node_ratios)}"
             )
     finally:
+        if options.cluster and not options.keep:
+            from pyspark.sql import SparkSession
+
+            active = SparkSession.getActiveSession()
+            for database in ("kafka", "crm", schema):
+                if active is not None:
+                    active.sql(f"drop database if exists {database} cascade")
         if not options.keep:
             shutil.rmtree(root, ignore_errors=True)
 

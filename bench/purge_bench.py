@@ -16,6 +16,11 @@ in the same invocation compare.  Then a small sweep over k and P (draws bench/re
 
     .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x5, medians), then the sweep
     .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
+    .venv/bin/python bench/purge_bench.py --cluster --executors 2 --rows 1000000 --sweep-rows 0 --repeat 1
+
+With --cluster (bench/cluster.py) the same comparison runs as the `cluster` target on the cluster
+of `make cluster-up`, and it also counts the metastore calls of each purge run and of one
+retention run after it (from the metastore service's audit log).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
+import cluster  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
@@ -83,6 +89,7 @@ def make_ids(spark: Any, rows: int, partitions: int, touched: int) -> int:
 
 
 NODE_SECONDS: list[float] = []
+METASTORE_CALLS: list[cluster.MetastoreCalls] = []
 FLOOR_PHASES: list[tuple[float, float, float]] = []
 
 
@@ -95,7 +102,11 @@ def run_purge(database: str) -> None:
         "purge_depends_on": [],
         "audit_enabled": False,
     }
+    calls = cluster.MetastoreCalls().start() if os.environ.get("DBT_TARGET") == "cluster" else None
     result = dbt("run", "--select", "path:models/purge/purge.sql", "--vars", json.dumps(variables))
+    if calls is not None:
+        calls.stop()
+        METASTORE_CALLS.append(calls)
     NODE_SECONDS.append(sum(r.execution_time for r in result.result.results))
 
 
@@ -145,7 +156,12 @@ def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: boo
     floor_left = spark.sql("select count(*) from bench_floor.events").collect()[0][0]
     if left != floor_left:
         raise SystemExit(f"purge left {left} rows, the floor {floor_left}: they disagree")
+    extra: dict[str, Any] = {}
+    if METASTORE_CALLS:
+        extra["metastore_calls"] = METASTORE_CALLS[-1].total
+        extra["metastore_calls_by_kind"] = dict(METASTORE_CALLS[-1].calls.most_common())
     return {
+        **extra,
         "rows": rows,
         "P": partitions,
         "k": touched,
@@ -172,6 +188,9 @@ def show(result: dict[str, Any]) -> None:
         f"ratio {result['ratio']:.2f} (purge node alone {result['purge_node_s']:.2f}s, ratio {result['node_ratio']:.2f})",
         flush=True,
     )
+    if "metastore_calls" in result:
+        kinds = ", ".join(f"{k} {v}" for k, v in list(result["metastore_calls_by_kind"].items())[:6])
+        print(f"    purge run: {result['metastore_calls']} metastore calls ({kinds})", flush=True)
     if "floor_phases_s" in result:
         scan, write, swap = result["floor_phases_s"]
         print(f"    floor: scan {scan:.2f}s, anti-join and write {write:.2f}s, swaps {swap:.2f}s", flush=True)
@@ -218,6 +237,23 @@ def plot(sweep_k: list[dict[str, Any]], sweep_p: list[dict[str, Any]], path: Pat
     fig.savefig(path, dpi=100)
 
 
+def retention_calls(spark: Any) -> dict[str, Any]:
+    """One retention run over the purged tables (every backup kept, so it deletes nothing): its
+    metastore calls, the price of listing every table, backup and partition of the warehouse."""
+    variables = {
+        "retention_scope": "bench_purge",
+        "audit_enabled": False,
+    }
+    calls = cluster.MetastoreCalls().start()
+    started = time.perf_counter()
+    dbt("run", "--select", "retention", "--vars", json.dumps(variables))
+    elapsed = time.perf_counter() - started
+    calls.stop()
+    backups = spark.sql("show tables in bench_purge like 'events_backup_*'").count()
+    print(f"\nretention run ({backups} backup table(s) kept): {elapsed:.1f}s, {calls.summary()}", flush=True)
+    return {"total": calls.total, "by_kind": dict(calls.calls.most_common()), "seconds": round(elapsed, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -236,13 +272,17 @@ def main() -> None:
         action="store_true",
         help="keep the temporary warehouse and dbt's logs (logs/dbt.log times every purge step)",
     )
+    cluster.add_arguments(parser)
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
     os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
-    os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
-    os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
+    if args.cluster:
+        cluster.use_cluster("purge", args.executors)
+    else:
+        os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
+        os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "4")
     os.chdir(REPO)
@@ -253,6 +293,8 @@ def main() -> None:
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()
+        if args.cluster:
+            cluster.wait_for_executors(spark, args.executors)
         # warm-up at full size, not reported: the JVM compiles the scan, write and metastore
         # paths of both jobs, and dbt parses the project, before anything is timed
         point(spark, 200_000, 8, 2)
@@ -279,9 +321,20 @@ def main() -> None:
             plot(sweep_k, sweep_p, RESULTS / "purge.png")
             results += sweep_k + sweep_p
             print(f"\ncurve: {RESULTS / 'purge.png'}")
+        if args.cluster:
+            results[0]["retention_metastore_calls"] = retention_calls(spark)
+            results[0]["executors"] = args.executors
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "purge.json").write_text(json.dumps(results, indent=2) + "\n")
+        name = f"purge-cluster-{args.executors}.json" if args.cluster else "purge.json"
+        (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
+        if args.cluster:
+            from pyspark.sql import SparkSession
+
+            active = SparkSession.getActiveSession()
+            for database in ("bench_purge", "bench_floor", "bench_ids"):
+                if active is not None:
+                    active.sql(f"drop database if exists {database} cascade")
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:

@@ -78,7 +78,14 @@ def table(sql: str, indent: str = "  ") -> None:
         print(indent + "  ".join(x.ljust(w) for x, w in zip(v, widths, strict=True)))
 
 
+def on_cluster() -> bool:
+    """The `cluster` target (DBT_TARGET=cluster): a shared metastore, nothing to delete locally."""
+    return os.environ.get("DBT_TARGET", "local") == "cluster"
+
+
 def reset_warehouse() -> None:
+    if on_cluster():
+        return  # the demo_reset operation drops the demo's databases once dbt runs
     for env in ("SPARK_WAREHOUSE_DIR", "SPARK_METASTORE_DIR"):
         path = Path(os.environ[env])
         if path.exists():
@@ -111,13 +118,27 @@ def restore_one_partition() -> str | None:
 def main() -> None:
     os.chdir(DEMO)
     os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
-    os.environ.setdefault("SPARK_WAREHOUSE_DIR", str(REPO / ".warehouse" / "warehouse"))
-    os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
+    if on_cluster():
+        missing = [
+            v
+            for v in ("SPARK_MASTER_URL", "HIVE_METASTORE_URIS", "SPARK_WAREHOUSE_DIR")
+            if not os.environ.get(v)
+        ]
+        if missing:
+            raise SystemExit(
+                f"DBT_TARGET=cluster needs {', '.join(missing)}: `make cluster-up` and "
+                "`source .cluster/env`, or see docs/deploy.md"
+            )
+    else:
+        os.environ.setdefault("SPARK_WAREHOUSE_DIR", str(REPO / ".warehouse" / "warehouse"))
+        os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
     reset_warehouse()
     started = time.time()
 
     # 0. the product, installed into the demo project as a local package
     dbt("deps")
+    if on_cluster():
+        dbt("run-operation", "demo_reset")
 
     # 1. the demo warehouse: ids to purge, tracking.event, compaction inputs
     dbt("seed")
@@ -175,7 +196,10 @@ def summary(
     bar = "=" * 78
     print(f"\n{bar}\nDEMO SUMMARY\n{bar}")
     print(f"warehouse  {os.environ['SPARK_WAREHOUSE_DIR']}")
-    print(f"metastore  {os.environ['SPARK_METASTORE_DIR']}")
+    if on_cluster():
+        print(f"metastore  {os.environ['HIVE_METASTORE_URIS']}   master {os.environ['SPARK_MASTER_URL']}")
+    else:
+        print(f"metastore  {os.environ['SPARK_METASTORE_DIR']}")
 
     print("\nBuilt")
     print(

@@ -1,9 +1,13 @@
 """Shared fixtures: every functional test runs dbt in-process against one real Spark session.
 
 The session (a JVM, about 10 s to start) lives for the whole pytest process, with its own
-throwaway warehouse and Derby metastore under a temporary directory.  Test projects are built by
-dbt's own `dbt.tests.fixtures.project`, with this repo's macros copied in, so a test exercises
-the real macros and materializations.
+throwaway warehouse and Derby metastore under a temporary directory.  With
+`LAKEHOUSE_TEST_TARGET=cluster` (`make test-cluster`) the same tests run as the `cluster` target:
+the session is a driver of the standalone master `SPARK_MASTER_URL`, its catalog the metastore
+service `HIVE_METASTORE_URIS`, its warehouse under `TEST_WAREHOUSE_ROOT` (which every executor
+sees), and the run lock is the warehouse lease.  Test projects are built by dbt's own
+`dbt.tests.fixtures.project`, with this repo's macros copied in, so a test exercises the real
+macros and materializations.
 """
 
 from __future__ import annotations
@@ -19,10 +23,41 @@ pytest_plugins = ["dbt.tests.fixtures.project"]
 
 REPO = Path(__file__).resolve().parents[1]
 WAREHOUSE_ROOT = Path(os.environ.get("TEST_WAREHOUSE_ROOT") or tempfile.mkdtemp(prefix="dbt-lakehouse-test-"))
+ON_CLUSTER = os.environ.get("LAKEHOUSE_TEST_TARGET", "local") == "cluster"
+# dbt reads DBT_TARGET as its --target: the in-process tests' profile has one target, `default`
+# (the processes that run the repo's `cluster` target set it for themselves)
+os.environ.pop("DBT_TARGET", None)
+
+local_only = pytest.mark.skipif(ON_CLUSTER, reason="exercises the local target (embedded Derby, flock)")
+cluster_only = pytest.mark.skipif(
+    not ON_CLUSTER, reason="needs the cluster: make test-cluster (LAKEHOUSE_TEST_TARGET=cluster)"
+)
+
+
+def cluster_parameters(root: Path, app_name: str = "dbt-lakehouse-tests") -> dict[str, str]:
+    """The `cluster` target's Spark settings for a warehouse under `root` (one executor core, so a
+    second application, such as a concurrent reader, gets the other)."""
+    return {
+        "spark.master": os.environ["SPARK_MASTER_URL"],
+        "spark.app.name": app_name,
+        "spark.hadoop.hive.metastore.uris": os.environ["HIVE_METASTORE_URIS"],
+        "spark.sql.warehouse.dir": f"file:{root / 'warehouse'}",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.memory": "2g",
+        "spark.executor.memory": "1g",
+        "spark.executor.cores": "1",
+        "spark.cores.max": os.environ.get("SPARK_CORES_MAX", "1"),
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+    }
 
 
 def spark_parameters(root: Path) -> dict[str, str]:
-    """The `local` target's Spark settings for a warehouse under `root`."""
+    """The test target's Spark settings for a warehouse under `root` (`local` unless on the cluster)."""
+    if ON_CLUSTER:
+        return cluster_parameters(root)
     return {
         "spark.master": "local[2]",
         "spark.app.name": "dbt-lakehouse-tests",
@@ -84,5 +119,9 @@ def spark():
     from dbt.adapters.lakehouse.python_job import get_session
 
     params = session_parameters(spark_parameters(WAREHOUSE_ROOT))
+    if run_lock.uses_lease(params):
+        session = get_session(params)
+        run_lock.acquire_lease(session, params["spark.sql.warehouse.dir"])
+        return session
     run_lock.acquire(params["spark.sql.warehouse.dir"])
     return get_session(params)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, local_only
 from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock
 
 PROJECT_YML = """
@@ -59,6 +59,8 @@ def make_project(root: Path) -> Path:
     return project
 
 
+# its processes run the `local` target (flock, Derby): on the cluster the lease test covers refusals
+@local_only
 @pytest.mark.slow
 def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
     warehouse, metastore = tmp_path / "wh", tmp_path / "ms"

@@ -60,6 +60,17 @@ class LakehouseConnectionManager(SparkConnectionManager):
         creds = connection.credentials
         if creds.method == SparkConnectionMethod.SESSION:
             creds.server_side_parameters = session_parameters(creds.server_side_parameters)
-            warehouse = creds.server_side_parameters.get("spark.sql.warehouse.dir", "spark-warehouse")
-            run_lock.acquire(warehouse)
+            lock_warehouse(creds.server_side_parameters)
         return super().open(connection)
+
+
+def lock_warehouse(params: dict[str, str]) -> None:
+    """One run per warehouse: a local flock before the session starts (embedded Derby allows one
+    JVM), or, with a shared metastore, the warehouse lease once the session runs."""
+    warehouse = params.get("spark.sql.warehouse.dir", "spark-warehouse")
+    if run_lock.uses_lease(params):
+        from dbt.adapters.lakehouse.python_job import get_session
+
+        run_lock.acquire_lease(get_session(params), warehouse)
+    else:
+        run_lock.acquire(warehouse)

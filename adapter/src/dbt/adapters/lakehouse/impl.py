@@ -9,8 +9,12 @@ import sys
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
-from dbt.adapters.lakehouse import filesystem, partitions, run_lock
-from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, session_parameters
+from dbt.adapters.lakehouse import filesystem, partitions
+from dbt.adapters.lakehouse.connections import (
+    LakehouseConnectionManager,
+    lock_warehouse,
+    session_parameters,
+)
 from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
@@ -42,7 +46,7 @@ class LakehouseAdapter(SparkAdapter):
     def spark_session(self) -> Any:
         """The process's SparkSession (started, under the run lock, when it is not yet)."""
         params = session_parameters(self.config.credentials.server_side_parameters)
-        run_lock.acquire(params.get("spark.sql.warehouse.dir", "spark-warehouse"))
+        lock_warehouse(params)
         return get_session(params)
 
     # ---- filesystem methods for macros and hooks -----------------------------------------

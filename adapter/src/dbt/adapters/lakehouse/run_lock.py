@@ -7,6 +7,11 @@ holding process ends, however it ends, so a killed run never blocks the next one
 contents (pid, host, command, start time) only serve the message a refused run prints.
 
 The lock is held for the life of the process: one process is one Spark driver.
+
+With a shared metastore (the `cluster` target: `spark.hadoop.hive.metastore.uris` set) there is no
+Derby to protect, but two drivers on different hosts may share the warehouse: there the lock is a
+lease on the warehouse's own filesystem, taken once the session runs (`acquire_lease`,
+`warehouse_lease.py`), with the same refusal message and record.
 """
 
 from __future__ import annotations
@@ -55,13 +60,7 @@ def _describe_holder(handle: IO[str]) -> str:
     )
 
 
-def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
-    """Leave `<warehouse>/.dbt-refusals/<time>-<pid>.json` for the next run to load into the audit.
-
-    The refused process cannot write to the warehouse's tables (another JVM holds the metastore),
-    so it writes this small file instead; the audit's on-run-start hook loads it into
-    dbt_invocations (status `refused`) and removes it.  Best effort: the refusal itself matters more.
-    """
+def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
     try:
         from dbt_common.invocation import get_invocation_id
 
@@ -78,7 +77,7 @@ def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
         from dbt.version import __version__ as dbt_version
     except Exception:
         dbt_version = None
-    record = {
+    return {
         **refusal,
         "invocation_id": invocation_id,
         "pid": os.getpid(),
@@ -87,6 +86,16 @@ def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
         "dbt_version": dbt_version,
         "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
     }
+
+
+def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
+    """Leave `<warehouse>/.dbt-refusals/<time>-<pid>.json` for the next run to load into the audit.
+
+    The refused process cannot write to the warehouse's tables (another JVM holds the metastore),
+    so it writes this small file instead; the audit's on-run-start hook loads it into
+    dbt_invocations (status `refused`) and removes it.  Best effort: the refusal itself matters more.
+    """
+    record = _refusal_record(refusal)
     try:
         folder = os.path.join(directory, REFUSALS_DIR)
         os.makedirs(folder, exist_ok=True)
@@ -147,6 +156,66 @@ def acquire(warehouse_dir: str) -> str | None:
         handle.flush()
         _held[path] = handle
         return path
+
+
+def uses_lease(params: dict[str, str]) -> bool:
+    """True for a shared (thrift) metastore: lock with the warehouse lease, not a local flock."""
+    return bool(str(params.get("spark.hadoop.hive.metastore.uris") or "").strip())
+
+
+def acquire_lease(spark: Any, warehouse_dir: str) -> None:
+    """Take the warehouse's lease for this process (see warehouse_lease.py).
+
+    Raises LakehouseError at once, naming the holder, when a live run holds it, after leaving
+    the refusal record the audit loads.
+    """
+    global last_refusal
+    from dbt.adapters.lakehouse import warehouse_lease
+
+    try:
+        lease = warehouse_lease.acquire(spark, warehouse_dir)
+    except warehouse_lease.LeaseHeldError as held:
+        last_refusal = {
+            "warehouse": warehouse_dir,
+            "holder": held.holder,
+            "refused_at": datetime.now(timezone.utc).isoformat(),
+        }
+        directory = local_dir(warehouse_dir)
+        if directory is not None:
+            _record_refusal(directory, last_refusal)
+        else:
+            _record_refusal_remote(spark, warehouse_dir, last_refusal)
+        raise LakehouseError(
+            f"Another dbt run holds the warehouse {warehouse_dir} ({held.holder}). "
+            "Only one run per warehouse is allowed: wait for it to finish and run again. "
+            "Nothing was changed by this run."
+        ) from None
+    if lease.lost:
+        # the heartbeat could not renew in time and another run took the warehouse over: stop
+        # before this run's next step rather than work beside it
+        raise LakehouseError(
+            f"This run lost its lease on the warehouse {warehouse_dir}: it was not renewed within "
+            f"{lease.ttl:.0f}s and another run took the warehouse over. This run stopped before its "
+            "next step; check the other run's purge_log and run again once it has finished."
+        )
+
+
+def _record_refusal_remote(spark: Any, warehouse_dir: str, refusal: dict[str, Any]) -> None:
+    """The refusal record of a warehouse on HDFS or an object store, written through Hadoop."""
+    try:
+        record = _refusal_record(refusal)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+        jvm = spark._jvm
+        path = jvm.org.apache.hadoop.fs.Path(
+            f"{warehouse_dir.rstrip('/')}/{REFUSALS_DIR}/{stamp}-{os.getpid()}.json"
+        )
+        stream = path.getFileSystem(spark._jsc.hadoopConfiguration()).create(path, False)
+        try:
+            stream.write(bytearray(json.dumps(record).encode()))
+        finally:
+            stream.close()
+    except Exception:
+        pass
 
 
 def release(path: str) -> None:

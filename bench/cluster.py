@@ -1,0 +1,116 @@
+"""`--cluster`: run a benchmark as the `cluster` target on the cluster `make cluster-up` started.
+
+The settings come from the environment (HIVE_METASTORE_URIS, SPARK_MASTER_URL, SPARK_WAREHOUSE_DIR)
+or, when unset, from `.cluster/env`.  `--executors N` caps the application at N one-core executors
+(`spark.cores.max`): 1 uses one of the two workers, 2 uses both.  The benchmark's tables go under
+`<warehouse>/bench/`, in databases it drops first, so it never touches anything else.
+
+`MetastoreCalls` counts the metastore service's calls from its audit log
+(`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
+scripts/cluster/metastore-log4j2.properties): the lines appended between two marks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLUSTER_DIR = Path(os.environ.get("CLUSTER_DIR") or REPO / ".cluster")
+AUDIT_LOG = CLUSTER_DIR / "logs" / "metastore-audit.log"
+_CALL = re.compile(r"cmd=(?:source:\S+ )?([a-z][a-z0-9_]*)")  # not "Cleaning up ..." / "Done ..."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="run as the `cluster` target on the cluster of `make cluster-up` (or the one the environment names)",
+    )
+    parser.add_argument(
+        "--executors", type=int, default=2, help="with --cluster: one-core executors to use (1 or 2)"
+    )
+
+
+def use_cluster(name: str, executors: int) -> str:
+    """Point this process's dbt and Spark at the cluster; returns the benchmark's warehouse URI."""
+    env_file = CLUSTER_DIR / "env"
+    if not os.environ.get("HIVE_METASTORE_URIS"):
+        if not env_file.is_file():
+            raise SystemExit("--cluster: no HIVE_METASTORE_URIS and no .cluster/env: run `make cluster-up`")
+        for line in env_file.read_text().splitlines():
+            if line.startswith("export "):
+                key, _, value = line[len("export ") :].partition("=")
+                os.environ[key] = value
+    base = os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/")
+    warehouse = f"{base}/bench/{name}-{int(time.time())}"
+    os.environ.update(
+        {
+            "DBT_TARGET": "cluster",
+            "SPARK_WAREHOUSE_DIR": warehouse,
+            "SPARK_CORES_MAX": str(executors),
+            "SPARK_EXECUTOR_CORES": "1",
+            "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+        }
+    )
+    os.environ.pop("SPARK_METASTORE_DIR", None)
+    return warehouse
+
+
+def spark_settings() -> dict[str, str]:
+    """The cluster target's Spark settings, for a benchmark that builds its own session."""
+    return {
+        "spark.master": os.environ["SPARK_MASTER_URL"],
+        "spark.hadoop.hive.metastore.uris": os.environ["HIVE_METASTORE_URIS"],
+        "spark.sql.warehouse.dir": os.environ["SPARK_WAREHOUSE_DIR"],
+        "spark.cores.max": os.environ["SPARK_CORES_MAX"],
+        "spark.executor.cores": "1",
+        "spark.executor.memory": "1g",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.showConsoleProgress": "false",
+    }
+
+
+def wait_for_executors(spark: object, count: int, timeout: float = 60) -> None:
+    """Wait until the application has its executors, so no timing includes their start."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        # the driver's own block manager is in the list too
+        if spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1 >= count:  # type: ignore[attr-defined]
+            return
+        time.sleep(0.5)
+    raise SystemExit(f"the cluster gave fewer than {count} executor(s) within {timeout:.0f}s")
+
+
+class MetastoreCalls:
+    """Metastore calls made between `start()` and `stop()` (by every client: run one at a time)."""
+
+    def __init__(self, log: Path = AUDIT_LOG) -> None:
+        self.log = log
+        self.offset = 0
+        self.calls: Counter[str] = Counter()
+
+    def start(self) -> MetastoreCalls:
+        self.offset = self.log.stat().st_size if self.log.exists() else 0
+        return self
+
+    def stop(self) -> Counter[str]:
+        time.sleep(0.2)  # the service flushes every line; let the last one land
+        with open(self.log, encoding="utf-8", errors="replace") as handle:
+            handle.seek(self.offset)
+            text = handle.read()
+        self.calls = Counter(m.group(1) for m in _CALL.finditer(text))
+        return self.calls
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+    def summary(self, top: int = 6) -> str:
+        common = ", ".join(f"{name} {count}" for name, count in self.calls.most_common(top))
+        return f"{self.total} metastore calls ({common})"

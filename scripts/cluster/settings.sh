@@ -1,0 +1,21 @@
+# The cluster's settings, shared by up.sh, down.sh and the Makefile (every one can be overridden
+# from the environment).  Sourced, not run.
+CLUSTER_DIR=${CLUSTER_DIR:-$PWD/.cluster}
+PG_PORT=${CLUSTER_PG_PORT:-5433}
+METASTORE_PORT=${CLUSTER_METASTORE_PORT:-9083}
+MASTER_PORT=${CLUSTER_MASTER_PORT:-7077}
+MASTER_UI_PORT=${CLUSTER_MASTER_UI_PORT:-8080}   # worker i's UI is MASTER_UI_PORT + i
+CLUSTER_WORKERS=${CLUSTER_WORKERS:-2}
+WORKER_CORES=${CLUSTER_WORKER_CORES:-2}   # executor slots, not CPUs: a run, a reader and a test session each get one
+WORKER_MEMORY=${CLUSTER_WORKER_MEMORY:-3g}
+WAREHOUSE_PATH="$CLUSTER_DIR/warehouse"
+WAREHOUSE_URI="file:$WAREHOUSE_PATH"
+PG_JDBC_JAR=${PG_JDBC_JAR:-/usr/share/java/postgresql.jar}
+PYSPARK_PYTHON=${PYSPARK_PYTHON:-$PWD/.venv/bin/python}
+SPARK_HOME=${SPARK_HOME:-$("$PYSPARK_PYTHON" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))' 2>/dev/null || true)}
+
+pg_bindir() {
+  local bin
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$bin" ] && [ -x "$bin/initdb" ] && echo "$bin"
+}

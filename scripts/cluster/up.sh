@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Start a real, loopback-only cluster on this machine from the pinned dependencies:
+#   PostgreSQL (the metastore's database), the Hive metastore service (thrift), a Spark standalone
+#   master and $CLUSTER_WORKERS workers, and a warehouse directory all of them share (standing in
+#   for HDFS/S3).  Idempotent: what already runs is left alone.  State lives under .cluster/;
+#   `scripts/cluster/down.sh` stops everything this starts.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/cluster/settings.sh
+
+log() { echo "cluster-up: $*"; }
+
+# ---- what is missing gets installed ------------------------------------------------------------
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  log "installing Debian's $*"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+missing=()
+pg_bindir >/dev/null 2>&1 || missing+=(postgresql postgresql-contrib)
+[ -f "$PG_JDBC_JAR" ] || missing+=(libpostgresql-jdbc-java)
+command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+[ -x "$SPARK_HOME/bin/spark-class" ] || { echo "cluster-up: $SPARK_HOME/bin/spark-class is missing: run 'make setup' first" >&2; exit 1; }
+
+mkdir -p "$CLUSTER_DIR"/{logs,run,conf,work} "$WAREHOUSE_PATH"
+
+# ---- helpers -----------------------------------------------------------------------------------
+alive() { [ -f "$CLUSTER_DIR/run/$1.pid" ] && kill -0 "$(cat "$CLUSTER_DIR/run/$1.pid")" 2>/dev/null; }
+
+wait_port() {  # name port seconds [pid-name]
+  local name=$1 port=$2 timeout=$3 deadline=$((SECONDS + $3))
+  while ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    if [ -n "${4:-}" ] && ! alive "$4"; then
+      echo "cluster-up: $name died while starting; its log:" >&2
+      tail -n 40 "$CLUSTER_DIR/logs/$4.log" >&2 || true
+      exit 1
+    fi
+    if [ $SECONDS -ge $deadline ]; then
+      echo "cluster-up: $name did not listen on 127.0.0.1:$port within ${timeout}s" >&2
+      tail -n 40 "$CLUSTER_DIR/logs/${4:-$name}.log" >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+start_daemon() {  # name command... : detached, its own session, pid file, log
+  local name=$1; shift
+  setsid nohup "$@" >"$CLUSTER_DIR/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$CLUSTER_DIR/run/$name.pid"
+}
+
+# ---- PostgreSQL: its own data dir, 127.0.0.1:$PG_PORT, run as the postgres user ------------------
+PGBIN=$(pg_bindir)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+PGDATA="$CLUSTER_DIR/pgdata"
+if [ ! -f "$PGDATA/PG_VERSION" ]; then
+  log "initdb $PGDATA"
+  mkdir -p "$PGDATA" "$CLUSTER_DIR/pgsock"
+  [ "$(id -u)" = 0 ] && chown postgres: "$PGDATA" "$CLUSTER_DIR/pgsock"
+  chmod 700 "$PGDATA"
+  as_pg "$PGBIN/initdb" -D "$PGDATA" -A trust -U postgres -E UTF8 >"$CLUSTER_DIR/logs/initdb.log"
+  cat >>"$PGDATA/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$CLUSTER_DIR/pgsock'
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+shared_buffers = 64MB
+max_connections = 60
+EOF
+fi
+if as_pg "$PGBIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
+  log "PostgreSQL already runs"
+else
+  log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  as_pg "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/postgres.log" -w -t 60 start >/dev/null
+fi
+psql_pg() { as_pg "$PGBIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+if [ "$(psql_pg -d postgres -c "select count(*) from pg_roles where rolname = 'hive'")" = 0 ]; then
+  psql_pg -d postgres -c "create role hive login password 'hive'"
+  psql_pg -d postgres -c "create database metastore owner hive"
+  psql_pg -d metastore -c "create extension if not exists pg_stat_statements"
+fi
+
+# ---- the Hive metastore service, bound to 127.0.0.1:$METASTORE_PORT ------------------------------
+sed -e "s|@PG_PORT@|$PG_PORT|" -e "s|@WAREHOUSE@|$WAREHOUSE_URI|" -e "s|@METASTORE_PORT@|$METASTORE_PORT|" \
+  scripts/cluster/hive-site.xml.template >"$CLUSTER_DIR/conf/hive-site.xml"
+classes="$CLUSTER_DIR/classes"
+for class in LoopbackMetaStore SwapEventLog; do
+  if [ ! -f "$classes/$class.class" ] || [ "scripts/cluster/$class.java" -nt "$classes/$class.class" ]; then
+    mkdir -p "$classes"
+    javac -nowarn -cp "$SPARK_HOME/jars/*" -d "$classes" "scripts/cluster/$class.java"
+  fi
+done
+if alive metastore; then
+  log "the metastore already runs"
+else
+  log "starting the Hive metastore on thrift://127.0.0.1:$METASTORE_PORT"
+  start_daemon metastore java -Xmx768m \
+    -Dlog4j2.configurationFile="file:$PWD/scripts/cluster/metastore-log4j2.properties" \
+    -Dcluster.log.dir="$CLUSTER_DIR/logs" \
+    -cp "$CLUSTER_DIR/conf:$classes:$SPARK_HOME/jars/*:$PG_JDBC_JAR" \
+    LoopbackMetaStore 127.0.0.1 "$METASTORE_PORT"
+fi
+wait_port metastore "$METASTORE_PORT" 180 metastore
+
+# ---- Spark standalone: a master and the workers ------------------------------------------------
+export SPARK_LOCAL_IP=127.0.0.1 SPARK_DAEMON_MEMORY=512m SPARK_LOG_DIR="$CLUSTER_DIR/logs"
+export PYSPARK_PYTHON SPARK_HOME
+export SPARK_CONF_DIR="$CLUSTER_DIR/conf"   # hive-site.xml reaches executors' Hive serdes too
+if alive master; then
+  log "the Spark master already runs"
+else
+  log "starting the Spark master on spark://127.0.0.1:$MASTER_PORT"
+  start_daemon master "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.master.Master \
+    --host 127.0.0.1 --port "$MASTER_PORT" --webui-port "$MASTER_UI_PORT"
+fi
+wait_port "Spark master" "$MASTER_PORT" 90 master
+for i in $(seq 1 "$CLUSTER_WORKERS"); do
+  if alive "worker$i"; then
+    log "worker $i already runs"
+    continue
+  fi
+  log "starting worker $i ($WORKER_CORES core, $WORKER_MEMORY)"
+  mkdir -p "$CLUSTER_DIR/work/worker$i"
+  start_daemon "worker$i" "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.worker.Worker \
+    --host 127.0.0.1 --cores "$WORKER_CORES" --memory "$WORKER_MEMORY" \
+    --webui-port $((MASTER_UI_PORT + i)) --work-dir "$CLUSTER_DIR/work/worker$i" \
+    "spark://127.0.0.1:$MASTER_PORT"
+  wait_port "worker $i UI" $((MASTER_UI_PORT + i)) 90 "worker$i"
+done
+# the workers must have registered with the master before a driver asks for executors
+deadline=$((SECONDS + 60))
+until [ "$(python3 - "$MASTER_UI_PORT" <<'EOF' 2>/dev/null
+import json, sys, urllib.request
+state = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/json/", timeout=5))
+print(sum(1 for w in state["workers"] if w["state"] == "ALIVE"))
+EOF
+)" = "$CLUSTER_WORKERS" ]; do
+  [ $SECONDS -lt $deadline ] || { echo "cluster-up: the workers did not register with the master" >&2; exit 1; }
+  sleep 1
+done
+
+# ---- what a driver needs --------------------------------------------------------------------------
+cat >"$CLUSTER_DIR/env" <<EOF
+# source this file to use the cluster: DBT_TARGET=cluster reads these
+export DBT_TARGET=cluster
+export HIVE_METASTORE_URIS=thrift://127.0.0.1:$METASTORE_PORT
+export SPARK_MASTER_URL=spark://127.0.0.1:$MASTER_PORT
+export SPARK_WAREHOUSE_DIR=$WAREHOUSE_URI
+export SPARK_LOCAL_IP=127.0.0.1
+export PYSPARK_PYTHON=$PYSPARK_PYTHON
+EOF
+cat <<EOF
+cluster-up: ready
+  Hive metastore      thrift://127.0.0.1:$METASTORE_PORT   (PostgreSQL 127.0.0.1:$PG_PORT, database metastore)
+  Spark master        spark://127.0.0.1:$MASTER_PORT   UI http://127.0.0.1:$MASTER_UI_PORT
+  Spark workers       $CLUSTER_WORKERS x ($WORKER_CORES core, $WORKER_MEMORY)   UI http://127.0.0.1:$((MASTER_UI_PORT + 1))..$((MASTER_UI_PORT + CLUSTER_WORKERS))
+  shared warehouse    $WAREHOUSE_URI
+  use it:             source $CLUSTER_DIR/env && dbt build      (or: make demo DBT_TARGET=cluster)
+EOF
