@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
+from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Table
@@ -90,10 +91,7 @@ class Retention:
             roots = [strip_ts(filesystem.qualify(self.spark, live.location))]
             roots += self.version_roots(roots[0])
         else:
-            db_location = (
-                self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
-            )
-            roots = [filesystem.qualify(self.spark, str(db_location.toString())) + f"/{base}"]
+            roots = [self.database_location(database) + f"/{base}"]
         if policy.get("backup_dir"):
             roots.append(self.backup_home(policy, database, base))
         return roots
@@ -115,6 +113,53 @@ class Retention:
             for entry in filesystem.list_dir(self.spark, match.group("parent"))
             if entry["is_dir"] and sibling.fullmatch(entry["name"]) and entry["path"].rstrip("/") != live_root
         ]
+
+    def sweep_leftovers(self) -> None:
+        """What a killed pass or purge can leave that nothing references or records, and that
+        holds no data: the scratch directories of earlier passes (one run per warehouse, so
+        they are dead), and empty `<table>_<kind>_<ts>` directories of side tables that no longer
+        exist, in the databases in scope.  Directories only; a file anywhere keeps them."""
+        if self.dry_run:
+            return
+        parent = self.scratch_root.rsplit("/", 1)[0]
+        for entry in filesystem.list_dir(self.spark, parent):
+            if entry["is_dir"] and filesystem.qualify(self.spark, entry["path"]) != self.scratch_root:
+                if not self.holds_data(entry["path"]):
+                    filesystem.delete(self.spark, entry["path"])
+        names = {(t.database, t.name) for t in self.tables}
+        for database in sorted({t.database for t in self.tables}):
+            side_names = {name for (db, name) in names if db == database}
+            scoped = [b for (db, b) in self.policies_keys() if db == database]
+            if not scoped:
+                continue
+            location = self.database_location(database)
+            for entry in filesystem.list_dir(self.spark, location):
+                side = side_table(entry["name"])
+                if (
+                    not entry["is_dir"]
+                    or side is None
+                    or entry["name"] in side_names
+                    or side[0] not in scoped
+                ):
+                    continue
+                path = filesystem.qualify(self.spark, entry["path"])
+                if self.holds_data(path) or self.protection.blocker(path) is not None:
+                    continue
+                if any(path_within(p.location, path) for p in self.protection.entries):
+                    continue
+                filesystem.delete(self.spark, path)
+                self.log.add(side[1], "delete", database, entry["name"], None, path, 0, 0,
+                             note="an empty directory left by a run that was killed")  # fmt: skip
+
+    def holds_data(self, path: str) -> bool:
+        return any(not e["is_dir"] for e in filesystem.list_dir(self.spark, path, recursive=True))
+
+    def policies_keys(self) -> list[tuple[str, str]]:
+        return [tuple(k.split(".", 1)) for k in self.policies]  # type: ignore[misc]
+
+    def database_location(self, database: str) -> str:
+        uri = self.spark._jsparkSession.sessionState().catalog().getDatabaseMetadata(database).locationUri()
+        return filesystem.qualify(self.spark, str(uri.toString()))
 
     def backup_home(self, policy: dict[str, Any], database: str, base: str) -> str:
         return filesystem.qualify(self.spark, str(policy["backup_dir"]).rstrip("/")) + f"/{database}/{base}"
@@ -276,6 +321,7 @@ def run_retention(
     retention.run_partitions()
     if stale_relation:
         retention.run_stale(stale_relation[0], stale_relation[1])
+    retention.sweep_leftovers()
     if not retention.dry_run:
         filesystem.delete(spark, retention.scratch_root)
     retention.log.frame(spark).createOrReplaceTempView(view_name)
