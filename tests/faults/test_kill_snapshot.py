@@ -28,7 +28,13 @@ POINTS = {
 }
 # Cases that fail today, with the reason.  (Retention used to refuse the directories a snapshot
 # replaced as outside the table's roots; its roots now take them in.)
-KNOWN: dict[str, str] = {}
+UNRECORDED = (
+    "a snapshot killed between writing its new directory <table>__v<ts> and recording the directory it "
+    "replaced leaves a directory that nothing references or records (the new one before the swap, the old "
+    "one after it), so no retention pass deletes it; the fix is to record the new directory before writing "
+    "it (retention protects it once it is live)"
+)
+KNOWN: dict[str, str] = {name: UNRECORDED for name in ("swap", "refresh", "stale_record")}
 SUBSET: set[str] = set()
 
 
