@@ -13,6 +13,7 @@ from tests.conftest import repo_files
 
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
 ID_TABLE = "p_ids.ids"
+PURGED_IDS = {1001, 1002, 1003}  # the non-NULL ids of `id_table`
 
 
 def descriptor(field: str) -> str:
@@ -76,6 +77,27 @@ def file_codecs(spark: Any, directory: str, storage_format: str) -> set[str]:
     return codecs
 
 
+def table_rows(spark: Any, table: str) -> list[str]:
+    """Every row of `table`, every column (partition columns and nested fields included), as
+    sorted JSON strings: NULLs are written out, so a column turned NULL shows as well as one changed."""
+    spark.catalog.clearCache()
+    spark.catalog.refreshTable(table)
+    frame = spark.sql(f"select to_json(struct(*), map('ignoreNullFields', 'false')) from {table}")
+    return sorted(r[0] for r in frame.collect())
+
+
+def identifier_of(row: str, field: str) -> Any:
+    value: Any = json.loads(row)
+    for part in field.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def kept_rows(rows: list[str], field: str = "guestid", ids: set[int] = PURGED_IDS) -> list[str]:
+    """The rows a purge of `ids` must leave, computed from the rows before it (not by Spark SQL)."""
+    return [r for r in rows if identifier_of(r, field) not in ids]
+
+
 def remaining_ids(spark: Any, table: str, field: str = "guestid") -> int:
     return count(
         spark, f"select count(*) from {table} a left semi join {ID_TABLE} b on a.{field} = b.guestid"
@@ -117,10 +139,14 @@ __all__ = [
     "count",
     "descriptor",
     "file_codecs",
+    "PURGED_IDS",
+    "identifier_of",
+    "kept_rows",
     "last_run",
     "location",
     "log_rows",
     "purge",
     "remaining_ids",
     "run_dbt",
+    "table_rows",
 ]

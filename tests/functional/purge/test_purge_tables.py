@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import datetime, timedelta
 
 import pytest
 
 from tests.functional.purge.conftest import (
+    PURGED_IDS,
     count,
     descriptor,
     file_codecs,
+    identifier_of,
+    kept_rows,
     last_run,
     location,
     log_rows,
     purge,
     remaining_ids,
+    table_rows,
 )
 
 # partition values with a space, a colon and a quote: `show partitions` returns them path-escaped
 HOUR_WITH_IDS = [["ds", "2024-01-01 10:00"], ["hr", "o'b"]]
 HOUR_CLEAN = [["ds", "2024-01-01 10:00"], ["hr", "x y"]]
 DAY_WITH_IDS = [["ds", "2024-01-02"], ["hr", "00"]]
+# (table, identifier field): the onboarded tables of every kind; the others must not change at all
+PURGED = [
+    ("p_kinds.events", "metadata.guestid"),
+    ("p_kinds.orc_events", "guestid"),
+    ("p_kinds.ds_events", "guestid"),
+    ("p_kinds.flat", "guestid"),
+]
+UNTOUCHED = ["p_kinds.plain", "p_kinds.keep_me", "p_outside.events"]
+
+
+def partition_of(row: str) -> tuple[str | None, str | None]:
+    values = json.loads(row)
+    return (values.get("ds"), values.get("hr"))
 
 
 def make_tables(spark):
@@ -36,31 +54,42 @@ def make_tables(spark):
         tblproperties ('dataset.descriptor' = '{descriptor("metadata.guestid")}', 'parquet.compression' = 'GZIP')""")
     spark.sql("""
         insert into p_kinds.events partition (ds = '2024-01-01 10:00', hr = 'o\\'b')
-        select named_struct('guestid', id, 'note', 'n'), concat('p', id) from range(1000, 1010)""")
+        select named_struct('guestid', id, 'note', concat('n', id * 7)), concat('p', id) from range(1000, 1010)""")
     spark.sql("""
         insert into p_kinds.events partition (ds = '2024-01-01 10:00', hr = 'x y')
-        select named_struct('guestid', id, 'note', 'n'), 'clean' from range(2000, 2005)""")
+        select named_struct('guestid', id, 'note', concat('m', id)), concat('clean', id) from range(2000, 2005)""")
     spark.sql("""
         insert into p_kinds.events partition (ds = '2024-01-02', hr = '00')
-        select named_struct('guestid', case when id = 0 then null else id + 1000 end, 'note', 'n'), 'x'
+        select named_struct('guestid', case when id = 0 then null else id + 1000 end, 'note', concat('d', id)),
+               concat('x', id)
         from range(0, 6)""")
     # Hive ORC, Spark datasource parquet, unpartitioned Hive parquet: top-level identifier
     spark.sql(f"""
-        create table p_kinds.orc_events (guestid bigint, payload string) partitioned by (ds string)
+        create table p_kinds.orc_events (guestid bigint, payload string, note string) partitioned by (ds string)
         stored as orc tblproperties ('dataset.descriptor' = '{descriptor("guestid")}', 'orc.compress' = 'ZLIB')""")
-    spark.sql("insert into p_kinds.orc_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
-    spark.sql("insert into p_kinds.orc_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
+    spark.sql(
+        "insert into p_kinds.orc_events partition (ds = 'a') select id, concat('o', id), concat('n', id % 3) from range(1000, 1004)"
+    )
+    spark.sql(
+        "insert into p_kinds.orc_events partition (ds = 'b') select id, concat('o', id), null from range(3000, 3004)"
+    )
     spark.sql(f"""
-        create table p_kinds.ds_events (guestid bigint, payload string, ds string) using parquet
+        create table p_kinds.ds_events (guestid bigint, payload string, note string, ds string) using parquet
         partitioned by (ds) tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
-    spark.sql("insert into p_kinds.ds_events partition (ds = 'a') select id, 'x' from range(1000, 1004)")
-    spark.sql("insert into p_kinds.ds_events partition (ds = 'b') select id, 'x' from range(3000, 3004)")
+    spark.sql(
+        "insert into p_kinds.ds_events partition (ds = 'a') select id, concat('s', id), concat('n', -id) from range(1000, 1004)"
+    )
+    spark.sql(
+        "insert into p_kinds.ds_events partition (ds = 'b') select id, concat('s', id), 'n' from range(3000, 3004)"
+    )
     # every row of this partition is a listed id: its rewrite is empty
-    spark.sql("insert into p_kinds.ds_events partition (ds = 'c') select id, 'x' from range(1001, 1004)")
+    spark.sql("insert into p_kinds.ds_events partition (ds = 'c') select id, 'x', 'y' from range(1001, 1004)")
     spark.sql(f"""
-        create table p_kinds.flat (guestid bigint, payload string) stored as parquet
+        create table p_kinds.flat (guestid bigint, payload string, note string) stored as parquet
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
-    spark.sql("insert into p_kinds.flat select id, 'x' from range(999, 1005)")
+    spark.sql(
+        "insert into p_kinds.flat select id, concat('f', id), concat('n', id * 11) from range(999, 1005)"
+    )
     # whitelisted without a descriptor; blacklisted; outside the whitelist: all left alone
     spark.sql("create table p_kinds.plain (guestid bigint) stored as parquet")
     spark.sql("insert into p_kinds.plain values (1001)")
@@ -86,6 +115,8 @@ class TestPurgeTables:
         # a reader that opened the old partition's files before the purge
         reader = spark.read.parquet(before["hour_loc"])
         before["reader_rows"] = reader.count()
+        before["rows"] = {table: table_rows(spark, table) for table, _ in PURGED}
+        before["untouched"] = {table: table_rows(spark, table) for table in UNTOUCHED}
         # case-insensitive; `p_outsid` (no `*`) is an exact name, so p_outside is not selected
         _, logs = purge("P_KINDS, p_outsid", purge_blacklist="p_kinds.keep*")
         return {"before": before, "logs": logs, "reader": reader}
@@ -105,6 +136,37 @@ class TestPurgeTables:
             count(spark, "select count(*) from p_kinds.events where ds = '2024-01-01 10:00' and hr = 'o\\'b'")
             == 7
         )
+
+    def test_every_kept_row_is_unchanged_in_every_column(self, project, spark, first_run):
+        """Whole rows, not counts: each table holds exactly its rows before the purge minus the rows
+        of the purged ids, every column (nested fields and partition columns included) as it was."""
+        wrong = {}
+        for table, field in PURGED:
+            before = first_run["before"]["rows"][table]
+            expected = kept_rows(before, field)
+            assert len(expected) < len(before), table  # the purge had something to do here
+            after = table_rows(spark, table)
+            if after != expected:
+                wrong[table] = {
+                    "missing": sorted(set(expected) - set(after)),
+                    "new": sorted(set(after) - set(expected)),
+                }
+        for table in UNTOUCHED:
+            if table_rows(spark, table) != first_run["before"]["untouched"][table]:
+                wrong[table] = "changed"
+        assert not wrong
+
+    def test_backups_hold_the_old_rows_of_the_rewritten_partitions(self, project, spark, first_run):
+        ts = last_run(log_rows(spark, project, "p_kinds"))[0].purge_ts
+        for table, field in PURGED:
+            before = first_run["before"]["rows"][table]
+            if table == "p_kinds.flat":
+                rewritten = before  # unpartitioned: the backup is the whole old table
+            else:
+                # the partitions that held a purged id, every row of them (purged ones included)
+                with_ids = {partition_of(r) for r in before if identifier_of(r, field) in PURGED_IDS}
+                rewritten = [r for r in before if partition_of(r) in with_ids]
+            assert table_rows(spark, f"{table}_backup_{ts}") == rewritten, table
 
     def test_rewritten_partitions_are_swapped_to_the_new_location(self, project, spark, first_run):
         before = first_run["before"]
@@ -224,6 +286,8 @@ class TestPurgeTables:
         assert location(spark, "p_kinds", "flat") == locations["flat"]
         assert "0 committed" in logs
         assert count(spark, "select count(*) from p_kinds.events") == 15
+        for table, field in PURGED:
+            assert table_rows(spark, table) == kept_rows(first_run["before"]["rows"][table], field), table
         relation_rows = spark.sql(
             f"select state, purge_ts from {relation} where database_name = 'p_kinds'"
         ).collect()
