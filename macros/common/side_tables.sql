@@ -20,7 +20,7 @@
 {%- endmacro %}
 
 {#- `tblproperties ('k' = 'v', ...)` of a dict, keys in order; '' for none. -#}
-{% macro tblproperties_clause(properties) -%}
+{% macro tblproperties_sql(properties) -%}
     {%- if properties -%}
         {%- set pairs = [] -%}
         {%- for key in properties | sort -%}
@@ -32,7 +32,7 @@ tblproperties ({{ pairs | join(', ') }})
 
 {#- `alter table ... set tblproperties (...)` registering an existing table as a side table. -#}
 {% macro register_side_table_sql(database, side_table, properties) -%}
-alter table {{ compliance.table_ref(database, side_table) }} set {{ compliance.tblproperties_clause(properties) }}
+alter table {{ compliance.table_ref(database, side_table) }} set {{ compliance.tblproperties_sql(properties) }}
 {%- endmacro %}
 
 {#-

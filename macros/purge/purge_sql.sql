@@ -65,7 +65,7 @@ group by
 create table {{ compliance.table_ref(database, staging_table) }}
 like {{ compliance.table_ref(database, table) }}
 {{ compliance.purge_location_clause(location) }}
-{{ compliance.tblproperties_clause(properties) }}
+{{ compliance.tblproperties_sql(properties) }}
 {%- endmacro %}
 
 {% macro purge_location_clause(location) -%}
@@ -112,7 +112,7 @@ where {{ compliance.partition_predicate(partition_pairs) }}
 create table if not exists {{ compliance.table_ref(database, backup_table) }}
 like {{ compliance.table_ref(database, table) }}
 {{ compliance.purge_location_clause(location) }}
-{{ compliance.tblproperties_clause(properties) }}
+{{ compliance.tblproperties_sql(properties) }}
 {%- endmacro %}
 
 {#- Step 3 (partitioned): the backup's partition points at the old data, which is not moved. -#}

@@ -41,7 +41,7 @@
 {#- The restore trash: a table like the restored one, holding the replaced partition. -#}
 {% macro restore_trash_table_sql(database, table, trash_table, properties={}) -%}
     create table {{ compliance.table_ref(database, trash_table) }} like {{ compliance.table_ref(database, table) }}
-    {{ compliance.tblproperties_clause(properties) }}
+    {{ compliance.tblproperties_sql(properties) }}
 {%- endmacro %}
 
 {#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}

@@ -76,6 +76,6 @@ def test_side_tables_are_registered_by_properties():
     assert squash(render("register_side_table_sql", "db", "t_backup_1", {"b": "x'y", "a": "1"})) == (
         "alter table `db`.`t_backup_1` set tblproperties ('a' = '1', 'b' = 'x\\'y')"
     )
-    assert render("tblproperties_clause", {}) == ""
+    assert render("tblproperties_sql", {}) == ""
     with pytest.raises(Exception, match='kind "scratch" is not one of staging, backup, trash'):
         render("side_table_properties", "scratch", "db", "t", 1)
