@@ -130,12 +130,26 @@ class Deleter:
                 return
             filesystem.delete(self.spark, path)
 
-    def outside(self, locations: list[str | None], roots: list[str]) -> str | None:
-        """The first of `locations` that lies outside every root (checked before metadata goes)."""
+    def refused_outside(
+        self, kind: str, table: Table, spec: str | None, locations: list[str], roots: list[str]
+    ) -> bool:
+        """Refuse (and log) dropping a table or partition that references a location outside every
+        root: checked before its metadata goes, so that a refused delete orphans nothing."""
         for location in locations:
-            if location and not any(path_within(filesystem.qualify(self.spark, location), r) for r in roots):
-                return filesystem.qualify(self.spark, location)
-        return None
+            path = filesystem.qualify(self.spark, location)
+            if not any(path_within(path, root) for root in roots):
+                self.log.add(
+                    kind,
+                    "drop",
+                    table.database,
+                    table.name,
+                    spec,
+                    path,
+                    failure=f"refused: {path} is outside the roots of the table being cleaned ({', '.join(roots)});"
+                    f" the {'partition' if spec else 'table'} was kept",
+                )
+                return True
+        return False
 
     def drop_table(self, kind: str, table: Table, roots: list[str]) -> None:
         """Forget a side table, then delete what it referenced (safely)."""
@@ -144,19 +158,8 @@ class Deleter:
             table.table_type == "MANAGED" or table.location.rstrip("/").rsplit("/", 1)[-1] == table.name
         )
         own_roots = roots + ([filesystem.qualify(self.spark, table.location)] if owns else [])
-        stray = self.outside([p.location for p in table.partitions], own_roots)
-        if stray is not None:
-            # refused before anything changes: dropping the metadata first would orphan the data
-            self.log.add(
-                kind,
-                "drop",
-                table.database,
-                table.name,
-                None,
-                stray,
-                failure=f"refused: {stray} is outside the roots of the table being cleaned ({', '.join(own_roots)});"
-                " the table was kept",
-            )
+        # refused before anything changes: dropping the metadata first would orphan the data
+        if self.refused_outside(kind, table, None, [p.location for p in table.partitions], own_roots):
             return
         try:
             if not self.dry_run:
@@ -210,18 +213,7 @@ class Deleter:
         )
 
     def drop_partition(self, kind: str, table: Table, part: Partition, roots: list[str]) -> None:
-        stray = self.outside([part.location], roots)
-        if stray is not None:
-            self.log.add(
-                kind,
-                "drop",
-                table.database,
-                table.name,
-                part.spec,
-                stray,
-                failure=f"refused: {stray} is outside the roots of the table being cleaned ({', '.join(roots)});"
-                " the partition was kept",
-            )
+        if self.refused_outside(kind, table, part.spec, [part.location], roots):
             return
         try:
             if not self.dry_run:

@@ -167,9 +167,8 @@ def validate_policies(
 ) -> dict[str, Any]:
     """The retention model's check before a pass: raises LakehouseError listing every problem."""
     del spark  # a python_hook receives the session first; this check reads none
-    problems = check_policies(
-        rows, defaults, min_hours, str(allow_short).strip().lower() in ("true", "yes", "1")
-    )
+    # allow_short arrives parsed: the macro reads it with compliance.bool_var, the one boolean parser
+    problems = check_policies(rows, defaults, min_hours, allow_short is True)
     if problems:
         raise LakehouseError(
             "Retention policies refused; nothing was deleted:\n  "
