@@ -231,6 +231,11 @@ class Deleter:
         source = filesystem.qualify(self.spark, part.location)
         if path_within(source, home):
             return  # already reaped
+        if any(
+            p.stale and (path_within(source, p.location) or path_within(p.location, source))
+            for p in self.protection.entries
+        ):
+            return  # a stale record not yet due promises the data where it is: reaped once it is due
         destination = f"{home}/{ts}/{partitions.spec_path(part.pairs)}"
         others = [p for p in self.protection.entries if p.owner != (table.database, table.name, part.spec)]
         try:

@@ -31,7 +31,7 @@ from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, regi
 from python_hooks.retention.attempts import AttemptLog
 from python_hooks.retention.deletion import Deleter
 from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
-from python_hooks.retention.protection import Protection
+from python_hooks.retention.protection import Protected, Protection
 
 
 class Retention:
@@ -260,6 +260,22 @@ class Retention:
                         self.deleter.drop_partition("snapshot", table, part, roots)
                         table.partitions.remove(part)
 
+    def protect_pending_stale(self, stale_database: str, stale_table: str) -> None:
+        """A stale record not yet due keeps its location where it is until it is due (queries that
+        started before the swap may still read it), whatever backup or partition expires first."""
+        if not metastore.table_exists(self.spark, stale_database, stale_table):
+            return
+        for record in metastore.read_table(self.spark, stale_database, stale_table).collect():
+            policy = self.policy(record.database_name or "", record.table_name or "") or self.defaults
+            recorded_ms = int(record.recorded_at.timestamp() * 1000) if record.recorded_at else 0
+            if (
+                record.location
+                and recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS
+            ):
+                owner = (record.database_name, f"{record.table_name} (stale data record not yet due)", None)
+                location = filesystem.qualify(self.spark, record.location)
+                self.protection.entries.append(Protected(location, owner, True, stale=True))
+
     def run_stale(self, stale_database: str, stale_table: str) -> None:
         if not metastore.table_exists(self.spark, stale_database, stale_table):
             return
@@ -317,6 +333,8 @@ def run_retention(
     """Run every retention operation; register the attempts as temp view `view_name`; return totals."""
     dry = str(dry_run).strip().lower() in ("true", "1", "yes")
     retention = Retention(spark, invocation_id, now_ms(now), dry, policies or {}, defaults)
+    if stale_relation:
+        retention.protect_pending_stale(stale_relation[0], stale_relation[1])
     retention.run_side_tables()
     retention.run_partitions()
     if stale_relation:

@@ -16,6 +16,7 @@ class Protected:
     location: str
     owner: tuple[str, str, str | None]  # (database, table, partition spec or None for the table)
     covers_inside: bool  # False for a partitioned table's own directory: its data is in its partitions
+    stale: bool = False  # a stale data record not yet due, not a table or partition
 
 
 class Protection:
