@@ -77,3 +77,16 @@
 {% macro lakehouse__location_swapped(database, table, old_location, reason) %}
     {% do compliance.record_stale_location(database, table, none, old_location, reason) %}
 {% endmacro %}
+
+{#-
+    Before the snapshot materialization writes a new version's directory: record it, so that a run
+    killed between the write and the swap leaves a recorded directory, not an orphan.  Once the
+    swap makes it live, retention protects it (a record whose location a table references is kept
+    and never acted on); when a later swap replaces it, the fresh record of `location_swapped`
+    gives readers their grace period.
+-#}
+{% macro lakehouse__location_swap_planned(database, table, old_location, new_location, reason) %}
+    {% do compliance.record_stale_location(
+        database, table, none, new_location,
+        reason ~ ': new version, recorded before it is written (deleted only if no swap makes it live)') %}
+{% endmacro %}

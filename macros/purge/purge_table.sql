@@ -465,6 +465,19 @@
     {#- the backup partition would point at the live data: remove it (external: no data deleted) -#}
     {%- if unit.pairs -%}
         {%- do compliance.purge_execute('undo backup partition', compliance.purge_drop_backup_partition_sql(info.database, backup, unit.pairs)) -%}
+    {%- else -%}
+        {#-
+            An unpartitioned table's backup is the whole table at the live location: it backs up
+            nothing (the data was not swapped) and would count as a backup version.  Forget it;
+            it is external, so no file is deleted.
+        -#}
+        {%- set dropped = compliance.purge_drop_staging_table(info.database, backup) -%}
+        {%- if dropped.refused -%}
+            {%- do exceptions.warn("purge: " ~ dropped.error ~ "; " ~ info.database ~ "." ~ backup ~ " is kept") -%}
+        {%- elif not dropped.ok -%}
+            {%- do compliance.purge_execute('undo backup table', compliance.purge_drop_table_sql(info.database, backup)) -%}
+        {%- endif -%}
+        {%- do row.update({'backup_table': none}) -%}
     {%- endif -%}
     {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}
     {%- do adapter.fs_delete(new_location) -%}

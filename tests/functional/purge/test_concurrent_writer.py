@@ -187,18 +187,16 @@ class TestConcurrentWriter:
         else:
             assert rows == with_change(before["rows"], change, None)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="known gap: a failed unpartitioned purge keeps its backup table, registered, at the live "
-        "location; retention counts it as a backup version (protection keeps the data: the live table "
-        "references the same directory)",
-    )
     @pytest.mark.parametrize("table", [t for t, (_, partitioned) in TABLES.items() if not partitioned])
     def test_a_failed_unpartitioned_purge_leaves_no_backup_of_the_live_directory(
         self, project, spark, first_run, table
     ):
-        backup = metastore.get_table(spark, DB, f"{table}_backup_{first_run['ts']}")
-        assert backup is None or backup.location != first_run["before"][table]["location"]
+        """Its backup would be the whole live directory under a backup's name (counted as a backup
+        version by retention): it is forgotten, the live files kept, and its row names no backup."""
+        assert metastore.get_table(spark, DB, f"{table}_backup_{first_run['ts']}") is None
+        assert first_run["rows"][(table, None)].state == "FAILED"
+        assert first_run["rows"][(table, None)].backup_table is None
+        assert table_rows(spark, f"{DB}.{table}")  # still reads, its files kept
 
     def test_a_replacement_keeping_size_and_mtime_is_not_caught(self, project, spark, first_run):
         """The known limit of a (path, size, mtime) fingerprint: the swap goes ahead with a rewrite of

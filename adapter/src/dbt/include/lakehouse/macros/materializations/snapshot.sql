@@ -3,9 +3,10 @@
     `merge into` (Delta, Iceberg, Hudi).  This one computes the whole new SCD2 table, the rows
     dbt's merge would leave, writes it into a NEW directory beside the table, and swaps the
     table's location in one metastore call, so a reader sees the old version or the new one,
-    never half of each.  The old directory is handed to `location_swapped` (dispatched: a project
-    records it for its stale-data cleaner, see below).  Failure before the swap leaves the table
-    as it was.
+    never half of each.  The new directory is handed to `location_swap_planned` before it is
+    written and the old one to `location_swapped` after the swap (both dispatched: a project
+    records them for its stale-data cleaner, see below).  Failure before the swap leaves the table
+    as it was, and its new directory recorded.
 #}
 
 {#- Identifiers in backticks (a backtick doubled), literals in single quotes, for Spark SQL. -#}
@@ -30,6 +31,21 @@
 
 {% macro default__location_swapped(database, table, old_location, reason) -%}
     {{ log(database ~ "." ~ table ~ ": " ~ reason ~ " left " ~ old_location ~ " unreferenced", info=false) }}
+{%- endmacro %}
+
+{#-
+    Called before this adapter writes a new directory that a swap will point a table at, with the
+    table's current location and the new one.  A process killed between the write and the swap
+    leaves `new_location` referenced by nothing: a project that deletes unreferenced directories
+    later records it here (it is protected once the swap makes it live).  The default only logs.
+    Dispatched without a namespace, like `location_swapped`.
+-#}
+{% macro location_swap_planned(database, table, old_location, new_location, reason) -%}
+    {{ return(adapter.dispatch('location_swap_planned')(database, table, old_location, new_location, reason)) }}
+{%- endmacro %}
+
+{% macro default__location_swap_planned(database, table, old_location, new_location, reason) -%}
+    {{ log(database ~ "." ~ table ~ ": " ~ reason ~ " will write " ~ new_location ~ " to replace " ~ old_location, info=false) }}
 {%- endmacro %}
 
 {#- The rows of the new SCD2 table: dbt's snapshot merge (close changed rows, add new ones) as a select. -#}
@@ -148,6 +164,8 @@ select * from final
       {%- set old_location = lakehouse_table_location(target_relation) -%}
       {%- set new_location = old_location.rstrip('/').rsplit('/', 1)[0] ~ '/' ~ target_table ~ '__v'
           ~ modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
+      {#- recorded before it exists: a kill between the write and the swap leaves nothing unrecorded -#}
+      {% do location_swap_planned(model.schema, target_table, old_location, new_location, 'snapshot rewrite') %}
       {% call statement('main') %}
           insert overwrite directory {{ lakehouse_sql_string(new_location) }} using {{ file_format }}
           {{ lakehouse_snapshot_rewrite_sql(target_relation, staging_table, target_columns, column_names) }}
