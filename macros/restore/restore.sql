@@ -3,8 +3,9 @@
     `backup: db.t_backup_<ts>`; default the newest backup that holds a non-empty copy of the
     partition other than the live location).  The partition's current data becomes
     `<table>_trash_<ts>` (deleted by retention after trash_retention_days), the partition points
-    at the backup's data, and the old location is recorded as stale data.  Every check runs
-    before the first change (python_hooks/restore/plan.py).
+    at the backup's data, and the old location is recorded as stale data.  The restore is
+    recorded in `erasure_events`: the erasure requests that backup served become `reintroduced`.
+    Every check runs before the first change (python_hooks/restore/plan.py).
 #}
 {% macro restore(table, partition=none, backup=none) -%}
     {%- set plan = compliance.restore_plan(table, partition, backup, var('retention_now', none)) -%}
@@ -22,6 +23,10 @@
         {%- call statement('restore_point_partition') -%}
             {{ compliance.set_location_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
         {%- endcall -%}
+        {#- nothing cached in this session may keep serving the replaced files -#}
+        {%- call statement('restore_refresh') -%}
+            refresh table {{ compliance.table_ref(plan['database'], plan['table']) }}
+        {%- endcall -%}
         {%- do compliance.record_stale_location(
             plan['database'], plan['table'], plan['partition_spec'], plan['current_location'], 'restore') -%}
     {%- else -%}
@@ -29,11 +34,15 @@
             {{ compliance.add_partition_sql(plan['database'], plan['table'], plan['pairs'], plan['backup_location']) }}
         {%- endcall -%}
     {%- endif -%}
+    {#- the backup holds the rows a purge removed: the requests it served are reintroduced until the next purge -#}
+    {%- do compliance.record_erasure_event('restore', plan['database'], plan['table'], plan['partition_spec'],
+        plan['database'] ~ '.' ~ plan['backup_table'], plan['backup_location']) -%}
     {%- do log(
         "Restored " ~ plan['database'] ~ "." ~ plan['table'] ~ " partition " ~ plan['partition_spec']
         ~ " from " ~ plan['database'] ~ "." ~ plan['backup_table'] ~ " (" ~ plan['backup_location'] ~ ")"
         ~ ("; its previous data is kept as " ~ plan['database'] ~ "." ~ plan['trash_table']
-           ~ " for trash_retention_days" if plan['current_location'] else "; the partition did not exist, it was added"),
+           ~ " for trash_retention_days" if plan['current_location'] else "; the partition did not exist, it was added")
+        ~ ". The backup holds rows a purge removed: the erasure requests it served are `reintroduced` (model erasure_requests) until `dbt run --select purge+` purges them again.",
         info=true) -%}
     {{ return(plan) }}
 {%- endmacro %}

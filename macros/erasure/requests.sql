@@ -1,0 +1,251 @@
+{#
+    Erasure requests: what links a request to the purge runs that served it, and where its ids
+    may still be.  No macro here copies an id anywhere: ids are read from the id table (the
+    source `compliance.id_table`) inside the queries that need them, and only counts,
+    locations and dates are written.
+
+    The id table may carry `request_id` (string) and `requested_at` (timestamp).  Without
+    `request_id`, a request is a purge run: its id is the run's dbt invocation_id and its ids are
+    every id of the id table.
+#}
+
+{#- The id table's column names, lower-cased ([] at parse time or when it does not exist). -#}
+{% macro erasure_id_table_columns() -%}
+    {%- if not execute -%}{{ return([]) }}{%- endif -%}
+    {%- set source_relation = source('compliance', 'id_table') -%}
+    {%- set relation = adapter.get_relation(database=source_relation.database, schema=source_relation.schema, identifier=source_relation.identifier) -%}
+    {%- if relation is none -%}{{ return([]) }}{%- endif -%}
+    {%- set names = [] -%}
+    {%- for column in adapter.get_columns_in_relation(relation) -%}
+        {%- do names.append(column.name | lower) -%}
+    {%- endfor -%}
+    {{ return(names) }}
+{%- endmacro %}
+
+{#- True when the id table carries `request_id`: requests are then the user's, not purge runs. -#}
+{% macro erasure_has_request_ids() -%}
+    {{ return('request_id' in compliance.erasure_id_table_columns()) }}
+{%- endmacro %}
+
+{#-
+    The ids of the id table with the request each belongs to: columns `id`, `request_id`
+    (null when the id table has no `request_id`: every request then holds every id) and
+    `requested_at`.  NULL ids purge nothing and are left out.
+-#}
+{% macro erasure_listed_ids_sql() -%}
+    {%- set columns = compliance.erasure_id_table_columns() -%}
+    {%- set id_column = compliance.quote_ident(var('compliance_id_column', 'guestid') | string | trim) -%}
+    select
+        listed.{{ id_column }} as id,
+        {{ 'cast(listed.request_id as string)' if 'request_id' in columns else 'cast(null as string)' }} as request_id,
+        {{ 'cast(listed.requested_at as timestamp)' if 'requested_at' in columns else 'cast(null as timestamp)' }} as requested_at
+    from {{ source('compliance', 'id_table') }} as listed
+    where listed.{{ id_column }} is not null
+{%- endmacro %}
+
+{#-
+    The select of one request's ids (column `id`): the rows of the id table with that
+    `request_id`, or every id when the id table has no `request_id` (a request is then a run).
+-#}
+{% macro erasure_request_ids_sql(request_id) -%}
+    select listed.id
+    from ({{ compliance.erasure_listed_ids_sql() }}) as listed
+    {%- if compliance.erasure_has_request_ids() %}
+    where listed.request_id = {{ compliance.sql_string(request_id) }}
+    {%- endif %}
+{%- endmacro %}
+
+{#- A location as a key: `file:///x`, `file:/x/` and `file:/x` compare equal. -#}
+{% macro erasure_location_key(expression) -%}
+    regexp_replace(regexp_replace({{ expression }}, '^file:/+', 'file:/'), '/+$', '')
+{%- endmacro %}
+
+{#-
+    The tables the live check reads: every table the last purge run examined (its relation holds
+    one row per partition or table, with the identifier field), that still exists.
+    [{database, table, identifier}]
+-#}
+{% macro erasure_live_targets(results_relation) -%}
+    {%- if not execute -%}{{ return([]) }}{%- endif -%}
+    {%- set existing = adapter.get_relation(database=results_relation.database, schema=results_relation.schema, identifier=results_relation.identifier) -%}
+    {%- if existing is none -%}{{ return([]) }}{%- endif -%}
+    {%- set query -%}
+        select database_name, table_name, max(identifier_field) as identifier_field
+        from {{ results_relation }}
+        where identifier_field is not null
+        group by database_name, table_name
+        order by database_name, table_name
+    {%- endset -%}
+    {%- set targets = [] -%}
+    {%- for row in run_query(query).rows -%}
+        {%- if adapter.get_relation(database=none, schema=row[0], identifier=row[1]) is not none -%}
+            {%- do targets.append({'database': row[0], 'table': row[1], 'identifier': row[2]}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(targets) }}
+{%- endmacro %}
+
+{#-
+    Per live table and request: the rows whose identifier is one of the request's ids
+    (columns database_name, table_name, identifier_field, request_id, remaining_rows; a table
+    holding none gives no row).  One broadcast semi-join per table, all in one query.
+-#}
+{% macro erasure_live_findings_sql(targets) -%}
+    {%- for target in targets %}
+    select
+        {{ compliance.sql_string(target.database) }} as database_name,
+        {{ compliance.sql_string(target.table) }} as table_name,
+        {{ compliance.sql_string(target.identifier) }} as identifier_field,
+        listed.request_id,
+        count(*) as remaining_rows
+    from {{ compliance.table_ref(target.database, target.table) }} as a
+    inner join ({{ compliance.erasure_listed_ids_sql() }}) as listed
+        on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = listed.id
+    group by listed.request_id
+    {{ "union all" if not loop.last }}
+    {%- else %}
+    select
+        cast(null as string) as database_name,
+        cast(null as string) as table_name,
+        cast(null as string) as identifier_field,
+        cast(null as string) as request_id,
+        cast(0 as bigint) as remaining_rows
+    where 1 = 0
+    {%- endfor %}
+{%- endmacro %}
+
+{#- The checked tables as rows (database_name, table_name, identifier_field). -#}
+{% macro erasure_live_targets_sql(targets) -%}
+    {%- if targets -%}
+    select * from values
+        {%- for target in targets %}
+        ({{ compliance.sql_string(target.database) }}, {{ compliance.sql_string(target.table) }}, {{ compliance.sql_string(target.identifier) }}){{ "," if not loop.last }}
+        {%- endfor %}
+        as checked (database_name, table_name, identifier_field)
+    {%- else -%}
+    select
+        cast(null as string) as database_name,
+        cast(null as string) as table_name,
+        cast(null as string) as identifier_field
+    where 1 = 0
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
+    The retention policy of every table the purge log names, as rows: database_name,
+    table_name, in_scope (false: outside `retention_scope`, never cleaned), backup_days,
+    stale_days (null when blank: no age limit).  A pre-purge copy is deleted by the first pass
+    after both its backup has expired and its stale record is due.
+-#}
+{% macro erasure_copy_policies_sql(purge_log_relation, policies_relation) -%}
+    {%- set pairs = [] -%}
+    {%- if execute and load_relation(purge_log_relation) is not none -%}
+        {%- for row in run_query('select distinct database_name, table_name from ' ~ purge_log_relation ~ " where state = 'COMMITTED' order by 1, 2").rows -%}
+            {%- do pairs.append([row[0], row[1]]) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- if not pairs -%}
+    select
+        cast(null as string) as database_name,
+        cast(null as string) as table_name,
+        cast(null as boolean) as in_scope,
+        cast(null as double) as backup_days,
+        cast(null as double) as stale_days
+    where 1 = 0
+    {%- else -%}
+        {%- set defaults = compliance.retention_defaults() -%}
+        {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
+        {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
+    select
+        database_name,
+        table_name,
+        in_scope,
+        cast(backup_days as double) as backup_days,
+        cast(stale_days as double) as stale_days
+    from values
+        {%- for pair in pairs %}
+            {%- set policy = compliance.retention_policy(pair[0], pair[1], rows, defaults) -%}
+            {%- set ns = namespace(selected=(scope | length == 0)) -%}
+            {%- for pattern in scope if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
+                {%- set ns.selected = true -%}
+            {%- endfor %}
+        ({{ compliance.sql_string(pair[0]) }}, {{ compliance.sql_string(pair[1]) }}, {{ 'true' if ns.selected else 'false' }},
+            {{ compliance.erasure_days_literal(policy.backup_retention_days) }}, {{ compliance.erasure_days_literal(policy.stale_retention_days) }}){{ "," if not loop.last }}
+        {%- endfor %}
+        as policy (database_name, table_name, in_scope, backup_days, stale_days)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- A policy's number of days as a SQL literal; null for a blank setting. -#}
+{% macro erasure_days_literal(value) -%}
+    {%- if value is none or (value | string | trim) in ('', 'None') -%}
+        cast(null as double)
+    {%- else -%}
+        cast({{ compliance.sql_string(value | string | trim) }} as double)
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
+    Events that bring purged rows back (a restore of a partition to its backup): recorded by the
+    operation that does it, so that the requests the backup served are marked `reintroduced`
+    until the next purge.
+-#}
+{% macro erasure_events_relation() -%}
+    {{ compliance.table_ref(target.schema, 'erasure_events') }}
+{%- endmacro %}
+
+{% macro record_erasure_event(event, database, table, partition_spec, backup_table, location) %}
+    {%- set create -%}
+        create table if not exists {{ compliance.erasure_events_relation() }} (
+            recorded_at timestamp,
+            invocation_id string,
+            event string,
+            database_name string,
+            table_name string,
+            partition_spec string,
+            backup_table string,
+            location string
+        ) using parquet
+    {%- endset -%}
+    {%- set insert -%}
+        insert into {{ compliance.erasure_events_relation() }}
+        select
+            current_timestamp(),
+            {{ compliance.sql_string(invocation_id) }},
+            {{ compliance.sql_string(event) }},
+            {{ compliance.sql_string(database) }},
+            {{ compliance.sql_string(table) }},
+            {{ compliance.sql_string(partition_spec) }},
+            {{ compliance.sql_string(backup_table) }},
+            {{ compliance.sql_string(location) }}
+    {%- endset -%}
+    {% call statement('erasure_event_table') %}{{ create }}{% endcall %}
+    {% call statement('erasure_event') %}{{ insert }}{% endcall %}
+{% endmacro %}
+
+{#- The events as a query; an empty one before the first event. -#}
+{% macro erasure_events_sql() -%}
+    {%- if execute and adapter.get_relation(database=none, schema=target.schema, identifier='erasure_events') is not none -%}
+    select * from {{ compliance.erasure_events_relation() }}
+    {%- else -%}
+    select
+        cast(null as timestamp) as recorded_at,
+        cast(null as string) as invocation_id,
+        cast(null as string) as event,
+        cast(null as string) as database_name,
+        cast(null as string) as table_name,
+        cast(null as string) as partition_spec,
+        cast(null as string) as backup_table,
+        cast(null as string) as location
+    where 1 = 0
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `erasure_deadline_days` (default 30) as a number of days; anything else is an error naming the var. -#}
+{% macro erasure_deadline_days() -%}
+    {%- set value = var('erasure_deadline_days', 30) | string | trim -%}
+    {%- if not modules.re.fullmatch('[0-9]+(\.[0-9]+)?', value) -%}
+        {%- do exceptions.raise_compiler_error("erasure_deadline_days: '" ~ value ~ "' is not a number of days (a non-negative number, e.g. 30)") -%}
+    {%- endif -%}
+    {{ return(value) }}
+{%- endmacro %}

@@ -1,0 +1,216 @@
+"""Erasure requests through their life: pending -> live_clean -> reintroduced (a restore) ->
+live_clean (the next purge) -> erased (retention deletes the last pre-purge copy), and overdue.
+
+A real partitioned and a real unpartitioned table, purged by `dbt run --select purge+`; the id
+table carries `request_id` and `requested_at`.  The status, the copies and their dates are read
+back from the models, and no table of the erasure models may hold an id."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from tests.conftest import repo_files
+from tests.functional.purge.conftest import descriptor, location
+
+DB = "e_req"
+IDS = "e_ids.requests"
+POLICY_HEADER = (
+    "table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,"
+    "staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,"
+    "partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days\n"
+)
+ZERO = {
+    "backup_retention_days": 0,
+    "backup_retention_versions": 0,
+    "trash_retention_days": 0,
+    "staging_retention_hours": 0,
+    "stale_retention_days": 0,
+    "retention_allow_short": True,
+}
+# request -> (ids, days since it was requested)
+REQUESTS = {"REQ-1": ([1001, 1002], 1), "REQ-2": ([1003], 100)}
+ALL_IDS = {i for ids, _ in REQUESTS.values() for i in ids}
+REQUEST_MODELS = {
+    "_erasure__requests.yml",
+    "erasure_request_log.sql",
+    "erasure_live_findings.sql",
+    "erasure_copies.sql",
+    "erasure_requests.sql",
+}
+
+
+def run(select: str, expect_pass: bool = True, **variables: Any) -> str:
+    base = {"purge_whitelist": DB, "retention_scope": DB}
+    _, log = run_dbt_and_capture(
+        ["run", "--select", select, "--vars", json.dumps({**base, **variables})], expect_pass=expect_pass
+    )
+    return log
+
+
+def requests(spark: Any, schema: str) -> dict[str, Any]:
+    spark.catalog.clearCache()
+    return {r.request_id: r for r in spark.sql(f"select * from {schema}.erasure_requests").collect()}
+
+
+def copies(spark: Any, schema: str, request_id: str) -> list[Any]:
+    spark.catalog.clearCache()
+    return spark.sql(
+        f"select * from {schema}.erasure_copies where request_id = '{request_id}' order by table_name, partition_spec"
+    ).collect()
+
+
+@pytest.fixture(scope="class")
+def macros() -> dict[str, Any]:
+    return repo_files("macros")
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {
+        "purge": repo_files("models", "purge"),
+        "retention": repo_files("models", "retention"),
+        "erasure": {name: text for name, text in repo_files("models", "erasure").items() if name in REQUEST_MODELS},
+    }
+
+
+@pytest.fixture(scope="class")
+def seeds() -> dict[str, Any]:
+    return {"retention": {"retention_policies.csv": POLICY_HEADER}}
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {
+        "name": "compliance",
+        "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
+        "seeds": {"compliance": {"+column_types": {c: "string" for c in POLICY_HEADER.strip().split(",")}}},
+        "vars": {
+            "purge_whitelist": DB,
+            "compliance_id_table": IDS,
+            "compliance_id_column": "guestid",
+            "audit_enabled": False,
+        },
+    }
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any) -> dict[str, Any]:
+    for database in (DB, "e_ids"):
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+    now = dt.datetime.now()
+    rows = ", ".join(
+        f"({i}, '{request}', timestamp'{(now - dt.timedelta(days=days)):%Y-%m-%d %H:%M:%S}')"
+        for request, (ids, days) in REQUESTS.items()
+        for i in ids
+    )
+    spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
+    spark.sql(f"insert into {IDS} values {rows}")
+    spark.sql(f"""
+        create table {DB}.events (guestid bigint, page string) partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    # 1001 in a, 1002 in b, 1003 in c, nothing to purge in d
+    spark.sql(f"""insert into {DB}.events partition (ds) values
+        (1001, 'p1', 'a'), (7, 'p2', 'a'), (1002, 'p3', 'b'), (8, 'p4', 'b'),
+        (1003, 'p5', 'c'), (9, 'p6', 'c'), (10, 'p7', 'd')""")
+    spark.sql(f"""
+        create table {DB}.profiles (guestid bigint, name string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(f"insert into {DB}.profiles values (1001, 'x'), (1003, 'y'), (11, 'z')")
+    run_dbt(["seed"])
+    return {"now": now}
+
+
+class TestErasureRequests:
+    def test_a_dry_run_serves_no_request(self, project, spark, lake):
+        run("purge+", purge_dry_run=True)
+        found = requests(spark, project.test_schema)
+        assert found["REQ-1"].status == "pending"
+        assert found["REQ-1"].purge_runs == 0
+        assert found["REQ-1"].id_count == 2
+        # requested 100 days ago, deadline 30 days: overdue before anything was purged
+        assert found["REQ-2"].status == "overdue"
+        assert found["REQ-2"].deadline_at < dt.datetime.now()
+
+    def test_a_purge_makes_the_request_live_clean_with_its_copies_scheduled(self, project, spark, lake):
+        run("purge+")
+        found = requests(spark, project.test_schema)
+        one = found["REQ-1"]
+        assert one.status == "live_clean"
+        assert (one.purge_runs, one.live_rows, one.tables_checked, one.tables_clean) == (1, 0, 2, 2)
+        assert one.live_clean_at is not None and one.fully_erased_at is None
+        # REQ-1's run swapped every partition that held any listed id (a, b, c) and profiles
+        listed = copies(spark, project.test_schema, "REQ-1")
+        assert [(c.table_name, c.partition_spec) for c in listed] == [
+            ("events", "ds=a"),
+            ("events", "ds=b"),
+            ("events", "ds=c"),
+            ("profiles", None),
+        ]
+        for copy in listed:
+            assert copy.deleted_at is None
+            # the defaults: backup 7 days, stale 7 days
+            assert copy.will_delete_at == copy.purged_at + dt.timedelta(days=7)
+        assert one.copies_remaining == 4
+        assert one.copies_deleted_by == max(c.will_delete_at for c in listed)
+        # past its deadline with copies left: still overdue
+        assert found["REQ-2"].status == "overdue"
+
+    def test_a_restore_reintroduces_the_request_until_the_next_purge(self, project, spark, lake):
+        backup = copies(spark, project.test_schema, "REQ-1")[0].backup_table
+        run_dbt(["run-operation", "restore", "--args", json.dumps({"table": f"{DB}.events", "partition": "ds=a", "backup": backup})])
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        events = spark.sql(f"select * from {project.test_schema}.erasure_events").collect()
+        assert [(e.event, e.table_name, e.partition_spec, e.backup_table) for e in events] == [
+            ("restore", "events", "ds=a", backup)
+        ]
+        assert found["REQ-1"].live_rows == 1, found["REQ-1"]  # 1001 is back in ds=a
+        assert found["REQ-1"].status == "reintroduced"
+        assert found["REQ-2"].live_rows == 0
+
+        run("purge+")
+        found = requests(spark, project.test_schema)
+        assert found["REQ-1"].status == "live_clean"
+        assert found["REQ-1"].purge_runs == 2
+        assert found["REQ-1"].live_rows == 0
+
+    def test_retention_deleting_the_last_copy_erases_the_request(self, project, spark, lake):
+        before = copies(spark, project.test_schema, "REQ-1")
+        run("retention+", **ZERO)
+        found = requests(spark, project.test_schema)
+        after = copies(spark, project.test_schema, "REQ-1")
+        assert len(after) == len(before) >= 5  # the second run's copy of ds=a too
+        assert all(c.deleted_at is not None for c in after), [(c.location, c.deleted_at) for c in after]
+        one = found["REQ-1"]
+        assert one.status == "erased"
+        assert one.copies_remaining == 0
+        assert one.fully_erased_at == max(c.deleted_at for c in after)
+        # an overdue request that is erased is erased
+        assert found["REQ-2"].status == "erased"
+        # and the pre-purge files are really gone
+        jvm = spark._jvm
+        conf = spark._jsc.hadoopConfiguration()
+        for copy in after:
+            path = jvm.org.apache.hadoop.fs.Path(copy.location)
+            fs = path.getFileSystem(conf)
+            if copy.partition_spec is None:
+                # an unpartitioned table's copy is its old directory <L>, which holds the live
+                # <L>/_purge_<ts>: the copy's own files are gone
+                assert [str(s.getPath()) for s in fs.listStatus(path) if s.isFile()] == [], copy.location
+            else:
+                assert not fs.exists(path), copy.location
+        assert location(spark, DB, "events", [["ds", "a"]]) not in {c.location for c in after}
+
+    def test_no_erasure_table_holds_an_id(self, project, spark, lake):
+        for table in ("erasure_request_log", "erasure_live_findings", "erasure_copies", "erasure_requests"):
+            frame = spark.table(f"{project.test_schema}.{table}")
+            for row in frame.collect():
+                for value in row:
+                    assert not (isinstance(value, int) and value in ALL_IDS), (table, row)
+                    assert not (isinstance(value, str) and value.strip() in {str(i) for i in ALL_IDS}), (table, row)
