@@ -118,3 +118,10 @@
 {% macro catalog_side_table_adoption_candidates(databases=none) -%}
     {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
 {%- endmacro %}
+
+{#- ---- erasure evidence (python_hooks/erasure/) ---- -#}
+
+{% macro erasure_write_certificate(request, runs, tables, copies, verification, target_path, project_dir) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.certificate:write_certificate', request=request, runs=runs,
+        tables=tables, copies=copies, verification=verification, target_path=target_path, project_dir=project_dir)) }}
+{%- endmacro %}

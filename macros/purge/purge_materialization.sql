@@ -48,6 +48,9 @@
     {%- do unrecorded.extend(compliance.purge_wait_for_stale_records()) -%}
     {%- set failed = results | selectattr('state', 'equalto', 'FAILED') | list -%}
     {%- do compliance.purge_summary(results, dry_run) -%}
+    {%- if dry_run -%}
+        {%- do compliance.purge_dry_run_schedule(results) -%}
+    {%- endif -%}
 
     {{ run_hooks(post_hooks) }}
 
@@ -102,6 +105,35 @@
     {%- do compliance.purge_say("summary: " ~ ns.tables | length ~ " table(s); partitions " ~ by_state.COMMITTED ~ " committed, "
         ~ by_state.DRY_RUN ~ " dry-run, " ~ by_state.SKIPPED ~ " skipped, " ~ by_state.FAILED ~ " failed; "
         ~ ns.rows ~ " row(s) " ~ ("would be " if dry_run else "") ~ "removed") -%}
+{%- endmacro %}
+
+{#-
+    A dry run's answer to "and then?": for each partition it would rewrite, the backup that would
+    keep its pre-purge copy and the date from which a retention pass would delete that copy under
+    the policies in force (the larger of backup_retention_days and stale_retention_days).  The
+    dry retention pass that `purge+` runs next lists what it would delete now.
+-#}
+{% macro purge_dry_run_schedule(results) -%}
+    {%- set pending = results | selectattr('state', 'equalto', 'DRY_RUN') | list -%}
+    {%- if not pending -%}{{ return(none) }}{%- endif -%}
+    {%- set defaults = compliance.retention_defaults() -%}
+    {%- set rows = compliance.retention_policy_rows(adapter.get_relation(database=none, schema=target.schema, identifier='retention_policies')) -%}
+    {%- set now = modules.datetime.datetime.utcnow() -%}
+    {%- for row in pending -%}
+        {%- set policy = compliance.retention_policy(row.database_name, row.table_name, rows, defaults) -%}
+        {%- set backup_days = policy.backup_retention_days | string | trim -%}
+        {%- set stale_days = policy.stale_retention_days | string | trim -%}
+        {%- if backup_days in ('', 'None') -%}
+            {%- set when = "when newer backups exceed backup_retention_versions " ~ policy.backup_retention_versions ~ " (no backup_retention_days)" -%}
+        {%- else -%}
+            {%- set days = [backup_days | float, (stale_days | float) if stale_days not in ('', 'None') else 0] | max -%}
+            {%- set when = "from " ~ (now + modules.datetime.timedelta(days=days)).strftime('%Y-%m-%d %H:%M') ~ " UTC (backup_retention_days "
+                ~ backup_days ~ ", stale_retention_days " ~ stale_days ~ ")" -%}
+        {%- endif -%}
+        {%- do compliance.purge_say("dry run: " ~ row.database_name ~ "." ~ row.table_name ~ " " ~ (row.partition_spec or '(unpartitioned)')
+            ~ ": would remove " ~ row.rows_purged ~ " of " ~ row.rows_before ~ " rows; its pre-purge copy would be kept by "
+            ~ row.database_name ~ "." ~ row.table_name ~ "_backup_<ts> and deleted by retention " ~ when) -%}
+    {%- endfor -%}
 {%- endmacro %}
 
 {#-

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,7 +130,11 @@ def lake(project: Any, spark: Any) -> dict[str, Any]:
 
 class TestErasureRequests:
     def test_a_dry_run_serves_no_request(self, project, spark, lake):
-        run("purge+", purge_dry_run=True)
+        log = run("purge+", purge_dry_run=True)
+        # what it would remove, per partition, and when retention would then delete the copy
+        assert "dry run: e_req.events ds=a: would remove 1 of 2 rows" in log
+        assert "dry run: e_req.profiles (unpartitioned): would remove 2 of 3 rows" in log
+        assert "deleted by retention from " in log and "(backup_retention_days 7, stale_retention_days 7)" in log
         found = requests(spark, project.test_schema)
         assert found["REQ-1"].status == "pending"
         assert found["REQ-1"].purge_runs == 0
@@ -206,6 +212,31 @@ class TestErasureRequests:
             else:
                 assert not fs.exists(path), copy.location
         assert location(spark, DB, "events", [["ds", "a"]]) not in {c.location for c in after}
+
+    def test_the_certificate_holds_the_evidence_and_no_id(self, project, spark, lake):
+        _, log = run_dbt_and_capture(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-1"})])
+        target = Path(project.project_root) / "target" / "erasure"
+        doc = json.loads((target / "REQ-1.json").read_text())
+        text = (target / "REQ-1.md").read_text()
+        assert "REQ-1.md" in log and "status erased" in log
+        assert doc["request"]["status"] == "erased"
+        assert doc["request"]["fully_erased_at"]
+        assert len(doc["runs"]) == 2 and all(r["partitions_failed"] == 0 for r in doc["runs"])
+        assert {r["invocation_id"] for r in doc["runs"]} == set(doc["request"]["purge_invocation_ids"].split(","))
+        assert {t["table_id"] for t in doc["tables"]} == {f"{DB}.events", f"{DB}.profiles"}
+        assert all(c["deleted_at"] for c in doc["copies"]) and len(doc["copies"]) >= 5
+        assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", doc["git_revision"])
+        assert "**Status: erased.**" in text and "## Pre-purge copies and their deletion" in text
+        for run_id in doc["request"]["purge_invocation_ids"].split(","):
+            assert run_id in text
+        for listed in ALL_IDS:
+            assert not re.search(rf"(?<![0-9a-f-]){listed}(?![0-9a-f-])", text + json.dumps(doc["runs"] + doc["tables"]))
+
+    def test_an_unknown_request_is_named(self, project, spark, lake):
+        _, log = run_dbt_and_capture(
+            ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})], expect_pass=False
+        )
+        assert "no request 'REQ-9'" in log and "known: REQ-1, REQ-2" in log
 
     def test_no_erasure_table_holds_an_id(self, project, spark, lake):
         for table in ("erasure_request_log", "erasure_live_findings", "erasure_copies", "erasure_requests"):

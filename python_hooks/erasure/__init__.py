@@ -1,0 +1,1 @@
+"""Erasure evidence: requests, coverage, byte verification, certificates (macros/erasure/, models/erasure/)."""
