@@ -31,6 +31,9 @@ sys.path.insert(0, str(REPO))
 TIMINGS: list[tuple[str, float, bool]] = []
 
 
+DEMO_REQUEST = "DSR-2026-001"
+
+
 def dbt(*args: str, allow_failure: bool = False) -> Any:
     from dbt.cli.main import dbtRunner
 
@@ -162,7 +165,7 @@ def main() -> None:
     dbt(
         "run",
         "--select",
-        "retention",
+        "retention+",
         "--vars",
         json.dumps({"retention_now": later.strftime("%Y-%m-%dT%H:%M:%S")}),
     )
@@ -181,8 +184,25 @@ def main() -> None:
     dbt("test", allow_failure=True)
     dbt("docs", "generate")
 
+    # 7. erasure evidence: each request's status after all of the above, and a certificate
+    dbt("run", "--select", "tag:erasure")
+    dbt("run-operation", "erasure_certificate", "--args", json.dumps({"request_id": DEMO_REQUEST}))
+
     summary(events_before, ids_before, ids_after_purge, restored, ids_after_restore, ids_after_second_purge)
+    erasure_summary()
     print(f"\nmake demo finished in {time.time() - started:.0f}s")
+
+
+def erasure_summary() -> None:
+    print("\nErasure requests (erasure_requests; docs/erasure.md)")
+    table(
+        "select request_id, status, id_count, purge_runs, live_rows, copies_total, copies_remaining, "
+        "date_format(fully_erased_at, 'yyyy-MM-dd HH:mm') as fully_erased_at from lakehouse.erasure_requests "
+        "order by request_id"
+    )
+    certificate = DEMO / "target" / "erasure" / f"{DEMO_REQUEST}.md"
+    status = scalar(f"select status from lakehouse.erasure_requests where request_id = '{DEMO_REQUEST}'")
+    print(f"  request {DEMO_REQUEST}: {status}; certificate {certificate} (and .json)")
 
 
 def summary(

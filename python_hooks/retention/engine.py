@@ -282,6 +282,9 @@ class Retention:
         relation = metastore.read_table(self.spark, stale_database, stale_table)
         records = relation.collect()
         done: set[int] = set()
+        # one location may be recorded twice (a snapshot records its new directory before writing
+        # it and again once it is replaced): it is deleted once, and each of its records is done
+        handled: dict[str, bool] = {}
         for index, record in enumerate(records):
             policy = self.policy(record.database_name or "", record.table_name or "")
             if policy is None:
@@ -293,12 +296,31 @@ class Retention:
             if recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS:
                 continue
             location = filesystem.qualify(self.spark, record.location)
+            if location in handled:
+                if handled[location]:
+                    done.add(index)
+                continue
             if self.protection.blocker(location) is not None:
                 continue  # still referenced (by a backup, a trash table or the live table): not stale yet
+            if not filesystem.exists(self.spark, location):
+                # never written (a run killed before it wrote the directory) or deleted already
+                self.log.add(
+                    "stale",
+                    "delete",
+                    record.database_name,
+                    record.table_name,
+                    record.partition_spec,
+                    location,
+                    note="already gone: nothing to delete",
+                )
+                handled[location] = True
+                done.add(index)
+                continue
             roots = self.roots(record.database_name, record.table_name, policy)
-            if self.deleter.delete_logged(
+            handled[location] = self.deleter.delete_logged(
                 "stale", record.database_name, record.table_name, record.partition_spec, location, roots
-            ):
+            )
+            if handled[location]:
                 done.add(index)
         if done and not self.dry_run:
             kept = [r for i, r in enumerate(records) if i not in done]
