@@ -186,6 +186,23 @@ class TestErasureRequests:
         assert found["REQ-1"].purge_runs == 2
         assert found["REQ-1"].live_rows == 0
 
+    def test_a_rebuild_writing_an_id_back_reintroduces_the_request(self, project, spark, lake):
+        """No event: a job (a recompaction from unpurged input, a rebuild) writes a purged id back
+        into an onboarded table; the live check alone finds it."""
+        spark.sql(f"insert into {DB}.profiles values (1003, 'rebuilt')")
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        assert (found["REQ-2"].status, found["REQ-2"].live_rows) == ("reintroduced", 1)
+        assert found["REQ-1"].status == "live_clean"  # 1003 is not one of REQ-1's ids
+        findings = spark.sql(
+            f"select table_name, remaining_rows from {project.test_schema}.erasure_live_findings "
+            "where request_id = 'REQ-2' order by table_name"
+        ).collect()
+        assert [(f.table_name, f.remaining_rows) for f in findings] == [("events", 0), ("profiles", 1)]
+        run("purge+")
+        found = requests(spark, project.test_schema)
+        assert (found["REQ-2"].status, found["REQ-2"].live_rows) == ("overdue", 0)  # clean, past its deadline
+
     def test_retention_deleting_the_last_copy_erases_the_request(self, project, spark, lake):
         before = copies(spark, project.test_schema, "REQ-1")
         run("retention+", **ZERO)
@@ -221,7 +238,7 @@ class TestErasureRequests:
         assert "REQ-1.md" in log and "status erased" in log
         assert doc["request"]["status"] == "erased"
         assert doc["request"]["fully_erased_at"]
-        assert len(doc["runs"]) == 2 and all(r["partitions_failed"] == 0 for r in doc["runs"])
+        assert len(doc["runs"]) == 3 and all(r["partitions_failed"] == 0 for r in doc["runs"])
         assert {r["invocation_id"] for r in doc["runs"]} == set(doc["request"]["purge_invocation_ids"].split(","))
         assert {t["table_id"] for t in doc["tables"]} == {f"{DB}.events", f"{DB}.profiles"}
         assert all(c["deleted_at"] for c in doc["copies"]) and len(doc["copies"]) >= 5
