@@ -32,11 +32,11 @@
     so only those rows reach the aggregate).  Partitions without one do not appear: they are
     skipped.  Rows before the purge are read from the rewritten partitions' file footers.
 -#}
-{% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column) -%}
-    {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column)) }}
+{% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none) -%}
+    {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds)) }}
 {%- endmacro %}
 
-{% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column) -%}
+{% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none) -%}
 select /*+ BROADCAST(b) */
     {%- for column in partition_columns %}
     cast(a.{{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
@@ -45,6 +45,9 @@ select /*+ BROADCAST(b) */
 from {{ compliance.table_ref(database, table) }} as a
 left semi join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
     on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
+{%- if id_bounds %}
+where {{ compliance.purge_identifier_expr('a', identifier_path) }} between {{ id_bounds.min }} and {{ id_bounds.max }}
+{%- endif %}
 {%- if partition_columns %}
 group by
     {%- for column in partition_columns %}

@@ -113,7 +113,29 @@
     {%- if ns.column is none -%}
         {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " has no column " ~ tojson(column) ~ " (var compliance_id_column); its columns are: " ~ (info.columns.keys() | list | join(', ')) ~ ". Nothing was purged.") -%}
     {%- endif -%}
-    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
+    {%- set id_type = info.columns[ns.column] -%}
+    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': id_type, 'name': name,
+        'bounds': compliance.purge_id_bounds(parts[0], parts[1], ns.column, id_type)}) }}
+{%- endmacro %}
+
+{#-
+    The smallest and largest listed id as SQL literals ({min, max}), for integral and string id
+    columns; none otherwise or when no id is listed.  The scan adds `identifier between min and
+    max`: implied by the semi-join (a matching row's identifier equals a listed id), so it never
+    changes a result, and Spark pushes it down to the parquet/ORC readers, which skip the row
+    groups and stripes whose min/max statistics lie outside it (data skipping on clustered ids).
+-#}
+{% macro purge_id_bounds(id_database, id_table, id_column, id_type) -%}
+    {%- set integral = id_type in ('tinyint', 'smallint', 'int', 'bigint') -%}
+    {%- if not (integral or id_type == 'string') -%}{{ return(none) }}{%- endif -%}
+    {%- set column = compliance.quote_ident(id_column) -%}
+    {%- set row = run_query('select min(' ~ column ~ '), max(' ~ column ~ ') from ' ~ compliance.table_ref(id_database, id_table)
+        ~ ' where ' ~ column ~ ' is not null').rows[0] -%}
+    {%- if row[0] is none -%}{{ return(none) }}{%- endif -%}
+    {%- if integral -%}
+        {{ return({'type': id_type, 'min': (row[0] | int | string), 'max': (row[1] | int | string)}) }}
+    {%- endif -%}
+    {{ return({'type': id_type, 'min': compliance.sql_string(row[0]), 'max': compliance.sql_string(row[1])}) }}
 {%- endmacro %}
 
 {#-
@@ -164,7 +186,7 @@
             ~ ids.name ~ "." ~ ids.column ~ " is " ~ ids.type ~ "; they cannot be compared safely. Point the descriptor at a "
             ~ ids.type ~ " field or use an id table of " ~ field_type ~ " ids. The table was left as it was."}) }}
     {%- endif -%}
-    {{ return({'field': parsed.field, 'path': resolved.path}) }}
+    {{ return({'field': parsed.field, 'path': resolved.path, 'type': field_type}) }}
 {%- endmacro %}
 
 {#- Purge one table; returns its result rows. -#}
@@ -189,7 +211,9 @@
     {%- set partition_columns = info.partition_columns -%}
 
     {#- one scan: the rows with a listed id, per partition; the other partitions are not read -#}
-    {%- set scan = compliance.purge_execute('scan', compliance.purge_scan_sql(database, table, partition_columns, identifier.path, ids.database, ids.table, ids.column)) -%}
+    {#- the id range, where the identifier has the id column's own type (no cast between them) -#}
+    {%- set bounds = ids.bounds if ids.bounds and identifier.type == ids.bounds.type else none -%}
+    {%- set scan = compliance.purge_execute('scan', compliance.purge_scan_sql(database, table, partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds)) -%}
     {%- if not scan.ok -%}
         {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}
         {%- do compliance.purge_say(reason) -%}
