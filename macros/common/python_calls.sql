@@ -118,3 +118,10 @@
 {% macro catalog_side_table_adoption_candidates(databases=none) -%}
     {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
 {%- endmacro %}
+
+{#- ---- erasure (python_hooks/erasure/) ---- -#}
+
+{% macro erasure_verify_bytes(invocation_id, requests, stale_relation, view_name) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.verification:verify_requests', invocation_id=invocation_id,
+        requests=requests, stale_relation=stale_relation, view_name=view_name)) }}
+{%- endmacro %}
