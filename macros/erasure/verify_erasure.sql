@@ -126,6 +126,7 @@
 
 {#- The summary a user reads: one line per location, the totals, and what the state means. -#}
 {% macro erasure_verify_report(result) -%}
+    {%- do log('verify_erasure: ' ~ result.id_counts | length ~ ' request(s) verified in ' ~ result.seconds ~ ' s', info=true) -%}
     {%- for request_id, id_count in result.id_counts.items() -%}
         {%- set rows = result.rows | selectattr('request_id', 'equalto', request_id) | list -%}
         {%- set ns = namespace(total=0, live=0, files=0, read=0, skipped=0, errors=0, left=0) -%}

@@ -288,13 +288,15 @@ def verify_requests(
 
     `requests`: [{request_id, ids_sql, id_column, id_type, tables: [{database, table,
     identifier_path, identifier_type, partitions: [spec], logged_locations: [location],
-    backup_dir}]}], as macros/erasure/verify_erasure.sql builds them.  Returns {rows, id_counts}
-    (counts only: the ids are never returned, logged or written).
+    backup_dir}]}], as macros/erasure/verify_erasure.sql builds them.  Returns {rows, id_counts,
+    seconds} (counts only: the ids are never returned, logged or written).
     """
     import hashlib
+    import time
 
     from pyspark.sql import functions as F
 
+    started = time.perf_counter()
     stale = _stale_rows(spark, stale_relation)
     out: list[dict[str, Any]] = []
     id_counts: dict[str, int] = {}
@@ -333,4 +335,4 @@ def verify_requests(
         *[name for name, _ in RESULT_COLUMNS]
     )
     frame.createOrReplaceTempView(view_name)
-    return {"rows": out, "id_counts": id_counts}
+    return {"rows": out, "id_counts": id_counts, "seconds": round(time.perf_counter() - started, 3)}
