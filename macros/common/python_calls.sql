@@ -125,3 +125,8 @@
     {{ return(adapter.python_hook('python_hooks.erasure.certificate:write_certificate', request=request, runs=runs,
         tables=tables, copies=copies, verification=verification, target_path=target_path, project_dir=project_dir)) }}
 {%- endmacro %}
+
+{% macro erasure_verify_bytes(invocation_id, requests, stale_relation, view_name) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.verification:verify_requests', invocation_id=invocation_id,
+        requests=requests, stale_relation=stale_relation, view_name=view_name)) }}
+{%- endmacro %}

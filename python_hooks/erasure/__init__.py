@@ -1,1 +1,1 @@
-"""Erasure evidence: requests, coverage, byte verification, certificates (macros/erasure/, models/erasure/)."""
+"""Erasure evidence: requests and their certificates, and what the bytes under a request's purged tables still hold (macros/erasure/, models/erasure/)."""

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from python_hooks.audit.audit_tables import SCHEMAS
+from python_hooks.erasure.verification import RESULT_COLUMNS as VERIFICATION_COLUMNS
 from python_hooks.purge.results import RESULT_COLUMNS
 from python_hooks.retention.attempts import ATTEMPT_COLUMNS
 
@@ -32,6 +33,7 @@ CODE: dict[str, list[tuple[str, str]]] = {
     "purge_log": RESULT_COLUMNS,
     "retention": ATTEMPT_COLUMNS,
     "retention_log": ATTEMPT_COLUMNS,
+    "erasure_verification": VERIFICATION_COLUMNS,
     **{
         name: [(field.name, field.dataType.simpleString()) for field in schema.fields]
         for name, schema in SCHEMAS.items()

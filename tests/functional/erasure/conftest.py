@@ -1,0 +1,96 @@
+"""Fixtures for the erasure tests: the purge, retention and erasure models over tables made with Spark SQL."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+
+from tests.conftest import repo_files
+
+SEED_HEADER = (
+    "table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,"
+    "backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,"
+    "snapshot_column,snapshot_retention_count,stale_retention_days\n"
+)
+SEED_TYPES = {name: "string" for name in SEED_HEADER.strip().split(",")}
+# every policy at zero: retention deletes every backup, staging, trash and stale copy at once
+ZERO = {
+    "retention_allow_short": True,
+    "backup_retention_days": 0,
+    "backup_retention_versions": 0,
+    "trash_retention_days": 0,
+    "staging_retention_hours": 0,
+    "stale_retention_days": 0,
+}
+
+
+def descriptor(field: str) -> str:
+    return ('{"complianceSpec": {"identifierField": "%s"}}' % field).replace("'", "\\'")
+
+
+def purge(whitelist: str, scope: str) -> str:
+    """`dbt run --select purge+` (purge, log, verification, retention at its defaults) on `whitelist`."""
+    variables = {"purge_whitelist": whitelist, "retention_scope": scope}
+    _, log = run_dbt_and_capture(["run", "--select", "purge+", "--vars", json.dumps(variables)])
+    return log
+
+
+def retention_at_zero(scope: str) -> str:
+    variables = {"retention_scope": scope, **ZERO}
+    _, log = run_dbt_and_capture(["run", "--select", "retention", "--vars", json.dumps(variables)])
+    return log
+
+
+def verify(request_id: str) -> str:
+    """`dbt run-operation verify_erasure`; returns its log (it never fails because rows remain)."""
+    _, log = run_dbt_and_capture(
+        ["run-operation", "verify_erasure", "--args", json.dumps({"request_id": request_id})]
+    )
+    return log
+
+
+def latest_verification(spark: Any, schema: str, request_id: str) -> list[Any]:
+    """The rows of the latest verification of `request_id` in the result table."""
+    spark.catalog.refreshTable(f"{schema}.erasure_verification")
+    rows = spark.sql(
+        f"select * from {schema}.erasure_verification where request_id = '{request_id}'"
+    ).collect()
+    latest = max(r.verified_at for r in rows)
+    return [r for r in rows if r.verified_at == latest]
+
+
+def purge_runs(spark: Any, schema: str) -> list[str]:
+    spark.catalog.refreshTable(f"{schema}.purge_log")
+    return [
+        r[0]
+        for r in spark.sql(
+            f"select invocation_id from {schema}.purge_log where state = 'COMMITTED' "
+            "group by invocation_id order by max(ended_at)"
+        ).collect()
+    ]
+
+
+def committed(spark: Any, schema: str, invocation_id: str) -> list[Any]:
+    return spark.sql(
+        f"select * from {schema}.purge_log where state = 'COMMITTED' and invocation_id = '{invocation_id}'"
+    ).collect()
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {
+        "purge": repo_files("models", "purge"),
+        "retention": repo_files("models", "retention"),
+        "erasure": repo_files("models", "erasure"),
+    }
+
+
+@pytest.fixture(scope="class")
+def seeds() -> dict[str, Any]:
+    return {"retention": {"retention_policies.csv": SEED_HEADER}}
+
+
+__all__ = ["run_dbt"]
