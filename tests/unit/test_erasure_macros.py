@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from tests.unit.macro_harness import MacroRenderer, squash
 
 render = MacroRenderer()
-IDS = SimpleNamespace(database="u_purger", table="guestids", column="guestid")
-
-
-def test_ids_of_a_request_when_the_id_table_has_a_request_id_column():
-    sql = squash(render("erasure_verify_ids_sql", "req 'o1", IDS, "request_id"))
-    assert sql == (
-        "select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null"
-        " and `request_id` = 'req \\'o1'"
-    )
-
-
-def test_ids_of_a_purge_run_are_every_id_of_the_id_table():
-    sql = squash(render("erasure_verify_ids_sql", "3f2a", IDS, None))
-    assert sql == "select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null"
 
 
 def test_targets_are_the_committed_partitions_of_the_request_runs():

@@ -66,6 +66,16 @@ def copies(spark: Any, schema: str, request_id: str) -> list[Any]:
     ).collect()
 
 
+def verification(spark: Any, schema: str, request_id: str) -> list[Any]:
+    """The latest verify_erasure rows of a request."""
+    spark.catalog.clearCache()
+    return spark.sql(f"""
+        select * from {schema}.erasure_verification
+        where request_id = '{request_id}' and invocation_id = (
+            select max_by(invocation_id, verified_at) from {schema}.erasure_verification where request_id = '{request_id}')
+    """).collect()
+
+
 @pytest.fixture(scope="class")
 def macros() -> dict[str, Any]:
     return repo_files("macros")
@@ -186,6 +196,17 @@ class TestErasureRequests:
         assert found["REQ-1"].purge_runs == 2
         assert found["REQ-1"].live_rows == 0
 
+    def test_the_bytes_of_the_request_are_in_the_backups_only(self, project, spark, lake):
+        """verify_erasure with a request_id column: REQ-1's ids (1001, 1002) are in no live file, and
+        the pre-purge copies hold them: 1001 in ds=a (the directory both purges' backups point at,
+        since the restore made it live again) and in profiles, 1002 in ds=b."""
+        run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "REQ-1"})])
+        found = verification(spark, project.test_schema, "REQ-1")
+        assert sum(r.rows_holding_ids for r in found if r.location_kind == "live") == 0
+        holding = {r.location: r.rows_holding_ids for r in found if r.rows_holding_ids}
+        assert sum(holding.values()) == 3, found
+        assert set(holding) <= {c.location for c in copies(spark, project.test_schema, "REQ-1")}
+
     def test_a_rebuild_writing_an_id_back_reintroduces_the_request(self, project, spark, lake):
         """No event: a job (a recompaction from unpurged input, a rebuild) writes a purged id back
         into an onboarded table; the live check alone finds it."""
@@ -229,6 +250,11 @@ class TestErasureRequests:
             else:
                 assert not fs.exists(path), copy.location
         assert location(spark, DB, "events", [["ds", "a"]]) not in {c.location for c in after}
+
+    def test_after_retention_no_byte_holds_the_request(self, project, spark, lake):
+        run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "REQ-1"})])
+        found = verification(spark, project.test_schema, "REQ-1")
+        assert found and sum(r.rows_holding_ids for r in found) == 0, found
 
     def test_the_certificate_holds_the_evidence_and_no_id(self, project, spark, lake):
         _, log = run_dbt_and_capture(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-1"})])
