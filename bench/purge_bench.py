@@ -17,6 +17,11 @@ in the same invocation compare.  Then a small sweep over k and P (draws bench/re
     .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x5, medians), then the sweep
     .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
     .venv/bin/python bench/purge_bench.py --cluster --executors 2 --rows 1000000 --sweep-rows 0 --repeat 1
+    .venv/bin/python bench/purge_bench.py --clustered --rows 50000000 --repeat 3   # ids ordered in the data
+
+With --clustered the ids are ordered in the data (partition p holds a contiguous id range, each
+file a contiguous sub-range) and listed as one block: the purge's scan carries the id range,
+which the parquet reader uses to skip row groups by their statistics; the floor scans every file.
 
 With --cluster (bench/cluster.py) the same comparison runs as the `cluster` target on the cluster
 of `make cluster-up`, and it also counts the metastore calls of each purge run and of one
@@ -58,6 +63,12 @@ def dbt(*args: str) -> Any:
     return result
 
 
+# --clustered: ids ordered in the data (a date-ordered id): partition p holds ids
+# [p * rows/P, (p+1) * rows/P), written in order, so each file covers a contiguous id range, and
+# the listed ids are one contiguous block (about 1% of the rows)
+CLUSTERED = False
+
+
 def make_table(spark: Any, database: str, rows: int, partitions: int) -> None:
     spark.sql(f"drop database if exists {database} cascade")
     spark.sql(f"create database {database}")
@@ -65,11 +76,12 @@ def make_table(spark: Any, database: str, rows: int, partitions: int) -> None:
         create table {database}.events (metadata struct<guestid: bigint, session: string>, payload string)
         partitioned by (ds string) stored as parquet
         tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
+    partition_of = f"id div {max(1, rows // partitions)}" if CLUSTERED else f"id % {partitions}"
     spark.sql(f"""
         insert into {database}.events partition (ds)
         select named_struct('guestid', id, 'session', concat('s', id % 977)),
                repeat('x', 40),
-               format_string('p%04d', cast(id % {partitions} as int))
+               format_string('p%04d', cast({partition_of} as int))
         from range({rows})""")
 
 
@@ -80,6 +92,11 @@ def make_ids(spark: Any, rows: int, partitions: int, touched: int) -> int:
     spark.sql("create table bench_ids.ids (guestid bigint) using parquet")
     per_partition = rows // partitions
     wanted = max(1, rows // 100)
+    if CLUSTERED:
+        # one contiguous block in the middle of the first partition's range
+        start = per_partition // 4
+        spark.sql(f"insert into bench_ids.ids select id from range({start}, {start + wanted})")
+        return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
     stride = max(1, (per_partition * touched) // wanted)
     spark.sql(f"""
         insert into bench_ids.ids
@@ -272,8 +289,17 @@ def main() -> None:
         action="store_true",
         help="keep the temporary warehouse and dbt's logs (logs/dbt.log times every purge step)",
     )
+    parser.add_argument(
+        "--clustered",
+        action="store_true",
+        help="ids ordered in the data and listed as one block (data skipping by footer statistics); no sweep",
+    )
     cluster.add_arguments(parser)
     args = parser.parse_args()
+    global CLUSTERED
+    CLUSTERED = args.clustered
+    if CLUSTERED:
+        args.sweep_rows = 0
 
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
@@ -326,6 +352,8 @@ def main() -> None:
             results[0]["executors"] = args.executors
         RESULTS.mkdir(parents=True, exist_ok=True)
         name = f"purge-cluster-{args.executors}.json" if args.cluster else "purge.json"
+        if CLUSTERED:
+            name = name.replace(".json", "-clustered.json")
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:
