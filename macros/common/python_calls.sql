@@ -118,3 +118,18 @@
 {% macro catalog_side_table_adoption_candidates(databases=none) -%}
     {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
 {%- endmacro %}
+
+{#- ---- erasure (python_hooks/erasure/) ---- -#}
+
+{% macro erasure_describe_tables(tables) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:describe_tables', tables=tables)) }}
+{%- endmacro %}
+
+{% macro erasure_match_columns(tables, names, patterns) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:match_columns', tables=tables, names=names, patterns=patterns)) }}
+{%- endmacro %}
+
+{% macro erasure_downstream_tables(edges_relation, nodes_relation, onboarded, exempt_tags) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:downstream_tables', edges_relation=edges_relation | string,
+        nodes_relation=nodes_relation | string, onboarded=onboarded, exempt_tags=exempt_tags)) }}
+{%- endmacro %}

@@ -20,7 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ADAPTER = REPO / "adapter" / "src" / "dbt" / "adapters" / "lakehouse"
 HOOKS = REPO / "python_hooks"
-CAPABILITIES = ("purge", "retention", "restore", "audit")
+CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure")
 
 
 def _module_name(path: Path) -> str:

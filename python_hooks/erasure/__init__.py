@@ -1,0 +1,1 @@
+"""Erasure evidence: what the purge covers and what it does not (macros/erasure/)."""
