@@ -195,5 +195,6 @@ from values
     {%- for path in matched or [] if '[' not in path -%}{%- do plain.append(path) -%}{%- endfor -%}
     {{ return("Onboard it: dbt run-operation onboard --args '{table: " ~ table_id ~ ", identifier: " ~ (plain[0] if plain else '<field>')
         ~ "}' (and make purge_whitelist select it),"
-        ~ " or add a row (table_pattern " ~ table_id ~ ", reason) to the seed pii_coverage_exceptions saying why it holds no identifier to erase.") }}
+        ~ " or add a row (table_pattern " ~ table_id ~ ", reason) to the seed " ~ var('pii_coverage_exceptions', 'pii_coverage_exceptions')
+        ~ " saying why it holds no identifier to erase.") }}
 {%- endmacro %}

@@ -4,7 +4,8 @@
     pii_coverage_exceptions.  Built from the catalog and the audit's lineage tables; it holds
     table and field names, never an id value.
 -#}
-{%- set exceptions_relation = ref('pii_coverage_exceptions') -%}
+{#- the exceptions seed: this package's, or the installing project's named by var pii_coverage_exceptions -#}
+{%- set exceptions_relation = ref(var('pii_coverage_exceptions', 'pii_coverage_exceptions')) -%}
 {%- set edges_relation = ref('dbt_lineage_edges') -%}
 {%- set nodes_relation = ref('dbt_nodes') -%}
 {%- set rows = compliance.pii_coverage_findings(exceptions_relation, edges_relation, nodes_relation) if execute else [] -%}

@@ -3,7 +3,7 @@
 with
 
 exceptions as (
-    select * from {{ ref('pii_coverage_exceptions') }}
+    select * from {{ ref(var('pii_coverage_exceptions', 'pii_coverage_exceptions')) }}
 ),
 
 final as (
