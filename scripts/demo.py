@@ -102,6 +102,25 @@ def ids_left(schema_ids: str = "u_purger.guestids") -> Any:
     )
 
 
+def page_view_ids(schema_ids: str = "u_purger.guestids") -> dict[str, Any]:
+    """Rows holding a listed id (by member_id) in the hourly input and what compaction made of it."""
+    tables = ["kafka.page_view_hourly_staging", "lakehouse.page_view_hourly", "lakehouse.page_view_daily"]
+    return {
+        t: scalar(f"select count(*) from {t} a left semi join {schema_ids} b on a.member_id = b.guestid")
+        for t in tables
+    }
+
+
+def coverage_summary(before: dict[str, Any], after: dict[str, Any]) -> None:
+    print("\nCoverage (docs/erasure.md): the hourly input onboarded and purged with its compacted tables")
+    for name, count in before.items():
+        print(f"  {name}: {count} rows holding a listed id before, {after.get(name)} after")
+    table(
+        "select table_id, finding, status, coalesce(matched_columns, upstream_tables) as evidence, "
+        "exception_reason from lakehouse.pii_coverage order by table_id"
+    )
+
+
 def restore_one_partition() -> str | None:
     """Restore the first committed partition of the purge to its backup (the default backup)."""
     from dbt.adapters.lakehouse.partitions import parse_spec
@@ -180,15 +199,32 @@ def main() -> None:
     dbt("run", "--select", "compaction+", "--vars", "{recompact_from_output: true}")
     dbt("snapshot")
 
-    # 6. tests over everything, and the docs site with lineage
+    # 6. coverage (docs/erasure.md): the hourly staging input is onboarded with the tables
+    # compacted from it, and purged with them, so that compacting it again cannot bring ids back;
+    # pii_coverage then lists what else may hold ids (only the excepted count tables here)
+    page_view_ids_before = page_view_ids()
+    dbt("run-operation", "demo_onboard_page_views")
+    dbt("run", "--select", "purge+")
+    page_view_ids_after = page_view_ids()
+    dbt("run", "--select", "pii_coverage")
+
+    # 7. tests over everything (assert_pii_coverage_complete among them), and the docs site
     dbt("test", allow_failure=True)
     dbt("docs", "generate")
 
-    # 7. erasure evidence: each request's status after all of the above, and a certificate
+    # 8. erasure evidence: each request's status after all of the above, and a certificate
     dbt("run", "--select", "tag:erasure")
     dbt("run-operation", "erasure_certificate", "--args", json.dumps({"request_id": DEMO_REQUEST}))
 
-    summary(events_before, ids_before, ids_after_purge, restored, ids_after_restore, ids_after_second_purge)
+    summary(
+        events_before,
+        ids_before,
+        ids_after_purge,
+        restored,
+        ids_after_restore,
+        ids_after_second_purge,
+        (page_view_ids_before, page_view_ids_after),
+    )
     erasure_summary()
     print(f"\nmake demo finished in {time.time() - started:.0f}s")
 
@@ -212,6 +248,7 @@ def summary(
     restored: str | None,
     ids_after_restore: Any,
     ids_after_second_purge: Any,
+    page_view_ids_before_after: tuple[dict[str, Any], dict[str, Any]],
 ) -> None:
     bar = "=" * 78
     print(f"\n{bar}\nDEMO SUMMARY\n{bar}")
@@ -273,7 +310,10 @@ def summary(
         f"column lineage rows: {scalar('select count(*) from lakehouse.dbt_column_lineage')}"
     )
 
+    coverage_summary(*page_view_ids_before_after)
+
     print("\nWhere to look")
+    print("  coverage       lakehouse.pii_coverage (docs/erasure.md)")
     print("  audit tables   lakehouse.purge_log, retention_log, compaction_watermarks, dbt_invocations,")
     print("                 dbt_node_results, dbt_nodes, dbt_lineage_edges, dbt_column_lineage")
     print("  read them      .venv/bin/dbt show --inline 'select * from lakehouse.purge_log' --limit 20")

@@ -130,3 +130,16 @@
     {{ return(adapter.python_hook('python_hooks.erasure.verification:verify_requests', invocation_id=invocation_id,
         requests=requests, stale_relation=stale_relation, view_name=view_name)) }}
 {%- endmacro %}
+
+{% macro erasure_describe_tables(tables) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:describe_tables', tables=tables)) }}
+{%- endmacro %}
+
+{% macro erasure_match_columns(tables, names, patterns) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:match_columns', tables=tables, names=names, patterns=patterns)) }}
+{%- endmacro %}
+
+{% macro erasure_downstream_tables(edges_relation, nodes_relation, onboarded, exempt_tags) -%}
+    {{ return(adapter.python_hook('python_hooks.erasure.coverage:downstream_tables', edges_relation=edges_relation | string,
+        nodes_relation=nodes_relation | string, onboarded=onboarded, exempt_tags=exempt_tags)) }}
+{%- endmacro %}

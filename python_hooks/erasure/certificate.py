@@ -94,7 +94,10 @@ def markdown(doc: dict[str, Any]) -> str:
         "",
         "## Purge runs (dbt invocation ids)",
         "",
-        *_table(doc["runs"], ["invocation_id", "started_at", "purged_at", "partitions_committed", "partitions_failed"]),
+        *_table(
+            doc["runs"],
+            ["invocation_id", "started_at", "purged_at", "partitions_committed", "partitions_failed"],
+        ),
         "## Live tables checked",
         "",
         *_table(doc["tables"], ["table_id", "identifier_field", "remaining_rows", "checked_at"]),
@@ -102,7 +105,15 @@ def markdown(doc: dict[str, Any]) -> str:
         "",
         *_table(
             doc["copies"],
-            ["table_name", "partition_spec", "location", "backup_table", "purged_at", "will_delete_at", "deleted_at"],
+            [
+                "table_name",
+                "partition_spec",
+                "location",
+                "backup_table",
+                "purged_at",
+                "will_delete_at",
+                "deleted_at",
+            ],
         ),
         "## Verification of bytes",
         "",
@@ -110,7 +121,15 @@ def markdown(doc: dict[str, Any]) -> str:
     if doc["verification"]:
         lines += _table(
             doc["verification"],
-            ["verified_at", "table_name", "location_kind", "location", "files_total", "files_read", "rows_holding_ids"],
+            [
+                "verified_at",
+                "table_name",
+                "location_kind",
+                "location",
+                "files_total",
+                "files_read",
+                "rows_holding_ids",
+            ],
         )
     else:
         lines += [

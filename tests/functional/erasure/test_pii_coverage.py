@@ -1,0 +1,276 @@
+"""`pii_coverage` and its data test on real tables: what coverage finds, what it leaves alone,
+and the test that fails until every finding is onboarded or excepted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
+
+from tests.conftest import repo_files
+
+DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
+SIDE_TABLE = "visits_backup_1700000000000"
+
+# a model two steps downstream of the onboarded table, through another model
+GUEST_ROLLUP = """
+{{ config(materialized='table') }}
+select metadata.guestid as guest, count(*) as events
+from {{ source('cov', 'onboarded_events') }}
+group by metadata.guestid
+"""
+GUEST_ROLLUP_TOP = """
+{{ config(materialized='table') }}
+select guest, events from {{ ref('guest_rollup') }} where events > 1
+"""
+SOURCES_YML = """
+version: 2
+sources:
+  - name: cov
+    schema: cov
+    tables:
+      - name: onboarded_events
+"""
+
+EXCEPTIONS = """table_pattern,reason
+cov.excepted_guests,a frozen extract kept by legal hold; deleted by its own process
+"""
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {
+        "name": "compliance",
+        "on-run-start": ["{{ compliance.audit_on_run_start() }}"],
+        "on-run-end": ["{{ compliance.audit_on_run_end(results) }}"],
+        "models": {
+            "compliance": {
+                "+file_format": "parquet",
+                "erasure": {"+tags": ["erasure"], "+materialized": "table"},
+                "audit": {
+                    "+tags": ["audit"],
+                    "+materialized": "incremental",
+                    "+incremental_strategy": "append",
+                    "+full_refresh": False,
+                },
+            }
+        },
+        "seeds": {
+            "compliance": {
+                "+file_format": "parquet",
+                "erasure": {"+column_types": {"table_pattern": "string", "reason": "string"}},
+            }
+        },
+        "vars": {
+            "purge_whitelist": "cov",
+            "purge_blacklist": "",
+            "compliance_id_table": "cov_ids.ids",
+            "compliance_id_column": "guestid",
+            "pii_column_patterns": ["*email*"],
+            # the audit is on only where the test needs the lineage (loading it takes seconds)
+            "audit_enabled": False,
+            "audit_workflow_graph": False,
+            "audit_openlineage": False,
+        },
+    }
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {
+        "erasure": repo_files("models", "erasure"),
+        "audit": repo_files("models", "audit"),
+        "guest_rollup.sql": GUEST_ROLLUP,
+        "guest_rollup_top.sql": GUEST_ROLLUP_TOP,
+        "sources.yml": SOURCES_YML,
+    }
+
+
+@pytest.fixture(scope="class")
+def seeds() -> dict[str, Any]:
+    return {"erasure": {**repo_files("seeds", "erasure"), "pii_coverage_exceptions.csv": EXCEPTIONS}}
+
+
+@pytest.fixture(scope="class")
+def tests() -> dict[str, Any]:
+    return {"erasure": repo_files("tests", "erasure")}
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any):
+    """The whitelisted database `cov`: one table of each kind coverage must tell apart."""
+    for database in ("cov", "cov_ids"):
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+    spark.sql("create table cov_ids.ids (guestid bigint) using parquet")
+    statements = [
+        # onboarded: a descriptor naming a nested field
+        f"""create table cov.onboarded_events (metadata struct<guestid: bigint, note: string>, page string)
+            partitioned by (ds string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{DESCRIPTOR % "metadata.guestid"}')""",
+        "insert into cov.onboarded_events partition (ds = '2024-01-01') "
+        "select named_struct('guestid', id % 3, 'note', 'n'), 'p' from range(10)",
+        # the id column at the top, no descriptor
+        "create table cov.visits (GuestId bigint, page string) stored as parquet",
+        # the identifier's leaf name nested in a struct
+        "create table cov.sessions (device struct<kind: string, owner: struct<guestid: bigint>>, n int) using parquet",
+        # in an array of structs
+        "create table cov.orders (order_id bigint, items array<struct<sku: string, guestid: bigint>>) using parquet",
+        # matches pii_column_patterns only
+        "create table cov.contacts (contact_email string, country string) using parquet",
+        # would be a finding, but the seed excepts it
+        "create table cov.excepted_guests (guestid bigint) using parquet",
+        # nothing that matches
+        "create table cov.metrics (day string, n bigint) using parquet",
+        # a registered side table of this project, with the id column: never a finding
+        f"""create table cov.{SIDE_TABLE} (GuestId bigint, page string) stored as parquet
+            tblproperties ('lakehouse.side_table' = 'backup', 'lakehouse.side_table.of' = 'cov.visits',
+                           'lakehouse.side_table.created_at' = '1700000000000')""",
+        # a view holds nothing to purge
+        "create view cov.visit_pages as select GuestId, page from cov.visits",
+    ]
+    for statement in statements:
+        spark.sql(statement)
+    yield
+    for database in ("cov", "cov_ids"):
+        spark.sql(f"drop database if exists {database} cascade")
+
+
+def coverage(spark: Any, project: Any) -> dict[str, dict[str, Any]]:
+    spark.catalog.clearCache()
+    rows = spark.sql(f"select * from {project.test_schema}.pii_coverage").collect()
+    return {r.finding_id: r.asDict() for r in rows}
+
+
+def build_coverage(expect_pass: bool = True) -> str:
+    _, log = run_dbt_and_capture(["run", "--select", "pii_coverage"], expect_pass=expect_pass)
+    return log
+
+
+def data_test(results: Any, name: str) -> Any:
+    """The result of the data test `name` (the results hold the hooks' too)."""
+    return next(r for r in results if r.node.name == name)
+
+
+def write_exceptions(project: Any, text: str) -> None:
+    write_file(text, Path(project.project_root) / "seeds" / "erasure" / "pii_coverage_exceptions.csv")
+    run_dbt(["seed", "--select", "pii_coverage_exceptions", "--full-refresh"])
+
+
+class TestPiiCoverage:
+    def test_findings_statuses_and_the_data_test(self, project: Any, spark: Any, lake: Any) -> None:
+        schema = project.test_schema.lower()
+        run_dbt(["seed"])
+        # builds the downstream models; the audit hooks record this invocation's lineage
+        run_dbt(["run", "--select", "guest_rollup", "guest_rollup_top", "--vars", "{audit_enabled: true}"])
+        build_coverage()
+
+        found = coverage(spark, project)
+        assert sorted(found) == sorted(
+            [
+                "cov.visits:pii_column_without_descriptor",
+                "cov.sessions:pii_column_without_descriptor",
+                "cov.orders:pii_column_without_descriptor",
+                "cov.contacts:pii_column_without_descriptor",
+                "cov.excepted_guests:pii_column_without_descriptor",
+                f"{schema}.guest_rollup:downstream_of_onboarded",
+                f"{schema}.guest_rollup_top:downstream_of_onboarded",
+            ]
+        )
+        matched = {k: v["matched_columns"] for k, v in found.items()}
+        assert matched["cov.visits:pii_column_without_descriptor"] == "GuestId"
+        assert matched["cov.sessions:pii_column_without_descriptor"] == "device.owner.guestid"
+        assert matched["cov.orders:pii_column_without_descriptor"] == "items[].guestid"
+        assert matched["cov.contacts:pii_column_without_descriptor"] == "contact_email"
+        assert matched[f"{schema}.guest_rollup:downstream_of_onboarded"] is None
+        for name in ("guest_rollup", "guest_rollup_top"):
+            row = found[f"{schema}.{name}:downstream_of_onboarded"]
+            assert row["upstream_tables"] == "cov.onboarded_events"
+            assert (row["database_name"], row["table_name"], row["table_id"]) == (
+                schema,
+                name,
+                f"{schema}.{name}",
+            )
+
+        statuses = {k: v["status"] for k, v in found.items()}
+        assert statuses.pop("cov.excepted_guests:pii_column_without_descriptor") == "excepted"
+        assert set(statuses.values()) == {"onboarded_needed"}
+        excepted = found["cov.excepted_guests:pii_column_without_descriptor"]
+        assert excepted["exception_pattern"] == "cov.excepted_guests"
+        assert excepted["exception_reason"].startswith("a frozen extract")
+        assert excepted["action"] is None
+        visits = found["cov.visits:pii_column_without_descriptor"]
+        assert visits["exception_reason"] is None and visits["checked_at"] is not None
+        assert (
+            "dbt run-operation onboard --args '{table: cov.visits, identifier: GuestId}'" in visits["action"]
+        )
+        # table and field names only, never a value (the onboarded table holds ids 0..2)
+        assert all(not str(v).isdigit() for row in found.values() for v in row.values())
+
+        # the data test fails, naming each un-excepted table, what matched and what to do
+        results, log = run_dbt_and_capture(
+            ["test", "--select", "assert_pii_coverage_complete"], expect_pass=False
+        )
+        failed = data_test(results, "assert_pii_coverage_complete")
+        assert failed.status == "fail" and failed.failures == 6
+        for table, what in [
+            ("cov.visits", "fields GuestId"),
+            ("cov.sessions", "fields device.owner.guestid"),
+            ("cov.orders", "fields items[].guestid"),
+            ("cov.contacts", "fields contact_email"),
+            (f"{schema}.guest_rollup", "downstream of cov.onboarded_events"),
+            (f"{schema}.guest_rollup_top", "downstream of cov.onboarded_events"),
+        ]:
+            line = next(x for x in log.splitlines() if f"pii_coverage: {table} (" in x)
+            assert what in line and "dbt run-operation onboard" in line and "pii_coverage_exceptions" in line
+        assert "pii_coverage: cov.excepted_guests" not in log
+
+        # onboard what holds the id, except what cannot be onboarded: coverage is complete
+        for table, field in [
+            ("cov.visits", "GuestId"),
+            ("cov.sessions", "device.owner.guestid"),
+        ]:
+            run_dbt(["run-operation", "onboard", "--args", json.dumps({"table": table, "identifier": field})])
+        write_exceptions(
+            project,
+            EXCEPTIONS
+            + "cov.orders,ids only inside items[]: rewritten by the producer erasure job\n"
+            + "cov.contacts,business contacts (email only) - no guest data\n"
+            + f"{schema}.guest_rollup*,per-guest counts rebuilt daily from the purged source\n",
+        )
+        build_coverage()
+        found = coverage(spark, project)
+        assert sorted(found) == sorted(
+            [
+                "cov.orders:pii_column_without_descriptor",
+                "cov.contacts:pii_column_without_descriptor",
+                "cov.excepted_guests:pii_column_without_descriptor",
+                f"{schema}.guest_rollup:downstream_of_onboarded",
+                f"{schema}.guest_rollup_top:downstream_of_onboarded",
+            ]
+        )
+        assert {v["status"] for v in found.values()} == {"excepted"}
+        assert found[f"{schema}.guest_rollup_top:downstream_of_onboarded"]["exception_pattern"] == (
+            f"{schema}.guest_rollup*"
+        )
+        results = run_dbt(["test", "--select", "assert_pii_coverage_complete"])
+        assert data_test(results, "assert_pii_coverage_complete").status == "pass"
+
+    def test_an_exception_needs_a_reason(self, project: Any, spark: Any, lake: Any) -> None:
+        write_exceptions(project, EXCEPTIONS + "cov.orders,\n")
+        results = run_dbt(
+            ["test", "--select", "assert_pii_coverage_exceptions_have_reasons"], expect_pass=False
+        )
+        failed = data_test(results, "assert_pii_coverage_exceptions_have_reasons")
+        assert failed.status == "fail" and failed.failures == 1
+        # a row without a reason excepts nothing
+        build_coverage()
+        assert (
+            coverage(spark, project)["cov.orders:pii_column_without_descriptor"]["status"]
+            == "onboarded_needed"
+        )
+        write_exceptions(project, EXCEPTIONS)
+        run_dbt(["test", "--select", "assert_pii_coverage_exceptions_have_reasons"])
