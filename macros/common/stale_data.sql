@@ -79,14 +79,18 @@
 {% endmacro %}
 
 {#-
-    Before the snapshot materialization writes a new version's directory: record it, so that a run
-    killed between the write and the swap leaves a recorded directory, not an orphan.  Once the
-    swap makes it live, retention protects it (a record whose location a table references is kept
-    and never acted on); when a later swap replaces it, the fresh record of `location_swapped`
-    gives readers their grace period.
+    Before the snapshot materialization writes a new version's directory: record it, and the
+    directory it will replace, so that a run killed anywhere between the write and the record of
+    the swap leaves recorded directories, never an orphan.  A record whose location a table
+    references is kept and never acted on: retention protects the new directory once the swap
+    makes it live, and the old one until the swap moves the table away from it.  The fresh record
+    `location_swapped` adds after the swap gives readers their grace period.
 -#}
 {% macro lakehouse__location_swap_planned(database, table, old_location, new_location, reason) %}
-    {% do compliance.record_stale_location(
-        database, table, none, new_location,
-        reason ~ ': new version, recorded before it is written (deleted only if no swap makes it live)') %}
+    {% do compliance.record_stale_locations([
+        {'database': database, 'table': table, 'partition_spec': none, 'location': new_location,
+         'reason': reason ~ ': new version, recorded before it is written (deleted only if no swap makes it live)'},
+        {'database': database, 'table': table, 'partition_spec': none, 'location': old_location,
+         'reason': reason ~ ': the version it replaces, recorded before the swap (kept while the table points at it)'},
+    ]) %}
 {% endmacro %}
