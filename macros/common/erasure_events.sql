@@ -54,4 +54,3 @@
     where 1 = 0
     {%- endif -%}
 {%- endmacro %}
-

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     Erasure requests: what links a request to the purge runs that served it, and where its ids
     may still be.  No macro here copies an id anywhere: ids are read from the id table (the

@@ -24,28 +24,28 @@ ledger as (
 purged as (
 
     {%- if purge_log_exists %}
-    select
-        invocation_id,
-        database_name,
-        table_name,
-        partition_spec,
-        old_location,
-        backup_table,
-        rows_purged,
-        ended_at
-    from {{ ref('purge_log') }}
-    where state = 'COMMITTED' and not dry_run
+        select
+            invocation_id,
+            database_name,
+            table_name,
+            partition_spec,
+            old_location,
+            backup_table,
+            rows_purged,
+            ended_at
+        from {{ ref('purge_log') }}
+        where state = 'COMMITTED' and not dry_run
     {%- else %}
-    select
-        cast(null as string) as invocation_id,
-        cast(null as string) as database_name,
-        cast(null as string) as table_name,
-        cast(null as string) as partition_spec,
-        cast(null as string) as old_location,
-        cast(null as string) as backup_table,
-        cast(null as bigint) as rows_purged,
-        cast(null as timestamp) as ended_at
-    where 1 = 0
+        select
+            cast(null as string) as invocation_id,
+            cast(null as string) as database_name,
+            cast(null as string) as table_name,
+            cast(null as string) as partition_spec,
+            cast(null as string) as old_location,
+            cast(null as string) as backup_table,
+            cast(null as bigint) as rows_purged,
+            cast(null as timestamp) as ended_at
+        where 1 = 0
     {%- endif %}
 
 ),
@@ -53,22 +53,22 @@ purged as (
 deletions as (
 
     {%- if retention_log_exists %}
-    select
-        kind,
-        concat(database_name, '.', table_name) as table_id,
-        partition_spec,
-        {{ compliance.erasure_location_key('location') }} as location_key,
-        attempted_at
-    from {{ ref('retention_log') }}
-    where action = 'delete' and succeeded and not dry_run
+        select
+            kind,
+            concat(database_name, '.', table_name) as table_id,
+            partition_spec,
+            {{ compliance.erasure_location_key('location') }} as location_key,
+            attempted_at
+        from {{ ref('retention_log') }}
+        where action = 'delete' and succeeded and not dry_run
     {%- else %}
-    select
-        cast(null as string) as kind,
-        cast(null as string) as table_id,
-        cast(null as string) as partition_spec,
-        cast(null as string) as location_key,
-        cast(null as timestamp) as attempted_at
-    where 1 = 0
+        select
+            cast(null as string) as kind,
+            cast(null as string) as table_id,
+            cast(null as string) as partition_spec,
+            cast(null as string) as location_key,
+            cast(null as timestamp) as attempted_at
+        where 1 = 0
     {%- endif %}
 
 ),
@@ -131,13 +131,13 @@ final as (
     from copies
     left join deletions
         on
-            deletions.attempted_at >= copies.purged_at
+            copies.purged_at <= deletions.attempted_at
             and (
-                deletions.location_key = copies.location_key
+                copies.location_key = deletions.location_key
                 or (
                     deletions.kind = 'backup'
-                    and deletions.table_id = copies.backup_table
-                    and deletions.partition_spec <=> copies.partition_spec
+                    and copies.backup_table = deletions.table_id
+                    and copies.partition_spec <=> deletions.partition_spec
                 )
             )
     group by

@@ -46,7 +46,7 @@ final as (
             checked.database_name = findings.database_name
             and checked.table_name = findings.table_name
             -- a null request_id: the id table has none, every request holds every id
-            and (findings.request_id is null or findings.request_id = requests.request_id)
+            and (findings.request_id is null or requests.request_id = findings.request_id)
     group by
         requests.request_id,
         checked.database_name,

@@ -135,7 +135,7 @@ restored as (
             and copies.database_name = events.database_name
             and copies.table_name = events.table_name
             and (events.partition_spec is null or copies.partition_spec <=> events.partition_spec)
-            and events.recorded_at >= copies.purged_at
+            and copies.purged_at <= events.recorded_at
     group by copies.request_id
 
 ),

@@ -20,21 +20,16 @@ def sql(pattern: str) -> Fault:
 
 POINTS = {
     "staging_view": sql(r"create or replace view \S*member_history__dbt_tmp"),
+    "record_new": sql(r"insert into \S*stale_data_records"),
     "rewrite": sql(r"insert overwrite directory"),
     "swap": sql(r"alter table \S*member_history\S* set location"),
     "refresh": sql(r"refresh table \S*member_history"),
-    "stale_record": sql(r"insert into \S*stale_data_records"),
+    "stale_record": Fault(sql(r"insert into \S*stale_data_records").pattern, nth=2),
     "drop_staging_view": sql(r"drop view .*member_history__dbt_tmp"),
 }
-# Cases that fail today, with the reason.  (Retention used to refuse the directories a snapshot
-# replaced as outside the table's roots; its roots now take them in.)
-UNRECORDED = (
-    "a snapshot killed between writing its new directory <table>__v<ts> and recording the directory it "
-    "replaced leaves a directory that nothing references or records (the new one before the swap, the old "
-    "one after it), so no retention pass deletes it; the fix is to record the new directory before writing "
-    "it (retention protects it once it is live)"
-)
-KNOWN: dict[str, str] = {name: UNRECORDED for name in ("swap", "refresh", "stale_record")}
+# Cases that fail today, with the reason.  (The new directory used to be left unrecorded by a kill
+# between its write and the old directory's record; it is now recorded before it is written.)
+KNOWN: dict[str, str] = {}
 SUBSET: set[str] = set()
 
 

@@ -86,7 +86,9 @@ def models() -> dict[str, Any]:
     return {
         "purge": repo_files("models", "purge"),
         "retention": repo_files("models", "retention"),
-        "erasure": {name: text for name, text in repo_files("models", "erasure").items() if name in REQUEST_MODELS},
+        "erasure": {
+            name: text for name, text in repo_files("models", "erasure").items() if name in REQUEST_MODELS
+        },
     }
 
 
@@ -144,7 +146,9 @@ class TestErasureRequests:
         # what it would remove, per partition, and when retention would then delete the copy
         assert "dry run: e_req.events ds=a: would remove 1 of 2 rows" in log
         assert "dry run: e_req.profiles (unpartitioned): would remove 2 of 3 rows" in log
-        assert "deleted by retention from " in log and "(backup_retention_days 7, stale_retention_days 7)" in log
+        assert (
+            "deleted by retention from " in log and "(backup_retention_days 7, stale_retention_days 7)" in log
+        )
         found = requests(spark, project.test_schema)
         assert found["REQ-1"].status == "pending"
         assert found["REQ-1"].purge_runs == 0
@@ -179,7 +183,14 @@ class TestErasureRequests:
 
     def test_a_restore_reintroduces_the_request_until_the_next_purge(self, project, spark, lake):
         backup = copies(spark, project.test_schema, "REQ-1")[0].backup_table
-        run_dbt(["run-operation", "restore", "--args", json.dumps({"table": f"{DB}.events", "partition": "ds=a", "backup": backup})])
+        run_dbt(
+            [
+                "run-operation",
+                "restore",
+                "--args",
+                json.dumps({"table": f"{DB}.events", "partition": "ds=a", "backup": backup}),
+            ]
+        )
         run("tag:erasure")
         found = requests(spark, project.test_schema)
         events = spark.sql(f"select * from {project.test_schema}.erasure_events").collect()
@@ -257,7 +268,9 @@ class TestErasureRequests:
         assert found and sum(r.rows_holding_ids for r in found) == 0, found
 
     def test_the_certificate_holds_the_evidence_and_no_id(self, project, spark, lake):
-        _, log = run_dbt_and_capture(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-1"})])
+        _, log = run_dbt_and_capture(
+            ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-1"})]
+        )
         target = Path(project.project_root) / "target" / "erasure"
         doc = json.loads((target / "REQ-1.json").read_text())
         text = (target / "REQ-1.md").read_text()
@@ -265,7 +278,9 @@ class TestErasureRequests:
         assert doc["request"]["status"] == "erased"
         assert doc["request"]["fully_erased_at"]
         assert len(doc["runs"]) == 3 and all(r["partitions_failed"] == 0 for r in doc["runs"])
-        assert {r["invocation_id"] for r in doc["runs"]} == set(doc["request"]["purge_invocation_ids"].split(","))
+        assert {r["invocation_id"] for r in doc["runs"]} == set(
+            doc["request"]["purge_invocation_ids"].split(",")
+        )
         assert {t["table_id"] for t in doc["tables"]} == {f"{DB}.events", f"{DB}.profiles"}
         assert all(c["deleted_at"] for c in doc["copies"]) and len(doc["copies"]) >= 5
         assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", doc["git_revision"])
@@ -273,11 +288,14 @@ class TestErasureRequests:
         for run_id in doc["request"]["purge_invocation_ids"].split(","):
             assert run_id in text
         for listed in ALL_IDS:
-            assert not re.search(rf"(?<![0-9a-f-]){listed}(?![0-9a-f-])", text + json.dumps(doc["runs"] + doc["tables"]))
+            assert not re.search(
+                rf"(?<![0-9a-f-]){listed}(?![0-9a-f-])", text + json.dumps(doc["runs"] + doc["tables"])
+            )
 
     def test_an_unknown_request_is_named(self, project, spark, lake):
         _, log = run_dbt_and_capture(
-            ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})], expect_pass=False
+            ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})],
+            expect_pass=False,
         )
         assert "no request 'REQ-9'" in log and "known: REQ-1, REQ-2" in log
 
@@ -287,4 +305,7 @@ class TestErasureRequests:
             for row in frame.collect():
                 for value in row:
                     assert not (isinstance(value, int) and value in ALL_IDS), (table, row)
-                    assert not (isinstance(value, str) and value.strip() in {str(i) for i in ALL_IDS}), (table, row)
+                    assert not (isinstance(value, str) and value.strip() in {str(i) for i in ALL_IDS}), (
+                        table,
+                        row,
+                    )

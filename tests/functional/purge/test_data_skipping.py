@@ -23,7 +23,9 @@ def make_tables(spark):
     for start in (0, 1000, 2000, 3000):
         spark.sql(f"""insert into {DB}.clustered partition (ds = 'a')
             select id, concat('p', id) from range({start}, {start + 1000})""")
-    spark.sql(f"insert into {DB}.clustered partition (ds = 'b') select id, concat('q', id) from range(5000, 6000)")
+    spark.sql(
+        f"insert into {DB}.clustered partition (ds = 'b') select id, concat('q', id) from range(5000, 6000)"
+    )
     # an int identifier against bigint ids: comparable, but not the same type, so no range
     spark.sql(f"""
         create table {DB}.int_ids (guestid int, payload string) stored as parquet
@@ -72,7 +74,9 @@ class TestDataSkipping:
         adaptive = spark.conf.get("spark.sql.adaptive.enabled")
         spark.conf.set("spark.sql.adaptive.enabled", "false")  # the scan is then the plan's leaf
         try:
-            frame = spark.sql(f"select * from {DB}.clustered where ds = 'a' and guestid between 1001 and 1003")
+            frame = spark.sql(
+                f"select * from {DB}.clustered where ds = 'a' and guestid between 1001 and 1003"
+            )
             assert len(frame.collect()) == 3
             scan = frame._jdf.queryExecution().executedPlan().collectLeaves().apply(0)
             assert "FileSourceScan" in scan.getClass().getSimpleName()
