@@ -208,6 +208,12 @@
 {% macro erasure_verify_pending_requests(existing) -%}
     {%- set chosen = var('erasure_request_id', '') | string | trim -%}
     {%- if chosen -%}{{ return([chosen]) }}{%- endif -%}
+    {#- a schedule (or `dbt build`) may run before the id table exists: then there is nothing to verify -#}
+    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
+    {%- if id_table | length != 2 or not compliance.catalog_describe_table(id_table[0], id_table[1]).exists -%}
+        {%- do log("erasure_verification: the id table " ~ id_table | join('.') ~ " does not exist yet: no request to verify", info=true) -%}
+        {{ return([]) }}
+    {%- endif -%}
     {%- set ids = compliance.purge_id_source() -%}
     {%- set request_column = compliance.erasure_verify_column(compliance.catalog_describe_table(ids.database, ids.table), 'request_id') -%}
     {%- set request_log = compliance.erasure_verify_relation('erasure_request_log') -%}
