@@ -61,6 +61,8 @@ class Retention:
             f"/.retention_scratch/{invocation_id}"
         )
         self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
+        # (database, table, schema, records) of the stale data records, read once (load_stale)
+        self.stale: tuple[str, str, Any, list[Any]] | None = None
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
@@ -260,40 +262,39 @@ class Retention:
                         self.deleter.drop_partition("snapshot", table, part, roots)
                         table.partitions.remove(part)
 
-    def protect_pending_stale(self, stale_database: str, stale_table: str) -> None:
+    def load_stale(self, stale_database: str, stale_table: str) -> None:
+        """Read the stale data records once for the pass (none when the table does not exist yet)."""
+        if metastore.table_exists(self.spark, stale_database, stale_table):
+            relation = metastore.read_table(self.spark, stale_database, stale_table)
+            self.stale = (stale_database, stale_table, relation.schema, relation.collect())
+
+    def stale_due(self, record: Any, policy: dict[str, Any]) -> bool:
+        """Whether a stale record is older than its table's `stale_retention_days`."""
+        # recorded_at: naive local time, as PySpark returns it
+        recorded_ms = int(record.recorded_at.timestamp() * 1000) if record.recorded_at else 0
+        return recorded_ms < self.now_ms - float(policy["stale_retention_days"]) * DAY_MS
+
+    def protect_pending_stale(self) -> None:
         """A stale record not yet due keeps its location where it is until it is due (queries that
         started before the swap may still read it), whatever backup or partition expires first."""
-        if not metastore.table_exists(self.spark, stale_database, stale_table):
-            return
-        for record in metastore.read_table(self.spark, stale_database, stale_table).collect():
+        for record in self.stale[3] if self.stale else []:
             policy = self.policy(record.database_name or "", record.table_name or "") or self.defaults
-            recorded_ms = int(record.recorded_at.timestamp() * 1000) if record.recorded_at else 0
-            if (
-                record.location
-                and recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS
-            ):
+            if record.location and not self.stale_due(record, policy):
                 owner = (record.database_name, f"{record.table_name} (stale data record not yet due)", None)
                 location = filesystem.qualify(self.spark, record.location)
                 self.protection.entries.append(Protected(location, owner, True, stale=True))
 
-    def run_stale(self, stale_database: str, stale_table: str) -> None:
-        if not metastore.table_exists(self.spark, stale_database, stale_table):
+    def run_stale(self) -> None:
+        if not self.stale:
             return
-        relation = metastore.read_table(self.spark, stale_database, stale_table)
-        records = relation.collect()
+        stale_database, stale_table, schema, records = self.stale
         done: set[int] = set()
         # one location may be recorded twice (a snapshot records its new directory before writing
         # it and again once it is replaced): it is deleted once, and each of its records is done
         handled: dict[str, bool] = {}
         for index, record in enumerate(records):
             policy = self.policy(record.database_name or "", record.table_name or "")
-            if policy is None:
-                continue
-            recorded = record.recorded_at
-            recorded_ms = (
-                int(recorded.timestamp() * 1000) if recorded else 0
-            )  # naive local time, as PySpark returns it
-            if recorded_ms >= self.now_ms - float(policy["stale_retention_days"]) * DAY_MS:
+            if policy is None or not self.stale_due(record, policy):
                 continue
             location = filesystem.qualify(self.spark, record.location)
             if location in handled:
@@ -324,7 +325,7 @@ class Retention:
                 done.add(index)
         if done and not self.dry_run:
             kept = [r for i, r in enumerate(records) if i not in done]
-            frame = self.spark.createDataFrame(kept, relation.schema)
+            frame = self.spark.createDataFrame(kept, schema)
             metastore.overwrite_table(frame, stale_database, stale_table)
 
 
@@ -356,11 +357,11 @@ def run_retention(
     dry = str(dry_run).strip().lower() in ("true", "1", "yes")
     retention = Retention(spark, invocation_id, now_ms(now), dry, policies or {}, defaults)
     if stale_relation:
-        retention.protect_pending_stale(stale_relation[0], stale_relation[1])
+        retention.load_stale(stale_relation[0], stale_relation[1])
+    retention.protect_pending_stale()
     retention.run_side_tables()
     retention.run_partitions()
-    if stale_relation:
-        retention.run_stale(stale_relation[0], stale_relation[1])
+    retention.run_stale()
     retention.sweep_leftovers()
     if not retention.dry_run:
         filesystem.delete(spark, retention.scratch_root)
