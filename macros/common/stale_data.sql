@@ -33,39 +33,12 @@
     no rows.  For callers that run them themselves (the purge runs them in the background).
 -#}
 {% macro stale_records_sql(rows) -%}
-    {%- if not rows -%}
-        {{ return([]) }}
-    {%- endif -%}
-    {%- set tuples = [] -%}
+    {%- set values = [] -%}
     {%- for row in rows -%}
-        {%- do tuples.append('(' ~ compliance.sql_string(row.database) ~ ', ' ~ compliance.sql_string(row.table)
-            ~ ', ' ~ compliance.sql_string(row.partition_spec) ~ ', ' ~ compliance.sql_string(row.location)
-            ~ ', ' ~ compliance.sql_string(row.reason) ~ ')') -%}
+        {%- do values.append([row.database, row.table, row.partition_spec, row.location, row.reason]) -%}
     {%- endfor -%}
-    {%- set create -%}
-        create table if not exists {{ compliance.stale_data_relation() }} (
-            recorded_at timestamp,
-            invocation_id string,
-            database_name string,
-            table_name string,
-            partition_spec string,
-            location string,
-            reason string
-        ) using parquet
-    {%- endset -%}
-    {%- set insert -%}
-        insert into {{ compliance.stale_data_relation() }}
-        select
-            current_timestamp(),
-            {{ compliance.sql_string(invocation_id) }},
-            cast(stale.database_name as string),
-            cast(stale.table_name as string),
-            cast(stale.partition_spec as string),
-            cast(stale.location as string),
-            cast(stale.reason as string)
-        from values {{ tuples | join(', ') }} as stale (database_name, table_name, partition_spec, location, reason)
-    {%- endset -%}
-    {{ return([create, insert]) }}
+    {{ return(compliance.log_rows_sql(compliance.stale_data_relation(),
+        ['database_name', 'table_name', 'partition_spec', 'location', 'reason'], values)) }}
 {%- endmacro %}
 
 {#-
