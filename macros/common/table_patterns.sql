@@ -64,3 +64,25 @@
     {%- endfor -%}
     {{ return(ns.hit) }}
 {%- endmacro %}
+
+{#-
+    Of `rows` (dicts whose `table_pattern` holds patterns in this grammar), the one whose pattern
+    matches the table most specifically: `db.table` beats `db.table*` beats `db` beats `db*`, a
+    longer pattern beats a shorter one.  {row, pattern} or none.  `name` labels a bad pattern.
+-#}
+{% macro most_specific_match(database, table, rows, name) -%}
+    {%- set ns = namespace(best=none, rank=-1) -%}
+    {%- for row in rows -%}
+        {%- for pattern in compliance.parse_table_patterns(row['table_pattern'], name) -%}
+            {%- if compliance.table_pattern_matches(pattern, database, table) -%}
+                {%- set rank = ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000
+                    + (pattern.text | length) -%}
+                {%- if rank > ns.rank -%}
+                    {%- set ns.best = {'row': row, 'pattern': pattern} -%}
+                    {%- set ns.rank = rank -%}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(ns.best) }}
+{%- endmacro %}

@@ -41,8 +41,8 @@ from values
 {%- endmacro %}
 
 {#-
-    The rows of the exceptions seed, each with its parsed patterns: [{table_pattern, reason,
-    patterns}].  A pattern outside the grammar fails here, naming the entry.
+    The rows of the exceptions seed: [{table_pattern, reason}].  A pattern outside the grammar
+    fails here, naming the entry.
 -#}
 {% macro pii_coverage_exception_rows(relation) -%}
     {%- set rows = [] -%}
@@ -54,10 +54,11 @@ from values
     {%- for row in table.rows -%}
         {%- set text = (row['table_pattern'] or '') | string | trim -%}
         {%- set reason = row['reason'] -%}
+        {#- parsed here so that a bad pattern fails before anything is listed, naming the entry -#}
+        {%- do compliance.parse_table_patterns(text, 'pii_coverage_exceptions.table_pattern') -%}
         {%- do rows.append({
             'table_pattern': text,
             'reason': (reason | string | trim) if reason is not none and (reason | string | trim) not in ('', 'None') else none,
-            'patterns': compliance.parse_table_patterns(text, 'pii_coverage_exceptions.table_pattern'),
         }) -%}
     {%- endfor -%}
     {{ return(rows) }}
@@ -69,19 +70,9 @@ from values
     A row without a reason excepts nothing (the seed's test fails on it).
 -#}
 {% macro pii_coverage_exception_for(database, table, exception_rows) -%}
-    {%- set ns = namespace(best=none, rank=-1) -%}
-    {%- for row in exception_rows if row.reason -%}
-        {%- for pattern in row.patterns -%}
-            {%- if compliance.table_pattern_matches(pattern, database, table) -%}
-                {%- set rank = ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000 + (pattern.text | length) -%}
-                {%- if rank > ns.rank -%}
-                    {%- set ns.best = {'pattern': pattern.text, 'reason': row.reason} -%}
-                    {%- set ns.rank = rank -%}
-                {%- endif -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endfor -%}
-    {{ return(ns.best) }}
+    {%- set best = compliance.most_specific_match(database, table, exception_rows | selectattr('reason') | list,
+        'pii_coverage_exceptions.table_pattern') -%}
+    {{ return({'pattern': best.pattern.text, 'reason': best.row.reason} if best else none) }}
 {%- endmacro %}
 
 {#- The identifier names in use: the leaf of every onboarded table's identifier field, and the id column. -#}

@@ -40,44 +40,42 @@
 {% macro retention_policy(database, table, rows, defaults) -%}
     {%- set policy = {} -%}
     {%- do policy.update(defaults) -%}
-    {%- set ns = namespace(best=none, rank=-1) -%}
-    {%- for row in rows -%}
-        {%- for pattern in compliance.parse_table_patterns(row['table_pattern'], 'retention_policies.table_pattern') -%}
-            {%- if compliance.table_pattern_matches(pattern, database, table) -%}
-                {%- set rank = ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000
-                    + (pattern.text | length) -%}
-                {%- if rank > ns.rank -%}
-                    {%- set ns.best = row -%}
-                    {%- set ns.rank = rank -%}
-                {%- endif -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endfor -%}
-    {%- if ns.best is not none -%}
+    {%- set best = compliance.most_specific_match(database, table, rows, 'retention_policies.table_pattern') -%}
+    {%- if best is not none -%}
         {%- for name in compliance.retention_setting_names() -%}
-            {%- set value = ns.best.get(name) -%}
+            {%- set value = best.row.get(name) -%}
             {#- a blank cell arrives as null, or as 'None' through the session cursor -#}
             {%- if value is not none and (value | string | trim) not in ('', 'None') -%}
                 {%- do policy.update({name: value | string | trim}) -%}
             {%- endif -%}
         {%- endfor -%}
-        {%- do policy.update({'matched_pattern': ns.best['table_pattern']}) -%}
+        {%- do policy.update({'matched_pattern': best.row['table_pattern']}) -%}
     {%- endif -%}
     {{ return(policy) }}
 {%- endmacro %}
 
 {#- The seed's rows as dicts (none when the seed was not built yet). -#}
 {% macro retention_policy_rows(relation) -%}
-    {%- set rows = [] -%}
     {%- if execute and relation is not none and load_relation(relation) is not none -%}
-        {%- set table = run_query('select * from ' ~ relation) -%}
-        {%- for row in table.rows -%}
-            {%- set item = {} -%}
-            {%- for column in table.column_names -%}
-                {%- do item.update({column: row[column]}) -%}
-            {%- endfor -%}
-            {%- do rows.append(item) -%}
-        {%- endfor -%}
+        {{ return(compliance.query_rows('select * from ' ~ relation)) }}
     {%- endif -%}
-    {{ return(rows) }}
+    {{ return([]) }}
+{%- endmacro %}
+
+{#- Whether retention cleans a table: it matches `scope` (the parsed `retention_scope`; blank = every table). -#}
+{% macro retention_in_scope(database, table, scope) -%}
+    {{ return(scope | length == 0 or compliance.table_selected(database, table, scope, [])) }}
+{%- endmacro %}
+
+{#-
+    After how many days from a purge's swap a retention pass deletes the pre-purge copy, under
+    `policy` (retention_policy): the larger of backup_retention_days (the backup expires) and
+    stale_retention_days (its stale record is due).  None when backup_retention_days is blank:
+    then only backup_retention_versions expires the copy, when newer purges push it out.
+-#}
+{% macro retention_copy_days(policy) -%}
+    {%- set backup_days = policy.backup_retention_days | string | trim -%}
+    {%- set stale_days = policy.stale_retention_days | string | trim -%}
+    {%- if backup_days in ('', 'None') -%}{{ return(none) }}{%- endif -%}
+    {{ return([backup_days | float, (stale_days | float) if stale_days not in ('', 'None') else 0] | max) }}
 {%- endmacro %}

@@ -29,13 +29,7 @@
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
     {%- for pair in compliance.retention_base_tables(stale_relation) -%}
-        {%- set ns = namespace(selected=(scope | length == 0)) -%}
-        {%- for pattern in scope -%}
-            {%- if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
-                {%- set ns.selected = true -%}
-            {%- endif -%}
-        {%- endfor -%}
-        {%- if ns.selected -%}
+        {%- if compliance.retention_in_scope(pair[0], pair[1], scope) -%}
             {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
         {%- endif -%}
     {%- endfor -%}
