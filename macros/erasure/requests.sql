@@ -62,25 +62,15 @@
 {%- endmacro %}
 
 {#-
-    The tables the live check reads: every table the last purge run examined (its relation holds
-    one row per partition or table, with the identifier field), that still exists.
+    The tables the live check reads: every table the last purge run examined, FAILED and dry-run
+    ones included (purge_verification_targets), that still exists.
     [{database, table, identifier}]
 -#}
 {% macro erasure_live_targets(results_relation) -%}
-    {%- if not execute -%}{{ return([]) }}{%- endif -%}
-    {%- set existing = adapter.get_relation(database=results_relation.database, schema=results_relation.schema, identifier=results_relation.identifier) -%}
-    {%- if existing is none -%}{{ return([]) }}{%- endif -%}
-    {%- set query -%}
-        select database_name, table_name, max(identifier_field) as identifier_field
-        from {{ results_relation }}
-        where identifier_field is not null
-        group by database_name, table_name
-        order by database_name, table_name
-    {%- endset -%}
     {%- set targets = [] -%}
-    {%- for row in run_query(query).rows -%}
-        {%- if adapter.get_relation(database=none, schema=row[0], identifier=row[1]) is not none -%}
-            {%- do targets.append({'database': row[0], 'table': row[1], 'identifier': row[2]}) -%}
+    {%- for target in compliance.purge_verification_targets(results_relation, include_unfinished=true) -%}
+        {%- if adapter.get_relation(database=none, schema=target.database, identifier=target.table) is not none -%}
+            {%- do targets.append(target) -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(targets) }}
@@ -105,13 +95,8 @@
     group by listed.request_id
     {{ "union all" if not loop.last }}
     {%- else %}
-    select
-        cast(null as string) as database_name,
-        cast(null as string) as table_name,
-        cast(null as string) as identifier_field,
-        cast(null as string) as request_id,
-        cast(0 as bigint) as remaining_rows
-    where 1 = 0
+    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string'],
+        ['request_id', 'string'], ['remaining_rows', 'bigint']]) }}
     {%- endfor %}
 {%- endmacro %}
 
@@ -124,19 +109,14 @@
         {%- endfor %}
         as checked (database_name, table_name, identifier_field)
     {%- else -%}
-    select
-        cast(null as string) as database_name,
-        cast(null as string) as table_name,
-        cast(null as string) as identifier_field
-    where 1 = 0
+    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string']]) }}
     {%- endif -%}
 {%- endmacro %}
 
 {#-
-    The retention policy of every table the purge log names, as rows: database_name,
-    table_name, in_scope (false: outside `retention_scope`, never cleaned), backup_days,
-    stale_days (null when blank: no age limit).  A pre-purge copy is deleted by the first pass
-    after both its backup has expired and its stale record is due.
+    The retention schedule of every table the purge log names, as rows: database_name,
+    table_name, in_scope (false: outside `retention_scope`, never cleaned) and copy_days (after
+    how many days retention deletes a pre-purge copy, retention_copy_days; null: no age limit).
 -#}
 {% macro erasure_copy_policies_sql(purge_log_relation, policies_relation) -%}
     {%- set pairs = [] -%}
@@ -146,13 +126,7 @@
         {%- endfor -%}
     {%- endif -%}
     {%- if not pairs -%}
-    select
-        cast(null as string) as database_name,
-        cast(null as string) as table_name,
-        cast(null as boolean) as in_scope,
-        cast(null as double) as backup_days,
-        cast(null as double) as stale_days
-    where 1 = 0
+    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['in_scope', 'boolean'], ['copy_days', 'double']]) }}
     {%- else -%}
         {%- set defaults = compliance.retention_defaults() -%}
         {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
@@ -161,28 +135,15 @@
         database_name,
         table_name,
         in_scope,
-        cast(backup_days as double) as backup_days,
-        cast(stale_days as double) as stale_days
+        cast(copy_days as double) as copy_days
     from values
         {%- for pair in pairs %}
-            {%- set policy = compliance.retention_policy(pair[0], pair[1], rows, defaults) -%}
-            {%- set ns = namespace(selected=(scope | length == 0)) -%}
-            {%- for pattern in scope if compliance.table_pattern_matches(pattern, pair[0], pair[1]) -%}
-                {%- set ns.selected = true -%}
-            {%- endfor %}
-        ({{ compliance.sql_string(pair[0]) }}, {{ compliance.sql_string(pair[1]) }}, {{ 'true' if ns.selected else 'false' }},
-            {{ compliance.erasure_days_literal(policy.backup_retention_days) }}, {{ compliance.erasure_days_literal(policy.stale_retention_days) }}){{ "," if not loop.last }}
+            {%- set days = compliance.retention_copy_days(compliance.retention_policy(pair[0], pair[1], rows, defaults)) %}
+        ({{ compliance.sql_string(pair[0]) }}, {{ compliance.sql_string(pair[1]) }},
+            {{ 'true' if compliance.retention_in_scope(pair[0], pair[1], scope) else 'false' }},
+            {{ 'cast(null as double)' if days is none else days }}){{ "," if not loop.last }}
         {%- endfor %}
-        as policy (database_name, table_name, in_scope, backup_days, stale_days)
-    {%- endif -%}
-{%- endmacro %}
-
-{#- A policy's number of days as a SQL literal; null for a blank setting. -#}
-{% macro erasure_days_literal(value) -%}
-    {%- if value is none or (value | string | trim) in ('', 'None') -%}
-        cast(null as double)
-    {%- else -%}
-        cast({{ compliance.sql_string(value | string | trim) }} as double)
+        as policy (database_name, table_name, in_scope, copy_days)
     {%- endif -%}
 {%- endmacro %}
 

@@ -17,24 +17,16 @@
 
 {#- The relations verification reads and writes, all in the target schema (none of them a ref:
     the verification is not downstream of the purge, so `dbt run --select purge+` never runs it). -#}
-{% macro erasure_verify_relation(name) -%}
+{% macro erasure_relation(name) -%}
     {{ return(adapter.get_relation(database=none, schema=target.schema, identifier=name)) }}
-{%- endmacro %}
-
-{#- Whether a described table (catalog_describe_table) has a column, case-insensitively: its spelling or none. -#}
-{% macro erasure_verify_column(info, name) -%}
-    {%- for existing in (info.columns or {}) -%}
-        {%- if existing | lower == name | lower -%}{{ return(existing) }}{%- endif -%}
-    {%- endfor -%}
-    {{ return(none) }}
 {%- endmacro %}
 
 {#-
     The select of request X's ids, distinct, under the id column's own name (what the Python side
     reads): the request ledger's compliance.erasure_request_ids_sql, the one definition of a
-    request's ids.  `ids` is compliance.purge_id_source(); `request_column` is kept for callers.
+    request's ids.  `ids` is compliance.purge_id_source().
 -#}
-{% macro erasure_verify_ids_sql(request_id, ids, request_column=none) -%}
+{% macro erasure_verify_ids_sql(request_id, ids) -%}
     select distinct requested.id as {{ compliance.quote_ident(ids.column) }}
     from ({{ compliance.erasure_request_ids_sql(request_id) }}) as requested
 {%- endmacro %}
@@ -64,40 +56,39 @@
     order by database_name, table_name, partition_spec
 {%- endmacro %}
 
-{#- The identifier field of a table as the purge reads it: its dataset.descriptor, else the logged one. {field, path, type} -#}
-{% macro erasure_verify_identifier(database, table, logged_field) -%}
+{#-
+    The identifier field of a table as the purge reads it now (purge_resolve_identifier: its
+    dataset.descriptor, resolved and type-checked against the id column), else the one the purge
+    logged.  {field, path, type}
+-#}
+{% macro erasure_verify_identifier(database, table, logged_field, ids) -%}
     {%- set info = compliance.catalog_describe_table(database, table) -%}
-    {%- set ns = namespace(field=logged_field) -%}
-    {%- if info.exists and 'dataset.descriptor' in info.properties -%}
-        {%- set parsed = compliance.purge_identifier_from_descriptor(database ~ '.' ~ table, info.properties['dataset.descriptor']) -%}
-        {%- if not parsed.error -%}{%- set ns.field = parsed.field -%}{%- endif -%}
+    {%- set current = compliance.purge_resolve_identifier(info, ids) if info.exists and 'dataset.descriptor' in info.properties else {'error': true} -%}
+    {%- if current.error -%}
+        {%- set resolved = compliance.catalog_resolve_field(database, table, logged_field) if info.exists else none -%}
+        {{ return({'field': logged_field, 'path': resolved.path if resolved else logged_field.split('.'), 'type': resolved.type if resolved else none}) }}
     {%- endif -%}
-    {%- if ns.field != logged_field -%}
-        {%- do log('verify_erasure: ' ~ database ~ '.' ~ table ~ ': its descriptor now names ' ~ ns.field ~ ', the purge used '
-            ~ logged_field ~ '; verifying ' ~ ns.field, info=true) -%}
+    {%- if current.field != logged_field -%}
+        {%- do log('verify_erasure: ' ~ database ~ '.' ~ table ~ ': its descriptor now names ' ~ current.field ~ ', the purge used '
+            ~ logged_field ~ '; verifying ' ~ current.field, info=true) -%}
     {%- endif -%}
-    {%- set resolved = compliance.catalog_resolve_field(database, table, ns.field) if info.exists else none -%}
-    {%- if resolved is none -%}
-        {{ return({'field': ns.field, 'path': ns.field.split('.'), 'type': none}) }}
-    {%- endif -%}
-    {{ return({'field': ns.field, 'path': resolved.path, 'type': resolved.type}) }}
+    {{ return(current) }}
 {%- endmacro %}
 
 {#- What Python needs to verify one request: {request_id, ids_sql, id_column, id_type, tables: [...]} (never the ids). -#}
 {% macro erasure_verify_request(request_id) -%}
     {%- set ids = compliance.purge_id_source() -%}
-    {%- set request_column = compliance.erasure_verify_column(compliance.catalog_describe_table(ids.database, ids.table), 'request_id') -%}
-    {%- set purge_log = compliance.erasure_verify_relation('purge_log') -%}
+    {%- set purge_log = compliance.erasure_relation('purge_log') -%}
     {%- set tables = [] -%}
     {%- if purge_log is not none -%}
-        {%- set request_log = compliance.erasure_verify_relation('erasure_request_log') -%}
-        {%- set policy_rows = compliance.retention_policy_rows(compliance.erasure_verify_relation('retention_policies')) -%}
+        {%- set request_log = compliance.erasure_relation('erasure_request_log') -%}
+        {%- set policy_rows = compliance.retention_policy_rows(compliance.erasure_relation('retention_policies')) -%}
         {%- set defaults = compliance.retention_defaults() -%}
         {%- set by_table = {} -%}
         {%- for row in run_query(compliance.erasure_verify_targets_sql(request_id, purge_log, request_log)).rows -%}
             {%- set key = row['database_name'] ~ '.' ~ row['table_name'] -%}
             {%- if key not in by_table -%}
-                {%- set identifier = compliance.erasure_verify_identifier(row['database_name'], row['table_name'], row['identifier_field']) -%}
+                {%- set identifier = compliance.erasure_verify_identifier(row['database_name'], row['table_name'], row['identifier_field'], ids) -%}
                 {%- set policy = compliance.retention_policy(row['database_name'], row['table_name'], policy_rows, defaults) -%}
                 {%- do by_table.update({key: {
                     'database': row['database_name'], 'table': row['table_name'],
@@ -113,7 +104,7 @@
     {%- endif -%}
     {{ return({
         'request_id': request_id | string,
-        'ids_sql': compliance.erasure_verify_ids_sql(request_id, ids, request_column),
+        'ids_sql': compliance.erasure_verify_ids_sql(request_id, ids),
         'id_column': ids.column,
         'id_type': ids.type,
         'tables': tables,
@@ -186,7 +177,7 @@
             ~ " (a request_id of the id table or of erasure_request_log, or, when the id table has no request_id column, the invocation_id of a purge run).") -%}
     {%- endif -%}
     {%- do compliance.erasure_verify_requests([request_id | string | trim]) -%}
-    {%- set existing = compliance.erasure_verify_relation('erasure_verification') -%}
+    {%- set existing = compliance.erasure_relation('erasure_verification') -%}
     {%- set relation = api.Relation.create(schema=target.schema, identifier='erasure_verification', type='table') -%}
     {%- if existing is none -%}
         {%- call statement('erasure_verification_create') -%}
@@ -209,20 +200,16 @@
     {%- set chosen = var('erasure_request_id', '') | string | trim -%}
     {%- if chosen -%}{{ return([chosen]) }}{%- endif -%}
     {#- a schedule (or `dbt build`) may run before the id table exists: then there is nothing to verify -#}
-    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
-    {%- if id_table | length != 2 or not compliance.catalog_describe_table(id_table[0], id_table[1]).exists -%}
-        {%- do log("erasure_verification: the id table " ~ id_table | join('.') ~ " does not exist yet: no request to verify", info=true) -%}
+    {%- if not compliance.erasure_id_table_columns() -%}
+        {%- do log("erasure_verification: the id table " ~ var('compliance_id_table', '') ~ " does not exist yet: no request to verify", info=true) -%}
         {{ return([]) }}
     {%- endif -%}
-    {%- set ids = compliance.purge_id_source() -%}
-    {%- set request_column = compliance.erasure_verify_column(compliance.catalog_describe_table(ids.database, ids.table), 'request_id') -%}
-    {%- set request_log = compliance.erasure_verify_relation('erasure_request_log') -%}
-    {%- set purge_log = compliance.erasure_verify_relation('purge_log') -%}
+    {%- set request_log = compliance.erasure_relation('erasure_request_log') -%}
+    {%- set purge_log = compliance.erasure_relation('purge_log') -%}
     {%- if request_log is not none -%}
         {%- set known = 'select distinct cast(request_id as string) as request_id from ' ~ request_log ~ ' where request_id is not null' -%}
-    {%- elif request_column -%}
-        {%- set known = 'select distinct cast(' ~ compliance.quote_ident(request_column) ~ ' as string) as request_id from '
-            ~ compliance.table_ref(ids.database, ids.table) ~ ' where ' ~ compliance.quote_ident(request_column) ~ ' is not null' -%}
+    {%- elif compliance.erasure_has_request_ids() -%}
+        {%- set known = 'select distinct listed.request_id from (' ~ compliance.erasure_listed_ids_sql() ~ ') as listed where listed.request_id is not null' -%}
     {%- elif purge_log is not none -%}
         {%- set known = 'select invocation_id as request_id from ' ~ purge_log ~ " where state = 'COMMITTED' and not coalesce(dry_run, false)"
             ~ ' order by ended_at desc limit 1' -%}
@@ -255,6 +242,6 @@
 {#- The model's pre-hook: verify the pending requests into the temporary view the model selects. -#}
 {% macro erasure_verification_prepare() -%}
     {%- if not execute -%}{{ return('') }}{%- endif -%}
-    {%- do compliance.erasure_verify_requests(compliance.erasure_verify_pending_requests(compliance.erasure_verify_relation(this.identifier))) -%}
+    {%- do compliance.erasure_verify_requests(compliance.erasure_verify_pending_requests(compliance.erasure_relation(this.identifier))) -%}
     {{ return('') }}
 {%- endmacro %}

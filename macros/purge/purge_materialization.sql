@@ -19,6 +19,8 @@
     {%- set results = [] -%}
     {%- if whitelist -%}
         {%- set ids = compliance.purge_id_source() -%}
+        {#- read once per run: the scans' id range (data skipping on clustered ids) -#}
+        {%- do ids.update({'bounds': compliance.purge_id_bounds(ids.database, ids.table, ids.column, ids.type)}) -%}
         {%- set candidates = compliance.purge_candidates(whitelist, blacklist) -%}
         {%- do compliance.purge_say("run " ~ ctx.ts ~ (" (dry run: no DDL, no writes)" if dry_run else "") ~ ": " ~ candidates | length
             ~ " whitelisted table(s), ids from " ~ ids.name ~ "." ~ ids.column) -%}
@@ -121,14 +123,12 @@
     {%- set now = modules.datetime.datetime.utcnow() -%}
     {%- for row in pending -%}
         {%- set policy = compliance.retention_policy(row.database_name, row.table_name, rows, defaults) -%}
-        {%- set backup_days = policy.backup_retention_days | string | trim -%}
-        {%- set stale_days = policy.stale_retention_days | string | trim -%}
-        {%- if backup_days in ('', 'None') -%}
+        {%- set days = compliance.retention_copy_days(policy) -%}
+        {%- if days is none -%}
             {%- set when = "when newer backups exceed backup_retention_versions " ~ policy.backup_retention_versions ~ " (no backup_retention_days)" -%}
         {%- else -%}
-            {%- set days = [backup_days | float, (stale_days | float) if stale_days not in ('', 'None') else 0] | max -%}
             {%- set when = "from " ~ (now + modules.datetime.timedelta(days=days)).strftime('%Y-%m-%d %H:%M') ~ " UTC (backup_retention_days "
-                ~ backup_days ~ ", stale_retention_days " ~ stale_days ~ ")" -%}
+                ~ (policy.backup_retention_days | string | trim) ~ ", stale_retention_days " ~ (policy.stale_retention_days | string | trim) ~ ")" -%}
         {%- endif -%}
         {%- do compliance.purge_say("dry run: " ~ row.database_name ~ "." ~ row.table_name ~ " " ~ (row.partition_spec or '(unpartitioned)')
             ~ ": would remove " ~ row.rows_purged ~ " of " ~ row.rows_before ~ " rows; its pre-purge copy would be kept by "

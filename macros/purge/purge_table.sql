@@ -113,9 +113,7 @@
     {%- if ns.column is none -%}
         {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " has no column " ~ tojson(column) ~ " (var compliance_id_column); its columns are: " ~ (info.columns.keys() | list | join(', ')) ~ ". Nothing was purged.") -%}
     {%- endif -%}
-    {%- set id_type = info.columns[ns.column] -%}
-    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': id_type, 'name': name,
-        'bounds': compliance.purge_id_bounds(parts[0], parts[1], ns.column, id_type)}) }}
+    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
 {%- endmacro %}
 
 {#-

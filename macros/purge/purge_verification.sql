@@ -1,9 +1,10 @@
 -- noqa: disable=LT02
 {#
     The verification node's SQL: tables to check come from the purge node's rows of this run
-    (no FAILED or DRY_RUN row: those are expected to still hold ids).
+    (no FAILED or DRY_RUN row: those are expected to still hold ids; `include_unfinished` keeps
+    them, for the erasure models' live check).
 #}
-{% macro purge_verification_targets(results_relation) -%}
+{% macro purge_verification_targets(results_relation, include_unfinished=false) -%}
     {%- if not execute -%}{{ return([]) }}{%- endif -%}
     {%- set existing = adapter.get_relation(database=results_relation.database, schema=results_relation.schema, identifier=results_relation.identifier) -%}
     {%- if existing is none -%}{{ return([]) }}{%- endif -%}
@@ -15,7 +16,9 @@
         from {{ results_relation }}
         where identifier_field is not null
         group by database_name, table_name
+        {%- if not include_unfinished %}
         having sum(case when state in ('FAILED', 'DRY_RUN') then 1 else 0 end) = 0
+        {%- endif %}
         order by database_name, table_name
     {%- endset -%}
     {%- set targets = [] -%}
@@ -41,12 +44,8 @@
         on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = b.{{ compliance.quote_ident(id_column) }}
     {{ "union all" if not loop.last }}
     {%- else %}
-    select
-        cast(null as string) as database_name,
-        cast(null as string) as table_name,
-        cast(null as string) as identifier_field,
-        cast(0 as bigint) as remaining_rows
-    where 1 = 0
+    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string'],
+        ['remaining_rows', 'bigint']]) }}
     {%- endfor %}
 {%- endmacro %}
 

@@ -36,16 +36,9 @@ purged as (
         from {{ ref('purge_log') }}
         where state = 'COMMITTED' and not dry_run
     {%- else %}
-        select
-            cast(null as string) as invocation_id,
-            cast(null as string) as database_name,
-            cast(null as string) as table_name,
-            cast(null as string) as partition_spec,
-            cast(null as string) as old_location,
-            cast(null as string) as backup_table,
-            cast(null as bigint) as rows_purged,
-            cast(null as timestamp) as ended_at
-        where 1 = 0
+        {{ compliance.empty_select_sql([['invocation_id', 'string'], ['database_name', 'string'], ['table_name', 'string'],
+            ['partition_spec', 'string'], ['old_location', 'string'], ['backup_table', 'string'], ['rows_purged', 'bigint'],
+            ['ended_at', 'timestamp']]) }}
     {%- endif %}
 
 ),
@@ -62,13 +55,8 @@ deletions as (
         from {{ ref('retention_log') }}
         where action = 'delete' and succeeded and not dry_run
     {%- else %}
-        select
-            cast(null as string) as kind,
-            cast(null as string) as table_id,
-            cast(null as string) as partition_spec,
-            cast(null as string) as location_key,
-            cast(null as timestamp) as attempted_at
-        where 1 = 0
+        {{ compliance.empty_select_sql([['kind', 'string'], ['table_id', 'string'], ['partition_spec', 'string'],
+            ['location_key', 'string'], ['attempted_at', 'timestamp']]) }}
     {%- endif %}
 
 ),
@@ -93,15 +81,12 @@ copies as (
         purged.rows_purged,
         purged.ended_at as purged_at,
         case
-            when policies.in_scope and policies.backup_days is not null
-                then purged.ended_at + make_dt_interval(
-                    0, 0, 0,
-                    cast(greatest(policies.backup_days, coalesce(policies.stale_days, 0)) * 86400 as decimal(18, 6))
-                )
+            when policies.in_scope and policies.copy_days is not null
+                then purged.ended_at + make_dt_interval(0, 0, 0, cast(policies.copy_days * 86400 as decimal(18, 6)))
         end as will_delete_at,
         case
             when not coalesce(policies.in_scope, true) then 'outside retention_scope: never deleted by retention'
-            when policies.backup_days is null then 'no backup_retention_days: deleted when newer backups exceed backup_retention_versions'
+            when policies.copy_days is null then 'no backup_retention_days: deleted when newer backups exceed backup_retention_versions'
         end as schedule_note
     from ledger
     inner join purged
