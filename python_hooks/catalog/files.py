@@ -6,6 +6,8 @@ parquet and ORC readers Spark ships, without a Spark job.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from python_hooks.catalog import metastore
@@ -30,24 +32,40 @@ def storage_format(meta: Any) -> str | None:
     return None
 
 
-def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
+@contextmanager
+def parquet_footer_reader(spark: Any, status: Any) -> Iterator[Any]:
+    """parquet-mr's ParquetFileReader on a Hadoop FileStatus (footer only until asked), closed after."""
     jvm = jvm_view(spark)
     conf = spark._jsc.hadoopConfiguration()
-    if storage_format == "parquet":
-        reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
-            jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
-        )
-        try:
-            return int(reader.getRecordCount())
-        finally:
-            reader.close()
+    reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
+        jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
+    )
+    try:
+        yield reader
+    finally:
+        reader.close()
+
+
+@contextmanager
+def orc_footer_reader(spark: Any, status: Any) -> Iterator[Any]:
+    """ORC's Reader on a Hadoop FileStatus (file tail and statistics), closed after."""
+    jvm = jvm_view(spark)
+    conf = spark._jsc.hadoopConfiguration()
     path = status.getPath()
     options = jvm.org.apache.orc.OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf))
     reader = jvm.org.apache.orc.OrcFile.createReader(path, options)
     try:
-        return int(reader.getNumberOfRows())
+        yield reader
     finally:
         reader.close()
+
+
+def _file_rows(spark: Any, status: Any, storage_format: str) -> int:
+    if storage_format == "parquet":
+        with parquet_footer_reader(spark, status) as reader:
+            return int(reader.getRecordCount())
+    with orc_footer_reader(spark, status) as reader:
+        return int(reader.getNumberOfRows())
 
 
 def footer_rows(spark: Any, files: list[Any], storage_format: str) -> int:

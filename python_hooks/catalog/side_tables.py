@@ -53,6 +53,22 @@ def registration(table: Any) -> tuple[str, str, int] | None:
     return base, kind, int(created)
 
 
+def named_side_tables(
+    spark: Any, database: str, base: str | None = None
+) -> list[tuple[metastore.Table, tuple[str, str, int] | None]]:
+    """Every table of `database` named like a side table (of `base` only, when given), with its
+    registration (None: a look-alike).  The name pre-selects; only those tables are read."""
+    found = []
+    for name in metastore.table_names(spark, database):
+        side = side_table(name)
+        if side is None or (base is not None and side[0].lower() != base.lower()):
+            continue
+        table = metastore.get_table(spark, database, name)
+        if table is not None:
+            found.append((table, registration(table)))
+    return found
+
+
 def looks_like_side_table(table: Any) -> bool:
     """Named like a side table but not registered as one (a user's table, or one made before
     registration existed: `dbt run-operation adopt_side_tables` lists and adopts those)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+from python_hooks.catalog import files
 from python_hooks.catalog.jvm import jvm as jvm_view
 
 INTEGRAL = ("tinyint", "smallint", "int", "bigint")
@@ -76,12 +77,7 @@ def _parquet_bound(value: Any, kind: str) -> Any:
 
 def parquet_may_hold(spark: Any, status: Any, path: list[str], kind: str, ids: list[Any]) -> bool:
     """False only when the footer proves the parquet file holds none of `ids` (see the module rule)."""
-    jvm = jvm_view(spark)
-    conf = spark._jsc.hadoopConfiguration()
-    reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(
-        jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromStatus(status, conf)
-    )
-    try:
+    with files.parquet_footer_reader(spark, status) as reader:
         footer = reader.getFooter()
         found = _parquet_column(footer.getFileMetaData().getSchema(), path)
         if found is None:
@@ -112,18 +108,11 @@ def parquet_may_hold(spark: Any, status: Any, path: list[str], kind: str, ids: l
             if range_may_hold(low, high, ids):
                 return True
         return False
-    finally:
-        reader.close()
 
 
 def orc_may_hold(spark: Any, status: Any, path: list[str], kind: str, ids: list[Any]) -> bool:
     """False only when the ORC file's statistics prove it holds none of `ids` (see the module rule)."""
-    jvm = jvm_view(spark)
-    conf = spark._jsc.hadoopConfiguration()
-    file_path = status.getPath()
-    options = jvm.org.apache.orc.OrcFile.readerOptions(conf).filesystem(file_path.getFileSystem(conf))
-    reader = jvm.org.apache.orc.OrcFile.createReader(file_path, options)
-    try:
+    with files.orc_footer_reader(spark, status) as reader:
         if int(reader.getNumberOfRows()) == 0:
             return False
         current = reader.getSchema()
@@ -138,7 +127,7 @@ def orc_may_hold(spark: Any, status: Any, path: list[str], kind: str, ids: list[
         if kind == "int" and category not in ("BYTE", "SHORT", "INT", "LONG"):
             return True
         if kind == "string":
-            fixed = jvm.org.apache.orc.OrcFile.WriterVersion.ORC_203
+            fixed = jvm_view(spark).org.apache.orc.OrcFile.WriterVersion.ORC_203
             if category != "STRING" or not reader.getWriterVersion().includes(fixed):
                 return True
         stats = reader.getStatistics()[int(current.getId())]
@@ -150,8 +139,6 @@ def orc_may_hold(spark: Any, status: Any, path: list[str], kind: str, ids: list[
         if kind == "int":
             return range_may_hold(int(low), int(high), ids)
         return range_may_hold(str(low).encode("utf-8"), str(high).encode("utf-8"), ids)
-    finally:
-        reader.close()
 
 
 def may_hold(

@@ -35,7 +35,7 @@ from dbt.adapters.lakehouse.filesystem import path_within
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import metastore, tables
 from python_hooks.catalog.jvm import scala_list
-from python_hooks.catalog.side_tables import registration, side_table
+from python_hooks.catalog.side_tables import named_side_tables
 from python_hooks.erasure import footers
 from python_hooks.errors import error_message
 
@@ -103,12 +103,7 @@ def table_locations(spark: Any, target: dict[str, Any], stale_rows: list[Any]) -
                     found.add(location, "live", f"{database}.{table} partition {spec}")
         else:
             found.add(live.location, "live", f"{database}.{table}")
-    for name in metastore.table_names(spark, database):
-        side = side_table(name)
-        if side is None or side[0].lower() != table.lower():
-            continue
-        meta = metastore.get_table(spark, database, name)
-        registered = registration(meta) if meta is not None else None
+    for meta, registered in named_side_tables(spark, database, table):
         if registered is None or registered[0].lower() != table.lower():
             continue
         kind = registered[1]

@@ -12,7 +12,7 @@ from typing import Any
 from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.side_tables import now_ms, registration, side_table
+from python_hooks.catalog.side_tables import named_side_tables, now_ms
 from python_hooks.errors import LakehouseError
 
 
@@ -78,14 +78,10 @@ def plan_restore(
 
     # registered backups of this table only (catalog.side_tables); the name pre-selects
     backups, lookalikes = [], []
-    for other in metastore.table_names(spark, database):
-        if side_table(other) is None:
-            continue
-        found = metastore.get_table(spark, database, other)
-        side = registration(found) if found is not None else None
+    for found, side in named_side_tables(spark, database):
         if side and side[0].lower() == name.lower() and side[1] == "backup":
             backups.append((side[2], found))
-        elif side is None and found is not None:
+        elif side is None:
             lookalikes.append(found.qualified.lower())
     backups.sort(key=lambda b: -b[0])
 
