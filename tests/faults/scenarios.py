@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from tests.faults.harness import SCHEMA, Lake, describe_difference, multiset
+from tests.policies import RETENTION_ZERO
 
 IDS = [1001, 1002, 1003]
 ID_TABLE = "fk_ids.ids"
@@ -21,16 +22,6 @@ KINDS = {
 }
 # two partitions with ids (the batched path: one rewrite, one backup DDL, one swap), one without
 PARTITIONS = {"2024-01-01": [1001, 1002], "2024-01-02": [1003], "2024-01-03": []}
-
-# retention at zero: everything that is not live is past its policy
-RETENTION_ZERO = {
-    "backup_retention_days": 0,
-    "backup_retention_versions": 0,
-    "trash_retention_days": 0,
-    "staging_retention_hours": 0,
-    "stale_retention_days": 0,
-    "retention_allow_short": True,
-}
 
 
 def row(guestid: int, tag: str, ds: str | None) -> dict[str, Any]:

@@ -9,26 +9,12 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from tests.conftest import repo_files
+from tests.functional.purge.conftest import descriptor  # noqa: F401 - the erasure tests import it from here
+from tests.policies import RETENTION_POLICY_HEADER, RETENTION_POLICY_TYPES, RETENTION_ZERO
 
-SEED_HEADER = (
-    "table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,"
-    "backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,"
-    "snapshot_column,snapshot_retention_count,stale_retention_days\n"
-)
-SEED_TYPES = {name: "string" for name in SEED_HEADER.strip().split(",")}
-# every policy at zero: retention deletes every backup, staging, trash and stale copy at once
-ZERO = {
-    "retention_allow_short": True,
-    "backup_retention_days": 0,
-    "backup_retention_versions": 0,
-    "trash_retention_days": 0,
-    "staging_retention_hours": 0,
-    "stale_retention_days": 0,
-}
-
-
-def descriptor(field: str) -> str:
-    return ('{"complianceSpec": {"identifierField": "%s"}}' % field).replace("'", "\\'")
+SEED_HEADER = RETENTION_POLICY_HEADER
+SEED_TYPES = RETENTION_POLICY_TYPES
+ZERO = RETENTION_ZERO
 
 
 def purge(whitelist: str, scope: str) -> str:

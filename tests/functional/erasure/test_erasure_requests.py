@@ -17,23 +17,11 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from tests.conftest import repo_files
+from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, ZERO
 from tests.functional.purge.conftest import descriptor, location
 
 DB = "e_req"
 IDS = "e_ids.requests"
-POLICY_HEADER = (
-    "table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,"
-    "staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,"
-    "partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days\n"
-)
-ZERO = {
-    "backup_retention_days": 0,
-    "backup_retention_versions": 0,
-    "trash_retention_days": 0,
-    "staging_retention_hours": 0,
-    "stale_retention_days": 0,
-    "retention_allow_short": True,
-}
 # request -> (ids, days since it was requested)
 REQUESTS = {"REQ-1": ([1001, 1002], 1), "REQ-2": ([1003], 100)}
 ALL_IDS = {i for ids, _ in REQUESTS.values() for i in ids}
@@ -94,7 +82,7 @@ def models() -> dict[str, Any]:
 
 @pytest.fixture(scope="class")
 def seeds() -> dict[str, Any]:
-    return {"retention": {"retention_policies.csv": POLICY_HEADER}}
+    return {"retention": {"retention_policies.csv": SEED_HEADER}}
 
 
 @pytest.fixture(scope="class")
@@ -102,7 +90,7 @@ def project_config_update() -> dict[str, Any]:
     return {
         "name": "compliance",
         "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
-        "seeds": {"compliance": {"+column_types": {c: "string" for c in POLICY_HEADER.strip().split(",")}}},
+        "seeds": {"compliance": {"+column_types": SEED_TYPES}},
         "vars": {
             "purge_whitelist": DB,
             "compliance_id_table": IDS,

@@ -9,17 +9,20 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from tests.conftest import WAREHOUSE_ROOT, repo_files
+from tests.policies import RETENTION_POLICY_HEADER, RETENTION_POLICY_TYPES
 
 # Per-table policies of the test seed: most specific row wins.
-POLICIES = """table_pattern,backup_retention_days,backup_retention_versions,trash_retention_days,staging_retention_hours,backup_reap_days,backup_dir,partition_column,partition_date_format,partition_age,partition_retention_days,snapshot_column,snapshot_retention_count,stale_retention_days
-r_dates,,,,,,,dp,yyyy-MM-dd,,,,,
+POLICIES = (
+    RETENTION_POLICY_HEADER
+    + """r_dates,,,,,,,dp,yyyy-MM-dd,,,,,
 r_dates.events,,,,,,,dp,yyyy-MM-dd,,10,,,
 r_dates.hourly*,,,,,,,dp,yyyy-MM-dd-HH,,1,,,
 r_dates.snap,,,,,,,,,,,dp,2,
 r_reap,,,,,2,{backup_dir},,,,,,,
 """
+)
 
-SEED_TYPES = {name: "string" for name in POLICIES.splitlines()[0].split(",")}
+SEED_TYPES = RETENTION_POLICY_TYPES
 
 
 def retention(now: int, expect_pass: bool = True, scope: str = "r_*", **extra: Any) -> tuple[Any, str]:

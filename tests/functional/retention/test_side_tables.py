@@ -18,14 +18,10 @@ from dbt.tests.util import run_dbt_and_capture
 
 from tests.functional.retention.conftest import restore, retention
 from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
+from tests.policies import RETENTION_ZERO
 
-ZERO = {
-    "backup_retention_days": 0,
-    "backup_retention_versions": 0,
-    "trash_retention_days": 0,
-    "staging_retention_hours": 0,
-    "stale_retention_days": 0,
-}
+# every policy at zero, without the override that allows it (the refusal is tested)
+ZERO = {k: v for k, v in RETENTION_ZERO.items() if k != "retention_allow_short"}
 LOOKALIKES = ["orders_backup_202401151200", "orders_trash_2024011512", "orders_staging_1700000000000"]
 
 
