@@ -46,63 +46,17 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import cluster  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
+from workload import events_table, listed_ids, local_warehouse, run_dbt, session_settings  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
-DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
 
 
 def dbt(*args: str) -> Any:
-    from dbt.cli.main import dbtRunner
-
-    work = Path(os.environ["PURGE_BENCH_DIR"])
-    result = dbtRunner().invoke(
-        [*args, "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
-    )
-    if not result.success:
-        raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
-    return result
+    return run_dbt(Path(os.environ["PURGE_BENCH_DIR"]), *args)
 
 
-# --clustered: ids ordered in the data (a date-ordered id): partition p holds ids
-# [p * rows/P, (p+1) * rows/P), written in order, so each file covers a contiguous id range, and
-# the listed ids are one contiguous block (about 1% of the rows)
+# --clustered: ids ordered in the data and listed as one block (workload.events_table)
 CLUSTERED = False
-
-
-def make_table(spark: Any, database: str, rows: int, partitions: int) -> None:
-    spark.sql(f"drop database if exists {database} cascade")
-    spark.sql(f"create database {database}")
-    spark.sql(f"""
-        create table {database}.events (metadata struct<guestid: bigint, session: string>, payload string)
-        partitioned by (ds string) stored as parquet
-        tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
-    partition_of = f"id div {max(1, rows // partitions)}" if CLUSTERED else f"id % {partitions}"
-    spark.sql(f"""
-        insert into {database}.events partition (ds)
-        select named_struct('guestid', id, 'session', concat('s', id % 977)),
-               repeat('x', 40),
-               format_string('p%04d', cast({partition_of} as int))
-        from range({rows})""")
-
-
-def make_ids(spark: Any, rows: int, partitions: int, touched: int) -> int:
-    """~1% of the rows' ids, all from the first `touched` partitions."""
-    spark.sql("create database if not exists bench_ids")
-    spark.sql("drop table if exists bench_ids.ids")
-    spark.sql("create table bench_ids.ids (guestid bigint) using parquet")
-    per_partition = rows // partitions
-    wanted = max(1, rows // 100)
-    if CLUSTERED:
-        # one contiguous block in the middle of the first partition's range
-        start = per_partition // 4
-        spark.sql(f"insert into bench_ids.ids select id from range({start}, {start + wanted})")
-        return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
-    stride = max(1, (per_partition * touched) // wanted)
-    spark.sql(f"""
-        insert into bench_ids.ids
-        select id from range({rows})
-        where id % {partitions} < {touched} and (id div {partitions}) % {stride} = 0""")
-    return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
 
 
 NODE_SECONDS: list[float] = []
@@ -160,9 +114,9 @@ def measure(fn: Any) -> tuple[float, int]:
 
 
 def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: bool = True) -> dict[str, Any]:
-    make_table(spark, "bench_purge", rows, partitions)
-    make_table(spark, "bench_floor", rows, partitions)
-    listed = make_ids(spark, rows, partitions, touched)
+    events_table(spark, "bench_purge", rows, partitions, CLUSTERED)
+    events_table(spark, "bench_floor", rows, partitions, CLUSTERED)
+    listed = listed_ids(spark, rows, partitions, touched, CLUSTERED)
     if floor_first:
         floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"))
         purge_s, purge_mem = measure(lambda: run_purge("bench_purge"))
@@ -303,16 +257,11 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
-    os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
     if args.cluster:
         cluster.use_cluster("purge", args.executors)
+        session_settings()
     else:
-        os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
-        os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
-    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-    os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "4")
-    os.chdir(REPO)
-    sys.path.insert(0, str(REPO))
+        local_warehouse(work)
     try:
         # starts the session with the profile's settings
         dbt("run-operation", "catalog_list_databases")

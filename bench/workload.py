@@ -1,0 +1,96 @@
+"""What the purge benchmarks share: dbt through dbtRunner in the benchmark's own process, the
+embedded warehouse of a run, the events table and the list of ids to purge."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
+
+
+def run_dbt(work: Path, *args: str) -> Any:
+    """A dbt command in this process (one Spark session), its target and logs in `work`; exits
+    naming the command when it fails."""
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(
+        [*args, "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
+    )
+    if not result.success:
+        raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
+    return result
+
+
+def local_warehouse(work: Path) -> None:
+    """The embedded default with its warehouse and metastore in `work`; the repo as dbt's project."""
+    os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
+    os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
+    session_settings()
+
+
+def session_settings() -> None:
+    """What every benchmark sets before the session starts, on either target."""
+    os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
+    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "4")
+    os.chdir(REPO)
+    sys.path.insert(0, str(REPO))
+
+
+def events_table(spark: Any, database: str, rows: int, partitions: int, clustered: bool = False) -> None:
+    """`<database>.events`, onboarded (metadata.guestid), N rows over P partitions `p0000`...
+
+    Spread: row id goes to partition id % P.  Clustered (a date-ordered id): partition p holds the
+    ids [p * N/P, (p+1) * N/P), written in order, so each file covers a contiguous id range.
+    """
+    spark.sql(f"drop database if exists {database} cascade")
+    spark.sql(f"create database {database}")
+    spark.sql(f"""
+        create table {database}.events (metadata struct<guestid: bigint, session: string>, payload string)
+        partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
+    insert_events(spark, database, rows, partitions, clustered=clustered)
+
+
+def insert_events(
+    spark: Any,
+    database: str,
+    rows: int,
+    partitions: int,
+    first_partition: int = 0,
+    first_id: int = 0,
+    clustered: bool = False,
+) -> None:
+    """N more rows (ids from `first_id`) over P partitions numbered from `first_partition`."""
+    offset = f"(id - {first_id})"
+    within = f"{offset} div {max(1, rows // partitions)}" if clustered else f"{offset} % {partitions}"
+    spark.sql(f"""
+        insert into {database}.events partition (ds)
+        select named_struct('guestid', id, 'session', concat('s', id % 977)),
+               repeat('x', 40),
+               format_string('p%04d', cast({first_partition} + {within} as int))
+        from range({first_id}, {first_id + rows})""")
+
+
+def listed_ids(spark: Any, rows: int, partitions: int, touched: int, clustered: bool = False) -> int:
+    """`bench_ids.ids`: about 1% of the rows' ids, all from the first `touched` partitions (spread),
+    or one contiguous block inside the first partition (clustered).  Returns how many."""
+    spark.sql("create database if not exists bench_ids")
+    spark.sql("drop table if exists bench_ids.ids")
+    spark.sql("create table bench_ids.ids (guestid bigint) using parquet")
+    per_partition = rows // partitions
+    wanted = max(1, rows // 100)
+    if clustered:
+        start = per_partition // 4
+        spark.sql(f"insert into bench_ids.ids select id from range({start}, {start + wanted})")
+    else:
+        stride = max(1, (per_partition * touched) // wanted)
+        spark.sql(f"""
+            insert into bench_ids.ids
+            select id from range({rows})
+            where id % {partitions} < {touched} and (id div {partitions}) % {stride} = 0""")
+    return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
