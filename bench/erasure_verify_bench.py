@@ -37,9 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from measure import measure  # noqa: E402
+from workload import events_table, insert_events, listed_ids, local_warehouse, run_dbt  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
-DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
 DATABASE = "bench_verify"
 VARIABLES = {
     "purge_whitelist": f"{DATABASE}.events",
@@ -51,43 +51,12 @@ VARIABLES = {
 
 
 def dbt(*args: str) -> Any:
-    from dbt.cli.main import dbtRunner
-
-    work = Path(os.environ["VERIFY_BENCH_DIR"])
-    result = dbtRunner().invoke(
-        [*args, "--target-path", str(work / "target"), "--log-path", str(work / "logs"), "--quiet"]
-    )
-    if not result.success:
-        raise SystemExit(f"dbt {' '.join(args)} failed: {result.exception}")
-    return result
-
-
-def insert_rows(spark: Any, rows: int, partitions: int, first_partition: int, first_id: int) -> None:
-    spark.sql(f"""
-        insert into {DATABASE}.events partition (ds)
-        select named_struct('guestid', id, 'session', concat('s', id % 977)),
-               repeat('x', 40),
-               format_string('p%04d', cast({first_partition} + (id - {first_id}) % {partitions} as int))
-        from range({first_id}, {first_id + rows})""")
+    return run_dbt(Path(os.environ["VERIFY_BENCH_DIR"]), *args)
 
 
 def make_world(spark: Any, rows: int, partitions: int, touched: int) -> int:
-    for database in (DATABASE, "bench_ids"):
-        spark.sql(f"drop database if exists {database} cascade")
-        spark.sql(f"create database {database}")
-    spark.sql(f"""
-        create table {DATABASE}.events (metadata struct<guestid: bigint, session: string>, payload string)
-        partitioned by (ds string) stored as parquet
-        tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
-    insert_rows(spark, rows, partitions, 0, 0)
-    spark.sql("create table bench_ids.ids (guestid bigint) using parquet")
-    per_partition = rows // partitions
-    stride = max(1, (per_partition * touched) // max(1, rows // 100))
-    spark.sql(f"""
-        insert into bench_ids.ids
-        select id from range({rows})
-        where id % {partitions} < {touched} and (id div {partitions}) % {stride} = 0""")
-    return int(spark.sql("select count(*) from bench_ids.ids").collect()[0][0])
+    events_table(spark, DATABASE, rows, partitions)
+    return listed_ids(spark, rows, partitions, touched)
 
 
 def purge(spark: Any) -> str:
@@ -173,6 +142,8 @@ def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         **{k: statistics.median(r[k] for r in runs) for k in keys},
         "rows": runs[0]["verify_rows"],
+        "files": runs[0]["files"],
+        "files_read": runs[0]["files_read"],
         "repetitions": len(runs),
     }
 
@@ -208,13 +179,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
-    os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
-    os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
-    os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
-    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-    os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "4")
-    os.chdir(REPO)
-    sys.path.insert(0, str(REPO))
+    local_warehouse(work)
     try:
         dbt("run-operation", "catalog_list_databases")
         from pyspark.sql import SparkSession
@@ -232,7 +197,7 @@ def main() -> None:
         point(spark, request_id, directories, True)  # warm-up, not reported
         base = series(spark, request_id, directories, args.repeat)
         show(f"medians of {args.repeat}", base)
-        insert_rows(spark, args.rows, args.partitions, args.partitions, args.rows)
+        insert_events(spark, DATABASE, args.rows, args.partitions, args.partitions, args.rows)
         partitions = spark.sql(f"show partitions {DATABASE}.events").count()
         print(
             f"the table now has {partitions} partitions, {2 * args.rows:,} rows; the request is the same",
