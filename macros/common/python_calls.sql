@@ -63,8 +63,8 @@
         table=table, location=location, properties=properties)) }}
 {%- endmacro %}
 
-{% macro purge_drop_staging_table(database, table) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.staging:drop_staging_table', database=database, table=table)) }}
+{% macro purge_forget_external_table(database, table) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.staging:forget_external_table', database=database, table=table)) }}
 {%- endmacro %}
 
 {% macro purge_replace_results(database, table, rows) -%}

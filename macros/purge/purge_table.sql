@@ -63,15 +63,19 @@
     {{ return(compliance.purge_execute('create staging', compliance.purge_staging_table_sql(info.database, staging, info.table, staging_location, properties))) }}
 {%- endmacro %}
 
-{#- Step 5 through the catalog (no query over the table first); `drop table` if that fails; never a managed table. -#}
-{% macro purge_drop_staging(database, staging) -%}
-    {%- do log('purge step drop staging: ' ~ database ~ '.' ~ staging, info=false) -%}
-    {%- set dropped = compliance.purge_drop_staging_table(database, staging) -%}
+{#-
+    Forget an (external) side table the purge made: step 5 for the staging table, and the backup
+    table of a failed unpartitioned purge.  Through the catalog (no query over the table first);
+    `drop table` if that fails; never a managed table (its directory may hold live data).
+-#}
+{% macro purge_forget_side_table(database, table, step='drop staging') -%}
+    {%- do log('purge step ' ~ step ~ ': ' ~ database ~ '.' ~ table, info=false) -%}
+    {%- set dropped = compliance.purge_forget_external_table(database, table) -%}
     {%- if dropped.refused -%}
-        {%- do exceptions.warn("purge: " ~ dropped.error ~ "; drop " ~ database ~ "." ~ staging ~ " yourself once nothing uses its location (make it external first: `alter table ... set tblproperties ('EXTERNAL'='TRUE')`).") -%}
+        {%- do exceptions.warn("purge: " ~ dropped.error ~ "; drop " ~ database ~ "." ~ table ~ " yourself once nothing uses its location (make it external first: `alter table ... set tblproperties ('EXTERNAL'='TRUE')`).") -%}
     {%- elif not dropped.ok -%}
-        {%- do log('purge: ' ~ database ~ '.' ~ staging ~ ': dropping it with SQL (' ~ dropped.error ~ ')', info=false) -%}
-        {%- do compliance.purge_execute('drop staging', compliance.purge_drop_table_sql(database, staging)) -%}
+        {%- do log('purge: ' ~ database ~ '.' ~ table ~ ': dropping it with SQL (' ~ dropped.error ~ ')', info=false) -%}
+        {%- do compliance.purge_execute(step, compliance.purge_drop_table_sql(database, table)) -%}
     {%- endif -%}
 {%- endmacro %}
 
@@ -305,7 +309,7 @@
             compliance.side_table_properties('backup', database, table, ctx.ts))) -%}
     {%- endif -%}
     {%- if not step.ok -%}
-        {%- do compliance.purge_drop_staging(database, staging) -%}
+        {%- do compliance.purge_forget_side_table(database, staging) -%}
         {%- for item in todo -%}
             {%- set reason = "could not create " ~ staging ~ " / " ~ backup ~ ": " ~ step.error -%}
             {%- do compliance.purge_say(name ~ " " ~ (item.unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
@@ -357,7 +361,7 @@
         {%- do stale.append({'database': database, 'table': table, 'partition_spec': row.partition_spec, 'location': row.old_location, 'reason': 'purge'}) -%}
     {%- endfor -%}
     {#- every swap above refreshed the table: nothing cached points at the old files -#}
-    {%- do compliance.purge_drop_staging(database, staging) -%}
+    {%- do compliance.purge_forget_side_table(database, staging) -%}
     {#-
         In the background, while the next table is purged and the results are written; the node
         waits for it.  Started after the drop, which would otherwise wait for its metastore calls.
@@ -493,12 +497,7 @@
             nothing (the data was not swapped) and would count as a backup version.  Forget it;
             it is external, so no file is deleted.
         -#}
-        {%- set dropped = compliance.purge_drop_staging_table(info.database, backup) -%}
-        {%- if dropped.refused -%}
-            {%- do exceptions.warn("purge: " ~ dropped.error ~ "; " ~ info.database ~ "." ~ backup ~ " is kept") -%}
-        {%- elif not dropped.ok -%}
-            {%- do compliance.purge_execute('undo backup table', compliance.purge_drop_table_sql(info.database, backup)) -%}
-        {%- endif -%}
+        {%- do compliance.purge_forget_side_table(info.database, backup, 'undo backup table') -%}
         {%- do row.update({'backup_table': none}) -%}
     {%- endif -%}
     {#- nothing references the rewritten copy: remove it (for an unpartitioned table it sits inside the live location) -#}

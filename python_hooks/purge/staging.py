@@ -107,8 +107,9 @@ def create_staging_table(
     return result(created=True)
 
 
-def drop_staging_table(spark: Any, database: str, table: str) -> dict[str, Any]:
-    """Step 5: forget the (external) staging table; its files, now live, are not touched.
+def forget_external_table(spark: Any, database: str, table: str) -> dict[str, Any]:
+    """Forget an external side table: step 5's staging table (its files, now live, are not
+    touched), or a failed unpartitioned purge's backup (the live directory).
 
     Through the catalog rather than `drop table`, which first resolves the table as a query
     (listing its files) to uncache it; a staging table is never cached.  {ok, refused, error}:
