@@ -7,8 +7,9 @@
     short of the producers' expected counts (docs/erasure.md, Coverage).
 -#}
 {% macro demo_onboard_page_views() %}
+    {%- set tables = {'kafka.page_view_hourly_staging': 'member_id'} -%}
     {%- for table in ['page_view_hourly', 'page_view_hourly_late', 'page_view_daily'] -%}
-        {%- do compliance.onboard(target.schema ~ '.' ~ table, 'member_id') -%}
+        {%- do tables.update({target.schema ~ '.' ~ table: 'member_id'}) -%}
     {%- endfor -%}
-    {%- do compliance.onboard('kafka.page_view_hourly_staging', 'member_id') -%}
+    {%- do compliance.onboard_tables(tables=tables) -%}
 {% endmacro %}

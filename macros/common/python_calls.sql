@@ -53,6 +53,18 @@
 
 {#- ---- purge (python_hooks/purge/) ---- -#}
 
+{% macro onboard_read_list(file) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.onboarding:read_list', path=file | string)) }}
+{%- endmacro %}
+
+{% macro onboard_plan(entries) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.onboarding:plan', entries=entries)) }}
+{%- endmacro %}
+
+{% macro onboard_apply(rows) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.onboarding:apply', rows=rows)) }}
+{%- endmacro %}
+
 {% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true) -%}
     {{ return(adapter.python_hook('python_hooks.purge.commit_check:location_snapshots', database=database, table=table,
         locations=locations, exclude=exclude, count_rows=count_rows)) }}

@@ -1,45 +1,97 @@
 -- noqa: disable=LT02
 {#
-    `dbt run-operation onboard --args '{table: db.t, identifier: metadata.guestid}'`: write the
-    dataset descriptor onto an existing table, after checking that the identifier is a column or
-    struct field (and comparable with the id column when the id table exists).
+    Onboarding: the dataset descriptor on the tables the purge must clean.
+      `dbt run-operation onboard --args '{table: db.t, identifier: metadata.guestid}'`
+      `dbt run-operation onboard_tables --args '{file: onboarding.yml, dry_run: true}'`
+    Every entry is checked against the metastore (the table exists and is not a view, the
+    identifier is a column or struct field, comparable with the id column when the id table
+    exists) before anything is written: one bad entry and nothing changes.  A table whose
+    descriptor already names the field is left alone, so a list can be run again at any time.
 #}
-{% macro onboard(table, identifier) %}
-    {%- set name = (table or '') | string | trim | lower -%}
-    {%- if not modules.re.match('^[a-z0-9_]+\\.[a-z0-9_]+$', name) -%}
-        {%- do exceptions.raise_compiler_error("onboard: table " ~ tojson(table) ~ " must be given as db.table (for example tracking.event).") -%}
+{% macro onboard(table, identifier, dry_run=false) %}
+    {%- do compliance.onboard_tables(tables=[{'table': table, 'identifier': identifier}], dry_run=dry_run) -%}
+{% endmacro %}
+
+{% macro onboard_tables(file=none, tables=none, dry_run=false) %}
+    {%- set dry_run = compliance.parse_bool(dry_run, 'onboard: dry_run') -%}
+    {%- if file -%}
+        {%- set listed = compliance.onboard_read_list(file) -%}
+        {%- if not listed.ok -%}
+            {%- do exceptions.raise_compiler_error("onboard_tables: " ~ listed.error ~ " Nothing was changed.") -%}
+        {%- endif -%}
+        {%- set entries = listed.entries -%}
+    {%- elif tables is mapping -%}
+        {%- set entries = [] -%}
+        {%- for name, identifier in tables.items() -%}{%- do entries.append({'table': name, 'identifier': identifier}) -%}{%- endfor -%}
+    {%- elif tables is iterable and tables is not string -%}
+        {%- set entries = tables -%}
+    {%- else -%}
+        {%- do exceptions.raise_compiler_error("onboard_tables: give file: <a yml or csv list of table and identifier> or tables: [{table: db.t, identifier: field}]. Nothing was changed.") -%}
     {%- endif -%}
-    {%- set parts = name.split('.') -%}
-    {%- set info = compliance.catalog_describe_table(parts[0], parts[1]) -%}
-    {%- if not info.exists -%}
-        {%- do exceptions.raise_compiler_error("onboard: table " ~ name ~ " does not exist; create it first (or declare the descriptor in its model's tblproperties).") -%}
+    {%- for entry in entries if entry is not mapping -%}
+        {%- do exceptions.raise_compiler_error("onboard_tables: entry " ~ loop.index ~ " is " ~ tojson(entry | string) ~ ", not {table: db.t, identifier: field}. Nothing was changed.") -%}
+    {%- endfor -%}
+
+    {%- set rows = compliance.onboard_plan(entries) -%}
+    {%- do compliance.onboard_check_id_type(rows) -%}
+    {%- set refused = rows | selectattr('status', 'equalto', 'refused') | list -%}
+    {%- if refused and rows | length == 1 -%}
+        {%- do exceptions.raise_compiler_error("onboard: " ~ refused[0].error) -%}
+    {%- elif refused -%}
+        {%- set lines = [] -%}
+        {%- for row in refused -%}{%- do lines.append("  entry " ~ row.entry ~ ": " ~ row.error) -%}{%- endfor -%}
+        {%- do exceptions.raise_compiler_error("onboard_tables: " ~ refused | length ~ " of " ~ rows | length ~ " entries refused; nothing was changed:\n"
+            ~ lines | join('\n') ~ "\nFix them and run the command again.") -%}
     {%- endif -%}
-    {%- set field = (identifier or '') | string | trim -%}
-    {%- set resolved = compliance.catalog_resolve_field(parts[0], parts[1], field) if field else none -%}
-    {%- if resolved is none -%}
-        {%- do exceptions.raise_compiler_error("onboard: " ~ tojson(field) ~ " is not a column or struct field of " ~ name
-            ~ " (columns: " ~ (info.columns.keys() | list | join(', ')) ~ "). Give the identifier as a column or a dotted path such as metadata.guestid.") -%}
-    {%- endif -%}
-    {%- set field = resolved.path | join('.') -%}
-    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
-    {%- if id_table | length == 2 and var('compliance_id_column', '') -%}
-        {%- set id_info = compliance.catalog_describe_table(id_table[0], id_table[1]) -%}
-        {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
-        {%- set field_type = resolved.type -%}
-        {%- if id_type and not compliance.purge_types_comparable(field_type, id_type) -%}
-            {%- do exceptions.raise_compiler_error("onboard: " ~ name ~ "." ~ field ~ " is " ~ field_type ~ " but the id column "
-                ~ var('compliance_id_table') ~ "." ~ var('compliance_id_column') ~ " is " ~ id_type ~ "; they cannot be compared safely.") -%}
+
+    {%- set changes = rows | rejectattr('status', 'equalto', 'unchanged') | list -%}
+    {%- set verb = "would now carry" if dry_run else "now carries" -%}
+    {%- for row in changes -%}
+        {%- do log("onboard: " ~ row.table ~ " " ~ verb ~ " dataset.descriptor " ~ row.descriptor
+            ~ (" (it was " ~ row.before ~ ")" if row.before is not none else ""), info=true) -%}
+    {%- endfor -%}
+    {%- if changes and not dry_run -%}
+        {%- set applied = compliance.onboard_apply(changes) -%}
+        {%- if not applied.ok -%}
+            {%- set lines = [] -%}
+            {%- for name, error in applied.failed.items() -%}{%- do lines.append("  " ~ name ~ ": " ~ error) -%}{%- endfor -%}
+            {%- do exceptions.raise_compiler_error("onboard_tables: " ~ applied.failed | length ~ " table(s) could not be written (the other "
+                ~ applied.written | length ~ " were):\n" ~ lines | join('\n') ~ "\nFix the cause and run the command again: tables already written are left alone.") -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set descriptor = compliance.purge_descriptor_json(field) -%}
-    {% call statement('onboard') %}
-        alter table {{ compliance.table_ref(parts[0], parts[1]) }}
-        set tblproperties ('dataset.descriptor' = {{ compliance.sql_string(descriptor) }})
-    {% endcall %}
-    {%- do log("onboard: " ~ name ~ " now carries dataset.descriptor " ~ descriptor, info=true) -%}
+    {%- set counts = {} -%}
+    {%- for status in ['added', 'changed', 'unchanged'] -%}
+        {%- do counts.update({status: rows | selectattr('status', 'equalto', status) | list | length}) -%}
+    {%- endfor -%}
+    {%- if rows | length != 1 or dry_run or not changes -%}
+        {%- do log("onboard: " ~ rows | length ~ " table(s): " ~ counts.added ~ " added, " ~ counts.changed ~ " changed, "
+            ~ counts.unchanged ~ " unchanged" ~ (" (dry run: nothing was written)" if dry_run else ""), info=true) -%}
+    {%- endif -%}
+    {%- do compliance.onboard_note_unselected(rows) -%}
+{% endmacro %}
+
+{#- Refuses (in the rows) an identifier that cannot be compared with the id column without a lossy cast. -#}
+{% macro onboard_check_id_type(rows) %}
+    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
+    {%- if id_table | length != 2 or not var('compliance_id_column', '') -%}{{ return(none) }}{%- endif -%}
+    {%- set id_info = compliance.catalog_describe_table(id_table[0], id_table[1]) -%}
+    {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
+    {%- for row in rows if id_type and row.status != 'refused' and not compliance.purge_types_comparable(row.type, id_type) -%}
+        {%- do row.update({'status': 'refused', 'error': row.table ~ "." ~ row.field ~ " is " ~ row.type ~ " but the id column "
+            ~ var('compliance_id_table') ~ "." ~ var('compliance_id_column') ~ " is " ~ id_type ~ "; they cannot be compared safely."}) -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{% macro onboard_note_unselected(rows) %}
     {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
     {%- set blacklist = compliance.parse_table_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
-    {%- if not compliance.table_selected(parts[0], parts[1], whitelist, blacklist) -%}
-        {%- do log("onboard: note: " ~ name ~ " is not selected by purge_whitelist/purge_blacklist; add it to purge_whitelist so the purge picks it up.", info=true) -%}
+    {%- set unselected = [] -%}
+    {%- for row in rows -%}
+        {%- set parts = row.table.split('.') -%}
+        {%- if not compliance.table_selected(parts[0], parts[1], whitelist, blacklist) -%}{%- do unselected.append(row.table) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if unselected -%}
+        {%- do log("onboard: note: " ~ unselected | join(', ') ~ (" is" if unselected | length == 1 else " are") ~ " not selected by purge_whitelist/purge_blacklist;"
+            ~ " add " ~ ("it" if unselected | length == 1 else "them") ~ " to purge_whitelist so the purge picks " ~ ("it" if unselected | length == 1 else "them") ~ " up.", info=true) -%}
     {%- endif -%}
 {% endmacro %}

@@ -14,6 +14,7 @@ from typing import Any
 
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.jvm import path_string, scala_list, scala_map
+from python_hooks.errors import error_message
 
 
 @dataclass
@@ -278,6 +279,73 @@ def set_partition_location(
 ) -> None:
     """Point one partition at another directory (metadata only)."""
     set_partition_locations(spark, database, table, [(pairs, location)])
+
+
+# CatalogTable's constructor arguments in Spark 3.5 (1-based): 12 is `properties`
+_CATALOG_TABLE_ARITY = 20
+_PROPERTIES_ARGUMENT = 12
+
+
+def _with_properties(meta: Any, updates: dict[str, str]) -> Any:
+    """A copy of a CatalogTable with `updates` added to its properties (Scala's `copy(properties =)`).
+
+    Through the case class's `copy$default$N` accessors; refuses (ValueError) when this Spark's
+    CatalogTable does not have `properties` where Spark 3.5 has it, rather than write a wrong field.
+    """
+    defaults = [getattr(meta, f"copy$default${i}")() for i in range(1, _CATALOG_TABLE_ARITY + 1)]
+    properties = meta.properties()
+    if not defaults[_PROPERTIES_ARGUMENT - 1].equals(properties):
+        raise ValueError("this Spark's CatalogTable has no properties argument where Spark 3.5 has it")
+    for key, value in updates.items():
+        properties = properties.updated(key, value)
+    defaults[_PROPERTIES_ARGUMENT - 1] = properties
+    return meta.copy(*defaults)
+
+
+def set_table_properties(
+    spark: Any, database: str, updates: dict[str, dict[str, str]]
+) -> dict[str, str | None]:
+    """Add table properties to many tables of one database: {table: {key: value}} -> {table: error or None}.
+
+    What `alter table ... set tblproperties` does, at a fraction of its cost: the tables' raw
+    entries are read in one metastore call (getTablesByName), and each is written back with its
+    properties added, straight through the Hive client (`alter table` reads the table twice more
+    and analyses a statement for each).  The entry written back is the raw one, with Spark's own
+    properties (schema, provider, statistics) as they were.  Where the Hive client is not
+    available (another catalog) or refuses a table, that table goes through the session catalog,
+    as `alter table` does.  Spark's cached relation of each table is dropped.
+    """
+    catalog = session_catalog(spark)
+    outcome: dict[str, str | None] = {}
+    raw: dict[str, Any] = {}
+    client = None
+    try:
+        client = catalog.externalCatalog().unwrapped().client()
+        names = jvm_view(spark).org.apache.spark.api.python.PythonUtils.toSeq(list(updates))
+        raw = {
+            str(m.identifier().table()).lower(): m
+            for m in scala_list(client.getTablesByName(database, names))
+        }
+    except Exception:  # noqa: BLE001 - not a Hive catalog: every table through the session catalog
+        client = None
+    for table, properties in updates.items():
+        ident = identifier(spark, database, table)
+        try:
+            meta = raw.get(table.lower())
+            if client is not None and meta is not None:
+                try:
+                    client.alterTable(_with_properties(meta, properties))
+                    catalog.invalidateCachedTable(ident)
+                    outcome[table] = None
+                    continue
+                except Exception:  # noqa: BLE001 - the session catalog's way, below
+                    pass
+            catalog.alterTable(_with_properties(catalog.getTableRawMetadata(ident), properties))
+            catalog.invalidateCachedTable(ident)
+            outcome[table] = None
+        except Exception as exc:  # noqa: BLE001 - reported per table to the caller
+            outcome[table] = error_message(exc)
+    return outcome
 
 
 def set_table_location(spark: Any, database: str, table: str, location: str) -> None:

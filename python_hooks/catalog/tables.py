@@ -17,6 +17,8 @@ from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import result
 
 _SKIP_TYPES = ("VIEW",)
+# the table property that onboards a table for the purge (its identifier field, as JSON)
+DESCRIPTOR = "dataset.descriptor"
 
 
 def list_databases(spark: Any) -> list[str]:
@@ -84,13 +86,18 @@ def resolve_field(spark: Any, database: str, table: str, field: str) -> dict[str
     """A column or nested struct field (`metadata.guestid`, matched case-insensitively):
     {path: [names with the table's own spelling], type: simpleString}, or None when there is none.
     """
-    from pyspark.sql.types import StructType
-
     catalog = metastore.session_catalog(spark)
     ident = metastore.identifier(spark, database, table)
     if not catalog.tableExists(ident):
         return None
-    current: Any = read_schema(catalog.getTableMetadata(ident))
+    return field_in_schema(read_schema(catalog.getTableMetadata(ident)), field)
+
+
+def field_in_schema(schema: Any, field: str) -> dict[str, Any] | None:
+    """resolve_field over a schema already read: {path, type}, or None."""
+    from pyspark.sql.types import StructType
+
+    current: Any = schema
     resolved = []
     for part in field.split("."):
         if not isinstance(current, StructType):

@@ -23,9 +23,9 @@ from typing import Any
 
 from python_hooks.catalog import metastore, side_tables
 from python_hooks.catalog.jvm import scala_list, scala_seq
+from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import LakehouseError, result
 
-DESCRIPTOR = "dataset.descriptor"
 # the nodes whose relations hold data (tests, macros, exposures hold none)
 DATA_NODES = ("model", "seed", "snapshot", "source")
 

@@ -1,0 +1,192 @@
+"""Onboarding: the dataset descriptor written onto many tables in one command.
+
+`dbt run-operation onboard_tables --args '{file: onboarding.yml}'` (macros/purge/onboard.sql)
+reads a list of tables and their identifier fields, checks every entry against the metastore
+before it changes anything, and writes the descriptor only where it differs.  Cost: one
+metastore call per database to read the tables (getTablesByName), one per changed table to write.
+
+A list is a yml file (a list of {table, identifier}, the same under a `tables:` key, or a
+mapping table -> identifier) or a csv file with `table` and `identifier` columns (a seed file).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from python_hooks.catalog import metastore
+from python_hooks.catalog.jvm import scala_list, scala_seq
+from python_hooks.catalog.tables import DESCRIPTOR, field_in_schema, read_schema
+from python_hooks.errors import result
+
+_TABLE_NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
+EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
+
+
+def read_list(spark: Any, path: str) -> dict[str, Any]:
+    """The entries of a yml or csv list: {ok, error, entries: [{table, identifier}]}; never raises."""
+    file = Path(str(path))
+    if not file.is_file():
+        return result(
+            f"{path}: no such file (give the path of a yml or csv list, relative to the directory dbt runs in).", entries=[]
+        )
+    try:
+        if file.suffix.lower() == ".csv":
+            with file.open(newline="", encoding="utf-8") as handle:
+                reader = csv.DictReader(handle)
+                header = [name.strip().lower() for name in reader.fieldnames or []]
+                if "table" not in header or "identifier" not in header:
+                    return result(
+                        f"{path}: its header is {','.join(header) or '(empty)'}; it needs the columns table,identifier.",
+                        entries=[],
+                    )
+                entries = [{k.strip().lower(): v for k, v in row.items() if k} for row in reader]
+        elif file.suffix.lower() in (".yml", ".yaml"):
+            entries = _yml_entries(yaml.safe_load(file.read_text(encoding="utf-8")))
+        else:
+            return result(f"{path}: not a .yml, .yaml or .csv file.", entries=[])
+    except (OSError, UnicodeDecodeError, csv.Error, yaml.YAMLError, ValueError) as exc:
+        return result(f"{path}: {str(exc).splitlines()[0]}. Expected for example:\n{EXAMPLE}", entries=[])
+    return result(entries=[{"table": e.get("table"), "identifier": e.get("identifier")} for e in entries])
+
+
+def _yml_entries(document: Any) -> list[dict[str, Any]]:
+    if isinstance(document, dict) and "tables" in document:
+        document = document["tables"]
+    if isinstance(document, dict):
+        return [{"table": table, "identifier": identifier} for table, identifier in document.items()]
+    if isinstance(document, list) and all(isinstance(e, dict) for e in document):
+        return document
+    raise ValueError("it holds neither a list of {table, identifier} nor a mapping table: identifier")
+
+
+def descriptor_with(before: str | None, field: str) -> str:
+    """The descriptor naming `field`; any other key of the table's current descriptor is kept."""
+    try:
+        current = json.loads(before) if before else {}
+    except ValueError:
+        current = {}
+    if not isinstance(current, dict):
+        current = {}
+    spec = current.get("complianceSpec")
+    spec = dict(spec) if isinstance(spec, dict) else {}
+    spec["identifierField"] = field
+    return json.dumps({**current, "complianceSpec": spec})
+
+
+def _identifier_of(descriptor: str | None) -> str | None:
+    try:
+        spec = json.loads(descriptor or "").get("complianceSpec")
+    except (ValueError, AttributeError):
+        return None
+    return spec.get("identifierField") if isinstance(spec, dict) else None
+
+
+def plan(spark: Any, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each entry checked against the metastore, in order; nothing is written.
+
+    Each: {entry (1-based), table, identifier (as given), field (the table's own spelling),
+    type, before (the current descriptor), descriptor (the one to write), status: added,
+    changed, unchanged or refused, error (what is wrong and what to do, for refused)}.  An entry
+    repeating an earlier one is left out; one naming another field for the same table is refused.
+    """
+    rows: list[dict[str, Any]] = []
+    first: dict[str, dict[str, Any]] = {}
+    wanted: dict[str, list[str]] = defaultdict(list)
+    for number, entry in enumerate(entries, 1):
+        given = entry.get("table")
+        name = str(given if given is not None else "").strip().lower()
+        identifier = str(entry.get("identifier") if entry.get("identifier") is not None else "").strip()
+        row = {"entry": number, "table": name, "identifier": identifier, "field": None, "type": None}
+        row.update(before=None, descriptor=None, status="refused", error=None)
+        if not _TABLE_NAME.match(name):
+            row["error"] = (
+                f"table {json.dumps(given)} must be given as db.table (for example tracking.event)."
+            )
+        elif name in first:
+            earlier = first[name]
+            if earlier["identifier"].lower() == identifier.lower():
+                continue
+            row["error"] = (
+                f"{name} is listed twice, with {json.dumps(earlier['identifier'])} (entry {earlier['entry']}) "
+                f"and {json.dumps(identifier)} (entry {number}); keep one."
+            )
+        else:
+            first[name] = row
+            database, table = name.split(".")
+            if table not in wanted[database]:
+                wanted[database].append(table)
+        rows.append(row)
+    found = _tables_by_name(spark, wanted)
+    for row in rows:
+        if not row["error"]:
+            _check(row, found.get(row["table"]))
+    return rows
+
+
+def _tables_by_name(spark: Any, wanted: dict[str, list[str]]) -> dict[str, Any]:
+    """{db.table: CatalogTable} of those that exist, one metastore call per database."""
+    external = metastore.session_catalog(spark).externalCatalog()
+    found = {}
+    for database, names in wanted.items():
+        if not external.databaseExists(database):
+            continue
+        for meta in scala_list(external.getTablesByName(database, scala_seq(spark, names))):
+            found[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
+    return found
+
+
+def _check(row: dict[str, Any], meta: Any) -> None:
+    name = row["table"]
+    if meta is None:
+        row["error"] = (
+            f"table {name} does not exist; create it first (or declare the descriptor in its model's tblproperties)."
+        )
+        return
+    if str(meta.tableType().name()) == "VIEW":
+        row["error"] = f"{name} is a view, which holds no data of its own: onboard the tables it reads."
+        return
+    schema = read_schema(meta)
+    resolved = field_in_schema(schema, row["identifier"]) if row["identifier"] else None
+    if resolved is None:
+        row["error"] = (
+            f"{json.dumps(row['identifier'])} is not a column or struct field of {name} "
+            f"(columns: {', '.join(f.name for f in schema.fields)}). Give the identifier as a column or a "
+            "dotted path such as metadata.guestid."
+        )
+        return
+    value = meta.properties().get(DESCRIPTOR)
+    before = str(value.get()) if value.isDefined() else None
+    field = ".".join(resolved["path"])
+    row.update(field=field, type=resolved["type"], before=before)
+    if before is not None and _identifier_of(before) == field:
+        row.update(status="unchanged", descriptor=before)
+    else:
+        row.update(
+            status="changed" if before is not None else "added", descriptor=descriptor_with(before, field)
+        )
+
+
+def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the descriptor of every added or changed row: {ok, error, written: [db.table], failed: {db.table: error}}."""
+    by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
+    for row in rows:
+        if row["status"] in ("added", "changed"):
+            database, table = row["table"].split(".")
+            by_database[database][table] = {DESCRIPTOR: row["descriptor"]}
+    written, failed = [], {}
+    for database, updates in by_database.items():
+        for table, error in metastore.set_table_properties(spark, database, updates).items():
+            if error is None:
+                written.append(f"{database}.{table}")
+            else:
+                failed[f"{database}.{table}"] = error
+    return result(
+        f"{len(failed)} table(s) could not be written" if failed else None, written=written, failed=failed
+    )
