@@ -25,9 +25,13 @@
     {%- endfor -%})
 {%- endmacro %}
 
-{#- `k = 'v' and k2 = 'v2'` from [[k, v], ...], optionally qualified with a table alias. -#}
+{#-
+    `k = 'v' and k2 = 'v2'` from [[k, v], ...], optionally qualified with a table alias.  Hive's
+    default partition (`__HIVE_DEFAULT_PARTITION__`) holds the rows whose value is NULL: `k is null`.
+-#}
 {% macro partition_predicate(pairs, alias=none) -%}
     {%- for pair in pairs -%}
-        {{ (alias ~ ".") if alias }}{{ compliance.quote_ident(pair[0]) }} = {{ compliance.sql_string(pair[1]) }}{{ " and " if not loop.last }}
+        {{ (alias ~ ".") if alias }}{{ compliance.quote_ident(pair[0]) }}
+        {%- if pair[1] == '__HIVE_DEFAULT_PARTITION__' %} is null{% else %} = {{ compliance.sql_string(pair[1]) }}{% endif %}{{ " and " if not loop.last }}
     {%- endfor -%}
 {%- endmacro %}

@@ -79,10 +79,18 @@
 {#-
     Per live table and request: the rows whose identifier is one of the request's ids
     (columns database_name, table_name, identifier_field, request_id, remaining_rows; a table
-    holding none gives no row).  One broadcast semi-join per table, all in one query.
+    holding none gives no row).  One broadcast semi-join per table, all in one query.  Every
+    row of every table is read, except right after a purge in the same dbt invocation: that
+    purge's scan has just found its SKIPPED partitions clean, so only the others (rewritten,
+    failed, dry-run) are read again.
 -#}
 {% macro erasure_live_findings_sql(targets) -%}
-    {%- for target in targets %}
+    {%- set scans = [] -%}
+    {%- for target in targets -%}
+        {%- set predicate = compliance.purge_checked_rows_predicate(target) if target.invocation_id == invocation_id else '' -%}
+        {%- if predicate is not none -%}{%- do scans.append([target, predicate]) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- for target, predicate in scans %}
     select
         {{ compliance.sql_string(target.database) }} as database_name,
         {{ compliance.sql_string(target.table) }} as table_name,
@@ -92,6 +100,9 @@
     from {{ compliance.table_ref(target.database, target.table) }} as a
     inner join ({{ compliance.erasure_listed_ids_sql() }}) as listed
         on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = listed.id
+        {%- if predicate %}
+    where {{ predicate }}
+        {%- endif %}
     group by listed.request_id
     {{ "union all" if not loop.last }}
     {%- else %}

@@ -2,7 +2,9 @@
     The live check behind each request's status: for every table the last purge examined and
     every request, how many live rows hold one of the request's ids.  0 everywhere after a clean
     purge; more after a restore, a recompaction or a rebuild that brought purged rows back (the
-    request is then `reintroduced` until the next purge).  Counts only, never ids.
+    request is then `reintroduced` until the next purge).  Counts only, never ids.  Run in the
+    same invocation as the purge (`purge+`), it reads again only what that purge's scan did not
+    find clean (erasure_live_findings_sql); run on its own, every row of every table.
 -#}
 {{ config(materialized='table') }}
 -- depends_on: {{ source('compliance', 'id_table') }}

@@ -1,6 +1,8 @@
 {#-
-    For every table this run purged (or found clean), how many rows still hold a listed id.
-    Must be 0: the post-hook fails `dbt run` and the test fails `dbt build` otherwise.
+    For every table this run purged (or found clean), how many rows still hold a listed id in
+    what the purge wrote: its rewritten partitions are read again, the partitions its scan found
+    clean are not (that scan is their evidence).  Must be 0: the post-hook fails `dbt run` and
+    the test fails `dbt build` otherwise.
 -#}
 {{ config(materialized="table", post_hook="{{ compliance.purge_assert_verified(this) }}") }}
 
@@ -20,6 +22,8 @@ final as (
         table_name,
         identifier_field,
         remaining_rows,
+        checked,
+        partitions_checked,
         current_timestamp() as checked_at
     from checks
 

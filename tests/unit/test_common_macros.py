@@ -23,6 +23,10 @@ def test_partition_clause_and_predicate_from_show_partitions_output():
         squash(render("partition_predicate", pairs, "a"))
         == "a.`ds` = '2024-01-01 10:00' and a.`who` = 'o\\'brien'"
     )
+    # Hive's default partition holds the NULLs
+    assert squash(render("partition_predicate", [["ds", "__HIVE_DEFAULT_PARTITION__"], ["hr", "1"]])) == (
+        "`ds` is null and `hr` = '1'"
+    )
 
 
 @pytest.mark.parametrize(

@@ -248,6 +248,18 @@ class TestPurgeTables:
             ("p_kinds.events", 0),
             ("p_kinds.flat", 0),
         }
+        # the verification reads again what the purge wrote, not every partition of every table
+        committed = {}
+        for r in rows:
+            committed[r.table_name] = committed.get(r.table_name, 0) + (r.state == "COMMITTED")
+        checked = {
+            r.table_name: (r.checked, r.partitions_checked) for r in verified if r.database_name == "p_kinds"
+        }
+        assert checked["flat"] == ("rewritten table", None)
+        assert checked["events"] == ("rewritten partitions", committed["events"]) and committed["events"] < 3
+        for table, done in committed.items():
+            if not done:
+                assert checked[table] == ("purge scan", 0)
 
     def test_the_purge_node_relation_holds_this_runs_typed_rows(self, project, spark, first_run):
         relation = f"{project.test_schema}.purge"
