@@ -47,6 +47,18 @@
     {{ return(adapter.python_hook('python_hooks.catalog.background:start', key=key, statements=statements)) }}
 {%- endmacro %}
 
+{% macro catalog_read_ahead(queries, workers) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:read_ahead', queries=queries, workers=workers)) }}
+{%- endmacro %}
+
+{% macro catalog_collect(key) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:collect', key=key)) }}
+{%- endmacro %}
+
+{% macro catalog_forget_read_ahead() -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:forget_read_ahead')) }}
+{%- endmacro %}
+
 {% macro catalog_background_wait_all() -%}
     {{ return(adapter.python_hook('python_hooks.catalog.background:wait_all')) }}
 {%- endmacro %}

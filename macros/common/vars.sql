@@ -18,3 +18,14 @@
         what ~ " is " ~ tojson(value) ~ ": expected true or false (yes/no and 1/0 are accepted too), "
         ~ "for example --vars '{purge_dry_run: true}'.") -%}
 {%- endmacro %}
+
+{#- A whole number >= 1 from a var (a YAML number or its text); anything else is an error naming the var. -#}
+{% macro positive_int_var(name, default) -%}
+    {%- set value = var(name, default) -%}
+    {%- set text = value | string | trim -%}
+    {%- if value is not sameas true and value is not sameas false and modules.re.match('^[0-9]+$', text) and text | int >= 1 -%}
+        {{ return(text | int) }}
+    {%- endif -%}
+    {%- do exceptions.raise_compiler_error("Var " ~ name ~ " is " ~ tojson(value) ~ ": expected a whole number of at least 1, for example --vars '{"
+        ~ name ~ ": " ~ default ~ "}'.") -%}
+{%- endmacro %}

@@ -24,10 +24,11 @@
         {%- set candidates = compliance.purge_candidates(whitelist, blacklist) -%}
         {%- do compliance.purge_say("run " ~ ctx.ts ~ (" (dry run: no DDL, no writes)" if dry_run else "") ~ ": " ~ candidates | length
             ~ " whitelisted table(s), ids from " ~ ids.name ~ "." ~ ids.column) -%}
+        {%- set plans = compliance.purge_read_ahead(candidates, ids) -%}
         {%- for candidate in candidates -%}
             {#- anything a table raises becomes its FAILED row, after the partitions it committed; the others go on -#}
             {%- do ctx.update({'committed': []}) -%}
-            {%- set done = adapter.guarded(compliance.purge_table, candidate[0], candidate[1], ids, ctx) -%}
+            {%- set done = adapter.guarded(compliance.purge_table, candidate[0], candidate[1], ids, ctx, plans.get(candidate[0] ~ '.' ~ candidate[1])) -%}
             {%- if done.ok -%}
                 {%- do results.extend(done.value) -%}
             {%- else -%}
@@ -45,6 +46,7 @@
         {%- do compliance.purge_empty_selection(whitelist, blacklist) -%}
     {%- endif -%}
 
+    {%- do compliance.catalog_forget_read_ahead() -%}
     {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
     {%- set written = compliance.purge_write_results(target_relation, results) -%}
     {%- do unrecorded.extend(compliance.purge_wait_for_stale_records()) -%}
@@ -73,6 +75,33 @@
 
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+{#-
+    Plans every candidate table (metastore only) and starts their id scans on
+    `purge_scan_parallelism` threads, in the order the tables will be purged: Spark runs the
+    scans of the tables ahead while the node rewrites the current one, several small scan jobs
+    at once.  Returns {db.table: plan}; a table whose planning raised is planned again (and
+    fails) in its turn.  `purge_scan_parallelism: 1` scans each table in its turn instead.
+-#}
+{% macro purge_read_ahead(candidates, ids) -%}
+    {%- set workers = compliance.positive_int_var('purge_scan_parallelism', 4) -%}
+    {%- set plans = {} -%}
+    {%- if workers < 2 or candidates | length < 2 -%}{{ return(plans) }}{%- endif -%}
+    {%- set scans = {} -%}
+    {%- for candidate in candidates -%}
+        {%- set planned = adapter.guarded(compliance.purge_table_plan, candidate[0], candidate[1], ids) -%}
+        {%- if planned.ok -%}
+            {%- set key = candidate[0] ~ '.' ~ candidate[1] -%}
+            {%- do plans.update({key: planned.value}) -%}
+            {%- if planned.value.scan_sql -%}
+                {%- do log('purge step scan (read ahead): ' ~ key ~ ':\n' ~ planned.value.scan_sql, info=false) -%}
+                {%- do scans.update({key: planned.value.scan_sql}) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do compliance.catalog_read_ahead(scans, workers) -%}
+    {{ return(plans) }}
+{%- endmacro %}
 
 {#-
     Waits for the stale-location records the purge wrote in the background (one per table with

@@ -191,31 +191,53 @@
     {{ return({'field': parsed.field, 'path': resolved.path, 'type': field_type}) }}
 {%- endmacro %}
 
-{#- Purge one table; returns its result rows. -#}
-{% macro purge_table(database, table, ids, ctx) -%}
+{#-
+    What a table needs before its scan, from the metastore only: {info, identifier, scan_sql};
+    {skip, notice} for a table that is gone, a view, or not onboarded; {info, error} for a
+    descriptor the table cannot honour.  The materialization plans every table first, so that
+    their scans can be read ahead (purge_read_ahead).
+-#}
+{% macro purge_table_plan(database, table, ids) -%}
+    {%- set name = database ~ '.' ~ table -%}
+    {%- set info = compliance.catalog_describe_table(database, table) -%}
+    {%- if not info.exists or info.is_view -%}{{ return({'skip': true, 'notice': none}) }}{%- endif -%}
+    {%- if 'dataset.descriptor' not in info.properties -%}
+        {{ return({'skip': true, 'notice': name ~ " is whitelisted but has no dataset.descriptor table property: skipped (onboard it with `dbt run-operation onboard`)"}) }}
+    {%- endif -%}
+    {%- set identifier = compliance.purge_resolve_identifier(info, ids) -%}
+    {%- if identifier.error -%}{{ return({'skip': false, 'info': info, 'error': identifier.error}) }}{%- endif -%}
+    {#- the id range, where the identifier has the id column's own type (no cast between them) -#}
+    {%- set bounds = ids.bounds if ids.bounds and identifier.type == ids.bounds.type else none -%}
+    {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier,
+        'scan_sql': compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds)}) }}
+{%- endmacro %}
+
+{#- Purge one table (planned by purge_table_plan, or planned here); returns its result rows. -#}
+{% macro purge_table(database, table, ids, ctx, plan=none) -%}
     {%- set name = database ~ '.' ~ table -%}
     {%- set results = [] -%}
     {%- set started = compliance.purge_now() -%}
-    {%- set info = compliance.catalog_describe_table(database, table) -%}
-    {%- if not info.exists or info.is_view -%}{{ return(results) }}{%- endif -%}
-    {%- if 'dataset.descriptor' not in info.properties -%}
-        {%- do compliance.purge_say(name ~ " is whitelisted but has no dataset.descriptor table property: skipped (onboard it with `dbt run-operation onboard`)") -%}
+    {%- set plan = plan or compliance.purge_table_plan(database, table, ids) -%}
+    {%- if plan.skip -%}
+        {%- if plan.notice -%}{%- do compliance.purge_say(plan.notice) -%}{%- endif -%}
         {{ return(results) }}
     {%- endif -%}
     {%- do ctx.onboarded.append(name) -%}
-    {%- set identifier = compliance.purge_resolve_identifier(info, ids) -%}
-    {%- if identifier.error -%}
-        {%- do compliance.purge_say(name ~ ": FAILED: " ~ identifier.error) -%}
-        {%- do results.append(compliance.purge_result(ctx, database, table, {'state': 'FAILED', 'reason': identifier.error, 'started_at': started})) -%}
+    {%- if plan.error -%}
+        {%- do compliance.purge_say(name ~ ": FAILED: " ~ plan.error) -%}
+        {%- do results.append(compliance.purge_result(ctx, database, table, {'state': 'FAILED', 'reason': plan.error, 'started_at': started})) -%}
         {{ return(results) }}
     {%- endif -%}
+    {%- set info = plan.info -%}
+    {%- set identifier = plan.identifier -%}
     {%- set base = {'identifier_field': identifier.field, 'started_at': started} -%}
     {%- set partition_columns = info.partition_columns -%}
 
     {#- one scan: the rows with a listed id, per partition; the other partitions are not read -#}
-    {#- the id range, where the identifier has the id column's own type (no cast between them) -#}
-    {%- set bounds = ids.bounds if ids.bounds and identifier.type == ids.bounds.type else none -%}
-    {%- set scan = compliance.purge_execute('scan', compliance.purge_scan_sql(database, table, partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds)) -%}
+    {%- set scan = compliance.catalog_collect(name) -%}
+    {%- if scan is none -%}
+        {%- set scan = compliance.purge_execute('scan', plan.scan_sql) -%}
+    {%- endif -%}
     {%- if not scan.ok -%}
         {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}
         {%- do compliance.purge_say(reason) -%}

@@ -56,3 +56,54 @@ def wait_all(spark: Any) -> dict[str, dict[str, Any]]:
         pending = dict(_pending)
         _pending.clear()
     return {key: future.result() for key, future in pending.items()}
+
+
+# ---- queries read ahead: the purge's per-table scans, several at a time ----------------------
+_read_ahead: dict[str, Future] = {}
+_read_ahead_executor: ThreadPoolExecutor | None = None
+
+
+def _query(spark: Any, sql: str) -> dict[str, Any]:
+    try:
+        rows = [list(row) for row in spark.sql(sql).collect()]
+    except Exception as exc:  # noqa: BLE001 - reported to the caller of collect
+        return result(exc, rows=[])
+    return result(rows=rows)
+
+
+def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
+    """Start `queries` ({key: sql}, small results) on `workers` threads, in the order given.
+
+    The purge reads ahead the id scans of the tables it has not reached yet, so that Spark runs
+    them while the node works on the current table (and several at once, where each is a small
+    job): a scan's fixed cost (planning, job start, file listing) overlaps with the others' work.
+    Returns how many were started.  `collect(key)` waits for one.
+    """
+    global _read_ahead_executor
+    with _lock:
+        if _read_ahead_executor is None or getattr(_read_ahead_executor, "_max_workers", 0) != workers:
+            if _read_ahead_executor is not None:
+                _read_ahead_executor.shutdown(wait=True)
+            _read_ahead_executor = ThreadPoolExecutor(
+                max_workers=max(1, workers), thread_name_prefix="compliance-read-ahead"
+            )
+        for key, sql in queries.items():
+            _read_ahead[key] = _read_ahead_executor.submit(_query, spark, str(sql))
+    return len(queries)
+
+
+def collect(spark: Any, key: str) -> dict[str, Any] | None:
+    """The result of a query read ahead ({ok, error, rows}), waiting for it; None when none was started."""
+    with _lock:
+        future = _read_ahead.pop(key, None)
+    return future.result() if future is not None else None
+
+
+def forget_read_ahead(spark: Any) -> int:
+    """Wait for and drop every query read ahead that nobody collected (a node that stopped early)."""
+    with _lock:
+        pending = list(_read_ahead.values())
+        _read_ahead.clear()
+    for future in pending:
+        future.result()
+    return len(pending)

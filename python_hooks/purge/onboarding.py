@@ -34,7 +34,8 @@ def read_list(spark: Any, path: str) -> dict[str, Any]:
     file = Path(str(path))
     if not file.is_file():
         return result(
-            f"{path}: no such file (give the path of a yml or csv list, relative to the directory dbt runs in).", entries=[]
+            f"{path}: no such file (give the path of a yml or csv list, relative to the directory dbt runs in).",
+            entries=[],
         )
     try:
         if file.suffix.lower() == ".csv":

@@ -71,6 +71,10 @@ CASES = {
         lambda: purge("h_lake", expect_pass=False, purge_dry_run="maybe")[1],
         'Var purge_dry_run is "maybe": expected true or false',
     ),
+    "scan parallelism that is not a number": (
+        lambda: purge("h_lake", expect_pass=False, purge_scan_parallelism="4; drop")[1],
+        'Var purge_scan_parallelism is "4; drop": expected a whole number of at least 1',
+    ),
     "onboard table with SQL": (
         lambda: operation("onboard", {"table": "h_lake.events; drop", "identifier": "guestid"}),
         'onboard: table "h_lake.events; drop" must be given as db.table',
