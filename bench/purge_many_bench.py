@@ -43,6 +43,7 @@ GROUPS: list[tuple[str, int]] = []
 DIRTY: list[tuple[str, str]] = []
 PARTITIONS = 10
 IDS = list(range(1_000_000, 1_000_020))
+PARALLELISM = [4]
 
 
 def plan_groups(sizes: list[int]) -> None:
@@ -111,6 +112,7 @@ def run_purge(work: Path, size: int) -> dict[str, float]:
         "compliance_id_column": "guestid",
         "purge_depends_on": [],
         "audit_enabled": False,
+        "purge_scan_parallelism": PARALLELISM[0],
     }
     started = time.perf_counter()
     result = run_dbt(
@@ -211,7 +213,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--rows", type=int, default=2000, help="rows per table")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--parallelism", type=int, default=4, help="purge_scan_parallelism (1: no scan read ahead)"
+    )
     args = parser.parse_args()
+    PARALLELISM[0] = args.parallelism
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
     local_warehouse(work)
@@ -265,10 +271,11 @@ def main() -> None:
                 f"{median['node_and_verification_ratio']:.2f}x; per table {median['purge_node_s'] / size * 1000:.0f} ms"
             )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "purge_many.json").write_text(json.dumps(results, indent=2) + "\n")
+        suffix = "" if args.parallelism == 4 else f"-parallelism-{args.parallelism}"
+        (RESULTS / f"purge_many{suffix}.json").write_text(json.dumps(results, indent=2) + "\n")
         if len(results) > 1:
-            plot(results, RESULTS / "purge_many.png")
-            print(f"curve: {RESULTS / 'purge_many.png'}")
+            plot(results, RESULTS / f"purge_many{suffix}.png")
+            print(f"curve: {RESULTS / f'purge_many{suffix}.png'}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -57,36 +57,50 @@
     purge found clean, `purge scan` (nothing read again; remaining_rows 0 from that scan).
 -#}
 {% macro purge_remaining_ids_sql(targets) -%}
-    {%- if targets -%}
+    {%- set scans = [] -%}
+    {%- set clean = [] -%}
+    {%- for target in targets -%}
+        {%- set predicate = compliance.purge_checked_rows_predicate(target) -%}
+        {%- if predicate is none -%}{%- do clean.append(target) -%}{%- else -%}{%- do scans.append([target, predicate]) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if scans -%}
         {%- set ids = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
         {%- set id_column = var('compliance_id_column', '') | string | trim -%}
     {%- endif -%}
-    {%- for target in targets %}
-        {%- set predicate = compliance.purge_checked_rows_predicate(target) %}
+    {%- for target, predicate in scans %}
     select
         {{ compliance.sql_string(target.database) }} as database_name,
         {{ compliance.sql_string(target.table) }} as table_name,
         {{ compliance.sql_string(target.identifier) }} as identifier_field,
-        {%- if predicate is none %}
-        cast(0 as bigint) as remaining_rows,
-        'purge scan' as checked,
-        0 as partitions_checked
-        {%- else %}
         count(*) as remaining_rows,
         {{ "'rewritten table'" if target.whole else "'rewritten partitions'" }} as checked,
         {{ target.specs | length if not target.whole else 'cast(null as int)' }} as partitions_checked
     from {{ compliance.table_ref(target.database, target.table) }} as a
     left semi join {{ compliance.purge_ids_relation(ids[0], ids[1], id_column) }} as b
         on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = b.{{ compliance.quote_ident(id_column) }}
-            {%- if predicate %}
+        {%- if predicate %}
     where {{ predicate }}
-            {%- endif %}
         {%- endif %}
-    {{ "union all" if not loop.last }}
-    {%- else %}
+    {{ "\n    union all\n" if not loop.last or clean }}
+    {%- endfor %}
+    {%- if clean %}
+    {#- the tables the purge's scan found clean: one row each, nothing read -#}
+    select
+        database_name,
+        table_name,
+        identifier_field,
+        cast(0 as bigint) as remaining_rows,
+        'purge scan' as checked,
+        0 as partitions_checked
+    from values
+        {%- for target in clean %}
+        ({{ compliance.sql_string(target.database) }}, {{ compliance.sql_string(target.table) }}, {{ compliance.sql_string(target.identifier) }}){{ "," if not loop.last }}
+        {%- endfor %}
+        as clean (database_name, table_name, identifier_field)
+    {%- elif not scans %}
     {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string'],
         ['remaining_rows', 'bigint'], ['checked', 'string'], ['partitions_checked', 'int']]) }}
-    {%- endfor %}
+    {%- endif %}
 {%- endmacro %}
 
 {% macro purge_assert_verified(relation) -%}
