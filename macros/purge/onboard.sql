@@ -28,8 +28,10 @@
     {%- else -%}
         {%- do exceptions.raise_compiler_error("onboard_tables: give file: <a yml or csv list of table and identifier> or tables: [{table: db.t, identifier: field}]. Nothing was changed.") -%}
     {%- endif -%}
-    {%- for entry in entries if entry is not mapping -%}
-        {%- do exceptions.raise_compiler_error("onboard_tables: entry " ~ loop.index ~ " is " ~ tojson(entry | string) ~ ", not {table: db.t, identifier: field}. Nothing was changed.") -%}
+    {%- for entry in entries -%}
+        {%- if entry is not mapping -%}
+            {%- do exceptions.raise_compiler_error("onboard_tables: entry " ~ loop.index ~ " is " ~ tojson(entry | string) ~ ", not {table: db.t, identifier: field}. Nothing was changed.") -%}
+        {%- endif -%}
     {%- endfor -%}
 
     {%- set rows = compliance.onboard_plan(entries) -%}

@@ -85,6 +85,8 @@
 -#}
 {% macro purge_read_ahead(candidates, ids) -%}
     {%- set workers = compliance.positive_int_var('purge_scan_parallelism', 4) -%}
+    {#- nothing a node of this process left behind (it stopped early) may pass for this run's scan -#}
+    {%- do compliance.catalog_forget_read_ahead() -%}
     {%- set plans = {} -%}
     {%- if workers < 2 or candidates | length < 2 -%}{{ return(plans) }}{%- endif -%}
     {%- set scans = {} -%}

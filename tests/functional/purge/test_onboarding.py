@@ -91,6 +91,13 @@ class TestOnboardTables:
         path.write_text("name,field\np_onb.t2,page\n")
         logs = onboard_tables({"file": str(path)}, expect_pass=False)
         assert "its header is name,field; it needs the columns table,identifier" in logs
+        logs = onboard_tables(
+            {"tables": [{"table": "p_onb.t2", "identifier": "page"}, "p_onb.t3"]}, expect_pass=False
+        )
+        assert (
+            'onboard_tables: entry 2 is "p_onb.t3", not {table: db.t, identifier: field}. Nothing was changed.'
+            in logs
+        )
 
     def test_dry_run_reports_and_writes_nothing(self, project, spark, tables):
         path = Path(str(project.project_root)) / "onboarding.csv"
