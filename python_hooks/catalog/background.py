@@ -20,6 +20,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from python_hooks.catalog import tables
 from python_hooks.errors import result
 
 _lock = threading.Lock()
@@ -63,14 +64,6 @@ _read_ahead: dict[str, Future] = {}
 _read_ahead_executor: ThreadPoolExecutor | None = None
 
 
-def _query(spark: Any, sql: str) -> dict[str, Any]:
-    try:
-        rows = [list(row) for row in spark.sql(sql).collect()]
-    except Exception as exc:  # noqa: BLE001 - reported to the caller of collect
-        return result(exc, rows=[])
-    return result(rows=rows)
-
-
 def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
     """Start `queries` ({key: sql}, small results) on `workers` threads, in the order given.
 
@@ -88,7 +81,7 @@ def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
                 max_workers=max(1, workers), thread_name_prefix="compliance-read-ahead"
             )
         for key, sql in queries.items():
-            _read_ahead[key] = _read_ahead_executor.submit(_query, spark, str(sql))
+            _read_ahead[key] = _read_ahead_executor.submit(tables.execute, spark, str(sql))
     return len(queries)
 
 
