@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt  # noqa: E402
+from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 # one database per step of --sizes (50, 50 and 100 tables for 50 100 200), so that a whitelist
@@ -222,10 +222,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
     local_warehouse(work)
     try:
-        run_dbt(work, "run-operation", "catalog_list_databases")  # starts the session
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.getOrCreate()
+        spark = start_session(work)
         make_tables(spark, args.rows)
         run_purge(work, min(args.sizes))  # warm-up, not reported
         dirty(spark)

@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt  # noqa: E402
+from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_ret"
@@ -95,10 +95,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="retention-bench-"))
     local_warehouse(work)
     try:
-        run_dbt(work, "run-operation", "catalog_list_databases")  # starts the session
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.getOrCreate()
+        spark = start_session(work)
         make_tables(spark, args.tables, args.partitions)
         purge_vars = {
             "purge_whitelist": f"{DATABASE}.t000,{DATABASE}.t001",

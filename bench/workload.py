@@ -25,6 +25,14 @@ def run_dbt(work: Path, *args: str) -> Any:
     return result
 
 
+def start_session(work: Path) -> Any:
+    """The session of this process, started by a first dbt command (the profile's settings)."""
+    run_dbt(work, "run-operation", "catalog_list_databases")
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate()
+
+
 def local_warehouse(work: Path) -> None:
     """The embedded default with its warehouse and metastore in `work`; the repo as dbt's project."""
     os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
