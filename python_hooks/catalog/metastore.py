@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_hooks.catalog.jvm import jvm as jvm_view
-from python_hooks.catalog.jvm import path_string, scala_list, scala_map
+from python_hooks.catalog.jvm import path_string, scala_list, scala_map, scala_seq
 from python_hooks.errors import error_message
 
 
@@ -83,6 +83,15 @@ def databases(spark: Any) -> list[str]:
 
 def table_names(spark: Any, database: str) -> list[str]:
     return sorted(str(t) for t in scala_list(session_catalog(spark).externalCatalog().listTables(database)))
+
+
+def tables_by_name(spark: Any, database: str, names: list[str]) -> list[Any]:
+    """The CatalogTables of those of `names` that exist in `database` (none when it does not exist),
+    in one metastore call (Hive's getTableObjectsByName), whatever their number."""
+    external = session_catalog(spark).externalCatalog()
+    if not names or not external.databaseExists(database):
+        return []
+    return scala_list(external.getTablesByName(database, scala_seq(spark, list(names))))
 
 
 def table_exists(spark: Any, database: str, table: str) -> bool:
@@ -316,36 +325,37 @@ def set_table_properties(
     as `alter table` does.  Spark's cached relation of each table is dropped.
     """
     catalog = session_catalog(spark)
-    outcome: dict[str, str | None] = {}
-    raw: dict[str, Any] = {}
-    client = None
     try:
         client = catalog.externalCatalog().unwrapped().client()
-        names = jvm_view(spark).org.apache.spark.api.python.PythonUtils.toSeq(list(updates))
         raw = {
             str(m.identifier().table()).lower(): m
-            for m in scala_list(client.getTablesByName(database, names))
+            for m in scala_list(client.getTablesByName(database, scala_seq(spark, list(updates))))
         }
     except Exception:  # noqa: BLE001 - not a Hive catalog: every table through the session catalog
-        client = None
+        client, raw = None, {}
+    outcome: dict[str, str | None] = {}
     for table, properties in updates.items():
         ident = identifier(spark, database, table)
         try:
-            meta = raw.get(table.lower())
-            if client is not None and meta is not None:
-                try:
-                    client.alterTable(_with_properties(meta, properties))
-                    catalog.invalidateCachedTable(ident)
-                    outcome[table] = None
-                    continue
-                except Exception:  # noqa: BLE001 - the session catalog's way, below
-                    pass
-            catalog.alterTable(_with_properties(catalog.getTableRawMetadata(ident), properties))
+            if not _alter_through_client(client, raw.get(table.lower()), properties):
+                catalog.alterTable(_with_properties(catalog.getTableRawMetadata(ident), properties))
             catalog.invalidateCachedTable(ident)
             outcome[table] = None
         except Exception as exc:  # noqa: BLE001 - reported per table to the caller
             outcome[table] = error_message(exc)
     return outcome
+
+
+def _alter_through_client(client: Any, meta: Any, properties: dict[str, str]) -> bool:
+    """Write a raw entry back with `properties` added through the Hive client; False when there
+    is no client or entry, or the client refuses (the caller goes through the session catalog)."""
+    if client is None or meta is None:
+        return False
+    try:
+        client.alterTable(_with_properties(meta, properties))
+    except Exception:  # noqa: BLE001 - the session catalog's way instead
+        return False
+    return True
 
 
 def set_table_location(spark: Any, database: str, table: str, location: str) -> None:

@@ -22,7 +22,6 @@ from collections import defaultdict, deque
 from typing import Any
 
 from python_hooks.catalog import metastore, side_tables
-from python_hooks.catalog.jvm import scala_list, scala_seq
 from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import LakehouseError, result
 
@@ -137,12 +136,9 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
     for a registered side table of this project), descriptor, identifier (its
     complianceSpec.identifierField, None when it has none or a bad one), fields: [path]}.
     """
-    external = metastore.session_catalog(spark).externalCatalog()
     found = []
     for database, names in sorted(_group(tables).items()):
-        if not names or not external.databaseExists(database):
-            continue
-        for meta in scala_list(external.getTablesByName(database, scala_seq(spark, names))):
+        for meta in metastore.tables_by_name(spark, database, names):
             name = str(meta.identifier().table()).lower()
             table_type = str(meta.tableType().name())
             value = meta.properties().get(DESCRIPTOR)

@@ -21,7 +21,6 @@ from typing import Any
 import yaml
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.jvm import scala_list, scala_seq
 from python_hooks.catalog.tables import DESCRIPTOR, field_in_schema, read_schema
 from python_hooks.errors import result
 
@@ -133,14 +132,11 @@ def plan(spark: Any, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _tables_by_name(spark: Any, wanted: dict[str, list[str]]) -> dict[str, Any]:
     """{db.table: CatalogTable} of those that exist, one metastore call per database."""
-    external = metastore.session_catalog(spark).externalCatalog()
-    found = {}
-    for database, names in wanted.items():
-        if not external.databaseExists(database):
-            continue
-        for meta in scala_list(external.getTablesByName(database, scala_seq(spark, names))):
-            found[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
-    return found
+    return {
+        f"{database}.{str(meta.identifier().table()).lower()}": meta
+        for database, names in wanted.items()
+        for meta in metastore.tables_by_name(spark, database, names)
+    }
 
 
 def _check(row: dict[str, Any], meta: Any) -> None:
