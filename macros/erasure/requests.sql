@@ -111,19 +111,6 @@
     {%- endfor %}
 {%- endmacro %}
 
-{#- The checked tables as rows (database_name, table_name, identifier_field). -#}
-{% macro erasure_live_targets_sql(targets) -%}
-    {%- if targets -%}
-    select * from values
-        {%- for target in targets %}
-        ({{ compliance.sql_string(target.database) }}, {{ compliance.sql_string(target.table) }}, {{ compliance.sql_string(target.identifier) }}){{ "," if not loop.last }}
-        {%- endfor %}
-        as checked (database_name, table_name, identifier_field)
-    {%- else -%}
-    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string']]) }}
-    {%- endif -%}
-{%- endmacro %}
-
 {#-
     The retention schedule of every table the purge log names, as rows: database_name,
     table_name, in_scope (false: outside `retention_scope`, never cleaned) and copy_days (after

@@ -92,11 +92,7 @@
         cast(0 as bigint) as remaining_rows,
         'purge scan' as checked,
         0 as partitions_checked
-    from values
-        {%- for target in clean %}
-        ({{ compliance.sql_string(target.database) }}, {{ compliance.sql_string(target.table) }}, {{ compliance.sql_string(target.identifier) }}){{ "," if not loop.last }}
-        {%- endfor %}
-        as clean (database_name, table_name, identifier_field)
+    from ({{ compliance.purge_targets_sql(clean) }}) as clean
     {%- elif not scans %}
     {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string'],
         ['remaining_rows', 'bigint'], ['checked', 'string'], ['partitions_checked', 'int']]) }}
@@ -123,4 +119,17 @@
 {#- The verification model's body: one check per table of the last purge run. -#}
 {% macro purge_verification_checks_sql(results_relation) -%}
     {{ return(compliance.purge_remaining_ids_sql(compliance.purge_verification_targets(results_relation))) }}
+{%- endmacro %}
+
+{#- Verification targets as rows (database_name, table_name, identifier_field), for the verification and the erasure live check. -#}
+{% macro purge_targets_sql(targets) -%}
+    {%- if targets -%}
+    select * from values
+        {%- for target in targets %}
+        ({{ compliance.sql_string(target.database) }}, {{ compliance.sql_string(target.table) }}, {{ compliance.sql_string(target.identifier) }}){{ "," if not loop.last }}
+        {%- endfor %}
+        as checked (database_name, table_name, identifier_field)
+    {%- else -%}
+    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string']]) }}
+    {%- endif -%}
 {%- endmacro %}

@@ -15,7 +15,7 @@ with
 
 checked as (
 
-    {{ compliance.erasure_live_targets_sql(targets) }}
+    {{ compliance.purge_targets_sql(targets) }}
 
 ),
 
