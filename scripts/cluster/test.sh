@@ -14,6 +14,14 @@ export CLUSTER_MASTER_UI_PORT=${CLUSTER_TEST_MASTER_UI_PORT:-8090}
 
 stop() {
   status=$?
+  if [ "$status" != 0 ]; then
+    # the state is removed below: keep the servers' own errors in the output, for diagnosis
+    for log in "$CLUSTER_DIR/logs/metastore.log" "$CLUSTER_DIR/pgdata/postgres.log"; do
+      [ -f "$log" ] || continue
+      echo "test-cluster: the last errors in $(basename "$log"):"
+      grep -E "ERROR|Exception|FATAL" "$log" 2>/dev/null | grep -v "Failed to delete file" | tail -20 | cut -c1-400 || true
+    done
+  fi
   scripts/cluster/down.sh --purge || status=1
   exit $status
 }
@@ -32,6 +40,7 @@ echo "test-cluster: cluster up in $((SECONDS - started))s; running the suites on
 .venv/bin/pytest -q --durations=15 \
   tests/functional/cluster \
   tests/functional/foundation/test_warehouse_lease.py \
+  tests/functional/foundation/test_partition_filter_fallback.py \
   tests/functional/purge \
   tests/functional/retention \
   tests/functional/compaction \

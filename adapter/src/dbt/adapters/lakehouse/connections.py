@@ -36,6 +36,15 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
 
     Quiet Spark logging (log4j2) and put derby.log beside the metastore instead of the working
     directory.  Settings given in the profile win.
+
+    A partition filter the metastore cannot evaluate falls back to listing the table's
+    partitions and pruning them in the driver (`metastorePartitionPruningFallbackOnException`),
+    instead of failing the read.  A Hive 2.3 metastore on PostgreSQL needs it: its direct SQL
+    casts the values of an integer partition column (`hr = 10`) and PostgreSQL may apply that
+    cast to other tables' values of the same key position (`'eu'`) before the join, which
+    fails; its ORM fallback then refuses a filter on a non-string column.  A non-numeric value
+    in an integer partition column (written by another tool) fails the same way on any
+    metastore.  docs/deploy.md has the details.
     """
     result = dict(params)
     java_opts = result.get("spark.driver.extraJavaOptions", "")
@@ -49,6 +58,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     result.setdefault("spark.ui.enabled", "false")
     result.setdefault("spark.ui.showConsoleProgress", "false")
     result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
+    result.setdefault("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
     return result
 
 
