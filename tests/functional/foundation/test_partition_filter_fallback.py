@@ -30,9 +30,7 @@ class TestPartitionFilterFallback:
     def events(self, project, spark):
         spark.sql("drop database if exists p_filter cascade")
         spark.sql("create database p_filter")
-        spark.sql(
-            "create table p_filter.events (x int) partitioned by (ds string, hr int) stored as parquet"
-        )
+        spark.sql("create table p_filter.events (x int) partitioned by (ds string, hr int) stored as parquet")
         spark.sql("insert into p_filter.events partition (ds = '2024-01-10', hr = 10) values (1), (2)")
         spark.sql("insert into p_filter.events partition (ds = '2024-01-10', hr = 11) values (40)")
         # what another tool can leave behind: Spark itself checks the type unless told not to
