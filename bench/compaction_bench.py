@@ -253,9 +253,9 @@ def main() -> None:
             )
     finally:
         if options.cluster and not options.keep:
-            from pyspark.sql import SparkSession
+            from workload import running_session
 
-            active = SparkSession.getActiveSession()
+            active = running_session()
             for database in ("kafka", "crm", schema):
                 if active is not None:
                     active.sql(f"drop database if exists {database} cascade")

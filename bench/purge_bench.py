@@ -306,9 +306,9 @@ def main() -> None:
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:
-            from pyspark.sql import SparkSession
+            from workload import running_session
 
-            active = SparkSession.getActiveSession()
+            active = running_session()
             for database in ("bench_purge", "bench_floor", "bench_ids"):
                 if active is not None:
                     active.sql(f"drop database if exists {database} cascade")

@@ -33,6 +33,14 @@ def start_session(work: Path) -> Any:
     return SparkSession.builder.getOrCreate()
 
 
+def running_session() -> Any:
+    """The session dbt started in this process, or None when none runs (the builder would start one)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate() if SparkContext._active_spark_context is not None else None
+
+
 def local_warehouse(work: Path) -> None:
     """The embedded default with its warehouse and metastore in `work`; the repo as dbt's project."""
     os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")

@@ -61,6 +61,7 @@
         {%- if report.get('counts') -%}
             {%- do log('audit: loaded ' ~ what ~ ' in ' ~ report.get('seconds') ~ 's ' ~ tojson(report.get('counts')), info=true) -%}
         {%- endif -%}
+        {%- do log('audit: ' ~ what ~ ' took ' ~ report.get('seconds') ~ 's ' ~ tojson(report.get('steps', {})), info=false) -%}
         {%- if report.get('loaded') -%}
             {%- do log('audit: loaded earlier commands ' ~ report.get('loaded') | join(', '), info=true) -%}
         {%- endif -%}

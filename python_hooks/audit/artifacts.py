@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,33 @@ from python_hooks.audit.rows import (
 )
 
 
+class Steps:
+    """Seconds per step of one load (`report["steps"]`, in dbt's log file): where the audit's time goes."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - started, 3)
+
+
+REGISTRY_STATE = "_audit_registry_state.json"
+LAST_LOAD = "_audit_last_load.json"
+
+
 def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
+    """unique_id -> the latest recorded checksum (None when removed): saved beside the table by
+    the last load, or read from the table when its files changed since (or nothing was saved)."""
     if not audit_tables.relation_exists(spark, table):
         return {}
+    saved = audit_tables.read_side_state(spark, table, REGISTRY_STATE)
+    if isinstance(saved, dict):
+        return saved
     rows = spark.sql(
         f"select unique_id, checksum, change from (select unique_id, checksum, change, row_number() over "
         f"(partition by unique_id order by recorded_at desc, node_version_id desc) as rn from {table}) where rn = 1"
@@ -57,11 +82,15 @@ def write_audit(
     with_registry: bool = True,
     skip_existing: bool = False,
     lineage_out: list[dict[str, Any]] | None = None,
+    steps: Steps | None = None,
+    columns_of: Any = None,
 ) -> dict[str, int]:
     """Write one invocation's rows into the audit tables (one insert per table).
 
     The column lineage rows are also appended to `lineage_out` (for the OpenLineage export).
+    `columns_of` is the catalog lookup (`catalog_columns`), made here when not given.
     """
+    step = steps or Steps()
     invocation_id = invocation["invocation_id"]
     table = {kind: audit_relation(manifest, kind, default_schema) for kind in audit_tables.SCHEMAS}
     counts: dict[str, int] = {}
@@ -76,33 +105,48 @@ def write_audit(
         def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return rows
 
-    partitions = partition_trace.partitions_by_node(spark, manifest, invocation_id, results, default_schema)
-    counts["dbt_node_results"] = audit_tables.write_rows(
-        spark,
-        table["dbt_node_results"],
-        "dbt_node_results",
-        missing("dbt_node_results", node_result_rows(invocation_id, results, manifest, partitions)),
-    )
-    lineage_rows, unparsed = column_lineage_rows(
-        invocation_id, results, manifest, catalog_columns(spark, manifest)
-    )
-    counts["dbt_column_lineage"] = audit_tables.write_rows(
-        spark, table["dbt_column_lineage"], "dbt_column_lineage", missing("dbt_column_lineage", lineage_rows)
-    )
+    with step("partition trace"):
+        partitions = partition_trace.partitions_by_node(
+            spark, manifest, invocation_id, results, default_schema
+        )
+    with step("dbt_node_results"):
+        result_rows = node_result_rows(invocation_id, results, manifest, partitions)
+        counts["dbt_node_results"] = audit_tables.write_rows(
+            spark, table["dbt_node_results"], "dbt_node_results", missing("dbt_node_results", result_rows)
+        )
+    with step("column lineage"):
+        lineage_rows, unparsed = column_lineage_rows(
+            invocation_id, results, manifest, columns_of or catalog_columns(spark, manifest, results)
+        )
+    with step("dbt_column_lineage"):
+        counts["dbt_column_lineage"] = audit_tables.write_rows(
+            spark,
+            table["dbt_column_lineage"],
+            "dbt_column_lineage",
+            missing("dbt_column_lineage", lineage_rows),
+        )
     if lineage_out is not None:
         lineage_out.extend(lineage_rows)
     if with_registry:
-        known = _known_registry(spark, table["dbt_nodes"])
-        counts["dbt_nodes"] = audit_tables.write_rows(
-            spark, table["dbt_nodes"], "dbt_nodes", node_registry_rows(invocation_id, manifest, known)
-        )
-        counts["dbt_lineage_edges"] = audit_tables.write_rows(
-            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
-        )
+        with step("dbt_nodes"):
+            known = _known_registry(spark, table["dbt_nodes"])
+            versions = node_registry_rows(invocation_id, manifest, known)
+            counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
+            for row in versions:
+                known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
+            audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
+        with step("dbt_lineage_edges"):
+            counts["dbt_lineage_edges"] = audit_tables.write_rows(
+                spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
+            )
     # the invocation last: its row says the rest is loaded
-    counts["dbt_invocations"] = audit_tables.write_rows(
-        spark, table["dbt_invocations"], "dbt_invocations", missing("dbt_invocations", [dict(invocation)])
-    )
+    with step("dbt_invocations"):
+        counts["dbt_invocations"] = audit_tables.write_rows(
+            spark, table["dbt_invocations"], "dbt_invocations", missing("dbt_invocations", [dict(invocation)])
+        )
+        if with_registry:  # on-run-end: the next on-run-start knows what is loaded without a scan
+            loaded = {"invocation_id": invocation_id, "result_ids": [r["result_id"] for r in result_rows]}
+            audit_tables.write_side_state(spark, table["dbt_invocations"], LAST_LOAD, loaded)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
     return counts
@@ -144,6 +188,7 @@ def load_run(
     """on-run-end: load this invocation into the audit tables; never raises."""
     started = time.time()
     report: dict[str, Any] = {"ok": True, "warnings": []}
+    step = Steps()
     try:
         args = dict(values.plain(invocation_args or {}))
         cli_command = _cli_command()
@@ -151,7 +196,8 @@ def load_run(
             # `dbt retry` re-runs with the failed command's args: keep both names
             args["cli_command"] = cli_command
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
-        manifest = read_manifest(path)
+        with step("manifest"):
+            manifest = read_manifest(path)
         result_dicts = [result_dict(r) for r in results]
         invocation = invocation_row(
             invocation_id,
@@ -166,37 +212,48 @@ def load_run(
             loaded_from="on-run-end",
         )
         lineage_rows: list[dict[str, Any]] = []
+        columns_of = catalog_columns(spark, manifest, result_dicts)
         report["counts"] = write_audit(
-            spark, manifest, target_schema, invocation, result_dicts, lineage_out=lineage_rows
+            spark,
+            manifest,
+            target_schema,
+            invocation,
+            result_dicts,
+            lineage_out=lineage_rows,
+            steps=step,
+            columns_of=columns_of,
         )
         report["invocation_status"] = invocation["status"]
         if write_graph:
             try:
                 from python_hooks.audit import workflow_graph
 
-                report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
+                with step("workflow graph"):
+                    report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
             except Exception as exc:
                 report["warnings"].append(f"workflow graph not written: {exc}")
         if write_openlineage:
             try:
                 from python_hooks.audit import openlineage_export
 
-                report["openlineage"] = str(
-                    openlineage_export.export_run(
-                        manifest,
-                        invocation,
-                        result_dicts,
-                        path,
-                        column_lineage=lineage_rows,
-                        columns_of=catalog_columns(spark, manifest),
-                        warehouse=spark.conf.get("spark.sql.warehouse.dir", None),
+                with step("openlineage"):
+                    report["openlineage"] = str(
+                        openlineage_export.export_run(
+                            manifest,
+                            invocation,
+                            result_dicts,
+                            path,
+                            column_lineage=lineage_rows,
+                            columns_of=columns_of,
+                            warehouse=spark.conf.get("spark.sql.warehouse.dir", None),
+                        )
                     )
-                )
             except Exception as exc:
                 report["warnings"].append(f"OpenLineage events not written: {exc}")
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc), "warnings": []}
     report["seconds"] = round(time.time() - started, 2)
+    report["steps"] = step.seconds
     return report
 
 
@@ -208,10 +265,13 @@ def load_pending(
     project_dir: str | None = None,
 ) -> dict[str, Any]:
     """on-run-start: load refused runs and the previous command's run_results.json; never raises."""
+    started = time.time()
     report: dict[str, Any] = {"ok": True, "loaded": []}
+    step = Steps()
     try:
         path = _target_path(target_path, project_dir)
-        manifest = read_manifest(path)
+        with step("manifest"):
+            manifest = read_manifest(path)
         table = audit_relation(manifest, "dbt_invocations", target_schema)
         pending: list[tuple[dict[str, Any], list[dict[str, Any]], Path | None]] = []
         directory = refusal_dir(spark)
@@ -225,7 +285,9 @@ def load_pending(
         previous = path / "run_results.json"
         # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
         # whatever command last wrote this target directory
-        if previous.is_file() and audit_tables.relation_exists(spark, table):
+        with step("audit table"):
+            audited = previous.is_file() and audit_tables.relation_exists(spark, table)
+        if audited:
             data = json.loads(previous.read_text())
             meta = data.get("metadata") or {}
             prev_id = meta.get("invocation_id")
@@ -235,9 +297,15 @@ def load_pending(
                 )
         if not pending:
             return report
-        loaded = audit_tables.existing_values(
-            spark, table, "invocation_id", [p[0]["invocation_id"] for p in pending]
-        )
+        # what the last on-run-end loaded (saved beside dbt_invocations, valid while its files
+        # are unchanged): the previous command's rows need no scan to be found
+        with step("last load"):
+            last = audit_tables.read_side_state(spark, table, LAST_LOAD) or {}
+        ids = [p[0]["invocation_id"] for p in pending]
+        if len(pending) == 1 and last.get("invocation_id") == ids[0]:
+            loaded = {ids[0]}
+        else:
+            loaded = audit_tables.existing_values(spark, table, "invocation_id", ids)
         results_table = audit_relation(manifest, "dbt_node_results", target_schema)
         for invocation, results, record_path in pending:
             invocation_id = invocation["invocation_id"]
@@ -255,14 +323,27 @@ def load_pending(
             elif results:
                 # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
                 keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
-                have = audit_tables.existing_values(spark, results_table, "result_id", keys)
+                from_state = last.get("invocation_id") == invocation_id and isinstance(
+                    last.get("result_ids"), list
+                )
+                if from_state:
+                    have = set(last["result_ids"])
+                else:
+                    have = audit_tables.existing_values(spark, results_table, "result_id", keys)
                 extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
                 if extra:
                     rows = node_result_rows(invocation_id, extra, manifest)
-                    audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
+                    with step("hook results"):
+                        audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
+                    if from_state:  # a second look at this run_results.json finds them loaded
+                        loaded_ids = [*last["result_ids"], *(r["result_id"] for r in rows)]
+                        last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
+                        audit_tables.write_side_state(spark, table, LAST_LOAD, last)
                     report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
             if record_path is not None:
                 record_path.unlink(missing_ok=True)
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
+    report["seconds"] = round(time.time() - started, 2)
+    report["steps"] = step.seconds
     return report

@@ -7,6 +7,7 @@ rows to them.  Whichever runs first on a fresh warehouse creates the table with 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -24,7 +25,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from python_hooks.catalog import metastore
+from python_hooks.catalog import metastore, parquet_append
 
 S, TS, B, D, L = StringType(), TimestampType(), BooleanType(), DoubleType(), LongType()
 AS = ArrayType(StringType())
@@ -162,18 +163,25 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
     if not rows:
         return 0
     data = [tuple(plain_value(row.get(field.name)) for field in schema.fields) for row in rows]
-    frame = spark.createDataFrame(data, schema)
     if not relation_exists(spark, table):
         database = table.rpartition(".")[0]
         if database:
             spark.sql(f"create database if not exists `{database}`")
-        frame.write.format("parquet").saveAsTable(table)
+        spark.createDataFrame(data, schema).write.format("parquet").saveAsTable(table)
         return len(rows)
-    columns = spark.table(table).columns
+    meta = parquet_append.table_metadata(spark, table)
+    fields = parquet_append.schema_fields(meta)
+    columns = [str(field["name"]) for field in fields]
     missing = [c for c in columns if c not in schema.fieldNames()]
     if missing:
         raise ValueError(f"audit table {table} has columns {missing} that the loader does not know")
-    frame.select(*columns).write.insertInto(table)
+    position = {name: i for i, name in enumerate(schema.fieldNames())}
+    # one parquet file written through the filesystem (no Spark job); Spark's writer otherwise
+    if parquet_append.append_rows(
+        spark, meta, fields, [tuple(r[position[c]] for c in columns) for r in data]
+    ):
+        return len(rows)
+    spark.createDataFrame(data, schema).select(*columns).write.insertInto(table)
     return len(rows)
 
 
@@ -186,3 +194,55 @@ def existing_values(spark: SparkSession, table: str, column: str, values: Iterab
 
     found = spark.table(table).where(F.col(column).isin(wanted)).select(column).distinct().collect()
     return {row[0] for row in found}
+
+
+def _directory(spark: SparkSession, table: str) -> tuple[Any, Any]:
+    """(FileSystem, Path) of an existing table's directory."""
+    path = spark._jvm.org.apache.hadoop.fs.Path(parquet_append.table_metadata(spark, table).location())
+    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+def _data_files(fs: Any, directory: Any) -> list[str]:
+    """The names of the table's data files (readers skip names starting with `_` or `.`)."""
+    names = [str(status.getPath().getName()) for status in fs.listStatus(directory)]
+    return sorted(n for n in names if not n.startswith(("_", ".")))
+
+
+def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
+    """A value saved beside `table`'s data by write_side_state, or None when there is none or the
+    table's data files have changed since (rows added or rewritten by anything else)."""
+    try:
+        fs, directory = _directory(spark, table)
+        path = spark._jvm.org.apache.hadoop.fs.Path(directory, name)
+        if not fs.exists(path):
+            return None
+        stream = fs.open(path)
+        try:
+            text = spark._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+        finally:
+            stream.close()
+        saved = json.loads(str(text))
+        if saved.get("files") != _data_files(fs, directory):
+            return None
+        return saved.get("value")
+    except Exception:  # a cache: anything unexpected means "read the table"
+        return None
+
+
+def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> None:
+    """Save `value` in a hidden file beside `table`'s data files, with their names (best effort)."""
+    try:
+        fs, directory = _directory(spark, table)
+        path_class = spark._jvm.org.apache.hadoop.fs.Path
+        text = json.dumps({"files": _data_files(fs, directory), "value": value}, sort_keys=True)
+        temporary = path_class(directory, f".{name}.tmp")
+        stream = fs.create(temporary, True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+        target = path_class(directory, name)
+        fs.delete(target, False)
+        fs.rename(temporary, target)
+    except Exception:  # the next load reads the table instead
+        return

@@ -37,7 +37,7 @@ READ_BACK = textwrap.dedent(
     from dbt.cli.main import dbtRunner
     from pyspark.sql import SparkSession
     result = dbtRunner().invoke(["run", "--select", "hold", "--project-dir", sys.argv[1], "--profiles-dir", sys.argv[2]])
-    rows = SparkSession.getActiveSession().sql(
+    rows = SparkSession.builder.getOrCreate().sql(
         "select invocation_id, command, status, message, loaded_from from procs.dbt_invocations"
     ).collect()
     print("AUDIT_ROWS " + json.dumps([r.asDict() for r in rows]))

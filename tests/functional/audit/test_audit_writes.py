@@ -1,0 +1,133 @@
+"""How the audit hooks write: one parquet file per table and command, no Spark job, no table scan.
+
+The rows must read back typed as the tables declare them (timestamps as the same instants, arrays
+as arrays), a table the file writer does not handle must still get its rows (Spark's writer),
+and what the hooks remember between commands (the node registry's latest versions, what the last
+on-run-end loaded) must be dropped as soon as anything else changed the table.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from dbt.tests.util import run_dbt
+
+from python_hooks.audit import artifacts, audit_tables
+from python_hooks.catalog import parquet_append
+
+
+def table(project: Any, name: str) -> str:
+    return f"{project.test_schema}.{name}"
+
+
+def spark_jobs(spark: Any) -> set[int]:
+    return set(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+
+
+def data_files(spark: Any, relation: str) -> list[str]:
+    location = spark.sql(f"describe formatted {relation}").where("col_name = 'Location'").first().data_type
+    directory = Path(location.removeprefix("file:"))
+    return sorted(p.name for p in directory.iterdir() if not p.name.startswith(("_", ".")))
+
+
+def invocation(invocation_id: str, started: datetime) -> dict[str, Any]:
+    return {
+        "invocation_id": invocation_id,
+        "command": "run",
+        "started_at": started,
+        "nodes_total": 3,
+        "full_refresh": False,
+        "status": "success",
+    }
+
+
+class TestAuditWrites:
+    def test_rows_land_as_one_parquet_file_without_a_spark_job(self, project, spark):
+        run_dbt(["run", "--select", "stg_orders"])
+        invocations = table(project, "dbt_invocations")
+        before_files, before_jobs = data_files(spark, invocations), spark_jobs(spark)
+        started = datetime(2026, 3, 29, 1, 30, 15, 123456, tzinfo=timezone.utc)  # a DST night in Europe
+        assert (
+            audit_tables.write_rows(spark, invocations, "dbt_invocations", [invocation("w-1", started)]) == 1
+        )
+        assert spark_jobs(spark) == before_jobs
+        new = sorted(set(data_files(spark, invocations)) - set(before_files))
+        assert len(new) == 1 and new[0].startswith("part-") and new[0].endswith(".snappy.parquet")
+        row = spark.sql(
+            f"select unix_micros(started_at) as at, nodes_total, full_refresh, status from {invocations} "
+            "where invocation_id = 'w-1'"
+        ).first()
+        micros = int(started.timestamp()) * 1_000_000 + started.microsecond
+        assert (row.at, row.nodes_total, row.full_refresh, row.status) == (micros, 3, False, "success")
+        results = table(project, "dbt_node_results")
+        audit_tables.write_rows(
+            spark,
+            results,
+            "dbt_node_results",
+            [
+                {
+                    "result_id": "w-1:x",
+                    "invocation_id": "w-1",
+                    "partitions_written": ["db.t/ds=a", "db.t/ds=b"],
+                }
+            ],
+        )
+        written = spark.sql(f"select partitions_written from {results} where result_id = 'w-1:x'").first()[0]
+        assert written == ["db.t/ds=a", "db.t/ds=b"]
+
+    def test_a_table_the_file_writer_does_not_handle_gets_its_rows_from_spark(self, project, spark):
+        orc = table(project, "invocations_orc")
+        spark.sql(f"create table {orc} like {table(project, 'dbt_invocations')} using orc")
+        meta = parquet_append.table_metadata(spark, orc)
+        assert not parquet_append.append_rows(
+            spark, meta, parquet_append.schema_fields(meta), [tuple([None] * 20)]
+        )
+        started = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+        audit_tables.write_rows(spark, orc, "dbt_invocations", [invocation("w-orc", started)])
+        row = spark.sql(f"select unix_seconds(started_at) as at, status from {orc}").collect()
+        assert [(r.at, r.status) for r in row] == [(int(started.timestamp()), "success")]
+
+    def test_saved_state_is_dropped_when_anything_else_changes_the_table(self, project, spark):
+        nodes = table(project, "dbt_nodes")
+        audit_tables.write_side_state(spark, nodes, "_probe_state.json", {"model.x": "abc"})
+        assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") == {"model.x": "abc"}
+        # the state file is hidden from readers: the table's rows are unchanged by it
+        assert spark.sql(f"select count(*) from {nodes} where unique_id = 'model.x'").first()[0] == 0
+        spark.sql(
+            f"insert into {nodes} (node_version_id, unique_id, change) values ('other:model.x', 'model.x', 'added')"
+        )
+        assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") is None
+        # the registry then reads the table, and finds what the other writer added
+        known = artifacts._known_registry(spark, nodes)
+        assert "model.x" in known
+
+    def test_the_next_command_completes_the_last_one_without_a_scan(self, project, spark):
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        previous = json.loads((target / "run_results.json").read_text())
+        previous_id = previous["metadata"]["invocation_id"]
+        hooks = [r["unique_id"] for r in previous["results"] if r["unique_id"].startswith("operation.")]
+        assert hooks, "run_results.json lists the on-run-end hook"
+        jobs = spark_jobs(spark)
+        report = artifacts.load_pending(
+            spark, "next-command", project.test_schema, str(target), str(project.project_root)
+        )
+        assert report["ok"] and len(report["loaded"]) == 1, report
+        assert report["loaded"][0].startswith(f"{previous_id} (+") and "hook results" in report["loaded"][0]
+        assert spark_jobs(spark) == jobs  # no scan of dbt_invocations or dbt_node_results
+        rows = spark.sql(
+            f"select unique_id from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
+        ).collect()
+        assert sorted(r.unique_id for r in rows) == sorted(r["unique_id"] for r in previous["results"])
+        # a second look (the next command died before its own load) adds nothing twice
+        again = artifacts.load_pending(
+            spark, "next-command-2", project.test_schema, str(target), str(project.project_root)
+        )
+        assert again["ok"] and again["loaded"] == [], again
+        total = spark.sql(
+            f"select count(*) from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
+        ).first()[0]
+        assert total == len(previous["results"])
