@@ -26,6 +26,7 @@ from pyspark.sql.types import (
 )
 
 from python_hooks.catalog import metastore, parquet_append
+from python_hooks.catalog.files import publish_file
 
 S, TS, B, D, L = StringType(), TimestampType(), BooleanType(), DoubleType(), LongType()
 AS = ArrayType(StringType())
@@ -233,16 +234,7 @@ def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> 
     """Save `value` in a hidden file beside `table`'s data files, with their names (best effort)."""
     try:
         fs, directory = _directory(spark, table)
-        path_class = spark._jvm.org.apache.hadoop.fs.Path
         text = json.dumps({"files": _data_files(fs, directory), "value": value}, sort_keys=True)
-        temporary = path_class(directory, f".{name}.tmp")
-        stream = fs.create(temporary, True)
-        try:
-            stream.write(bytearray(text.encode("utf-8")))
-        finally:
-            stream.close()
-        target = path_class(directory, name)
-        fs.delete(target, False)
-        fs.rename(temporary, target)
+        publish_file(spark, directory, name, text.encode("utf-8"), replace=True)
     except Exception:  # the next load reads the table instead
         return

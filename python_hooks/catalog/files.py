@@ -14,6 +14,35 @@ from python_hooks.catalog import metastore
 from python_hooks.catalog.jvm import jvm as jvm_view
 
 
+def publish_file(spark: Any, directory: Any, name: str, data: bytes, replace: bool = False) -> None:
+    """Write `data` as the file `directory/name` (a Hadoop Path): to a hidden temporary name first,
+    then renamed, so a reader sees all of it or none of it (readers skip names starting with `.`).
+
+    With `replace`, an existing file of that name is deleted just before the rename (Hadoop's
+    rename does not replace a file), so a reader in that instant sees no file.  On an error
+    the temporary file is removed and the error raised.
+    """
+    path_class = jvm_view(spark).org.apache.hadoop.fs.Path
+    fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
+    temporary = path_class(
+        directory, f".{name}.tmp"
+    )  # one writer per name: a crash's leftover is overwritten
+    target = path_class(directory, name)
+    stream = fs.create(temporary, True)  # creates the directory when it is missing
+    try:
+        try:
+            stream.write(bytearray(data))
+        finally:
+            stream.close()
+        if replace and fs.exists(target):
+            fs.delete(target, False)
+        if not fs.rename(temporary, target):
+            raise OSError(f"could not rename {temporary} to {target}")
+    except Exception:
+        fs.delete(temporary, False)
+        raise
+
+
 def storage_format(meta: Any) -> str | None:
     """`parquet` or `orc` for a table whose files the footer count can read, else None."""
     provider = metastore.provider(meta)

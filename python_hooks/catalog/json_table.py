@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from python_hooks.catalog.files import publish_file
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.metastore import identifier, provider, quote, session_catalog, table_name
 from python_hooks.errors import result
@@ -74,23 +75,12 @@ def replace_rows(
             created = True
         directory = _location(spark, database, table)
         fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
-        path_class = jvm_view(spark).org.apache.hadoop.fs.Path
         names = [name for name, _ in columns]
         text = "".join(
             json.dumps({name: row.get(name) for name in names}, ensure_ascii=False, default=str) + "\n"
             for row in rows
         )
-        temporary = path_class(directory, f".{FILE_NAME}.tmp")
-        stream = fs.create(temporary, True)
-        try:
-            stream.write(bytearray(text.encode("utf-8")))
-        finally:
-            stream.close()
-        target = path_class(directory, FILE_NAME)
-        if fs.exists(target):
-            fs.delete(target, False)
-        if not fs.rename(temporary, target):
-            raise OSError(f"could not rename {temporary} to {target}")
+        publish_file(spark, directory, FILE_NAME, text.encode("utf-8"), replace=True)
         for status in fs.listStatus(directory):
             child = status.getPath()
             if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):

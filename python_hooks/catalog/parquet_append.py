@@ -4,7 +4,7 @@ A Spark `insertInto` of a handful of rows costs a job, the commit protocol and a
 refresh (300 ms to 1 s each on a 2-core machine); the audit hooks write five tables on every dbt
 command.  Here the rows become one parquet file in memory (pyarrow), written through the
 session's Hadoop FileSystem to a hidden temporary name in the table's directory and renamed to a
-`part-` name, so a reader sees the whole file or none of it (rename is atomic on HDFS and local
+`part-` name (`files.publish_file`), so a reader sees the whole file or none of it (rename is atomic on HDFS and local
 disks; on object stores through the committer-free S3A/ABFS rename, a copy, still invisible
 until done).  Then the table's cached file listing is refreshed.  This works on local disk,
 HDFS and object stores alike, as the purge's JSON results table does (`json_table.py`).
@@ -26,11 +26,9 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+from python_hooks.catalog.files import publish_file, storage_format
 from python_hooks.catalog.jvm import jvm as jvm_view
-from python_hooks.catalog.metastore import identifier, provider, session_catalog
-
-PARQUET_PROVIDERS = {"parquet"}
-HIVE_PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
+from python_hooks.catalog.metastore import identifier, session_catalog
 
 
 def table_metadata(spark: Any, table: str) -> Any:
@@ -70,15 +68,10 @@ def _instant(value: Any) -> Any:
 
 
 def _eligible(meta: Any) -> bool:
+    """An unpartitioned, unbucketed parquet table (Spark's or Hive's format)."""
     if meta.partitionColumnNames().nonEmpty() or meta.bucketSpec().isDefined():
         return False
-    if str(meta.tableType().name()) == "VIEW":
-        return False
-    kind = provider(meta)
-    if kind in PARQUET_PROVIDERS:
-        return True
-    serde = meta.storage().serde()
-    return kind == "hive" and serde.isDefined() and str(serde.get()) == HIVE_PARQUET_SERDE
+    return str(meta.tableType().name()) != "VIEW" and storage_format(meta) == "parquet"
 
 
 def append_rows(spark: Any, meta: Any, fields: list[dict[str, Any]], rows: list[tuple[Any, ...]]) -> bool:
@@ -111,21 +104,7 @@ def append_rows(spark: Any, meta: Any, fields: list[dict[str, Any]], rows: list[
         compression="snappy",
         use_deprecated_int96_timestamps=True,
     )
-    path_class = jvm_view(spark).org.apache.hadoop.fs.Path
-    directory = path_class(meta.location())
-    fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
-    stem = f"part-00000-{uuid.uuid4()}-c000"
-    temporary = path_class(directory, f"_{stem}.snappy.parquet.tmp")
-    stream = fs.create(temporary, False)  # creates the directory when a reader removed it
-    try:
-        try:
-            stream.write(bytearray(buffer.getvalue()))
-        finally:
-            stream.close()
-        if not fs.rename(temporary, path_class(directory, f"{stem}.snappy.parquet")):
-            raise OSError(f"could not rename {temporary} into {directory}")
-    except Exception:
-        fs.delete(temporary, False)
-        raise
+    directory = jvm_view(spark).org.apache.hadoop.fs.Path(meta.location())
+    publish_file(spark, directory, f"part-00000-{uuid.uuid4()}-c000.snappy.parquet", buffer.getvalue())
     session_catalog(spark).refreshTable(meta.identifier())
     return True
