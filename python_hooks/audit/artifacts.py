@@ -58,13 +58,10 @@ LAST_LOAD = "_audit_last_load.json"
 
 
 def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
-    """unique_id -> the latest recorded checksum (None when removed): saved beside the table by
-    the last load, or read from the table when its files changed since (or nothing was saved)."""
+    """unique_id -> the latest recorded checksum (None when removed), read from the table (a load
+    uses the copy saved beside it, REGISTRY_STATE, while the table's files are unchanged)."""
     if not audit_tables.relation_exists(spark, table):
         return {}
-    saved = audit_tables.read_side_state(spark, table, REGISTRY_STATE)
-    if isinstance(saved, dict):
-        return saved
     rows = spark.sql(
         f"select unique_id, checksum, change from (select unique_id, checksum, change, row_number() over "
         f"(partition by unique_id order by recorded_at desc, node_version_id desc) as rn from {table}) where rn = 1"
@@ -129,12 +126,14 @@ def write_audit(
         lineage_out.extend(lineage_rows)
     if with_registry:
         with step("dbt_nodes"):
-            known = _known_registry(spark, table["dbt_nodes"])
+            saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
+            known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
             versions = node_registry_rows(invocation_id, manifest, known)
             counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
-            for row in versions:
-                known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
-            audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
+            if versions or not isinstance(saved, dict):
+                for row in versions:
+                    known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
+                audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
         with step("dbt_lineage_edges"):
             counts["dbt_lineage_edges"] = audit_tables.write_rows(
                 spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
