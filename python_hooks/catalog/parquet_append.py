@@ -4,15 +4,15 @@ A Spark `insertInto` of a handful of rows costs a job, the commit protocol and a
 refresh (300 ms to 1 s each on a 2-core machine); the audit hooks write five tables on every dbt
 command.  Here the rows become one parquet file in memory (pyarrow), written through the
 session's Hadoop FileSystem to a hidden temporary name in the table's directory and renamed to a
-`part-` name (`files.publish_file`), so a reader sees the whole file or none of it (rename is atomic on HDFS and local
-disks; on object stores through the committer-free S3A/ABFS rename, a copy, still invisible
-until done).  Then the table's cached file listing is refreshed.  This works on local disk,
-HDFS and object stores alike, as the purge's JSON results table does (`json_table.py`).
+`part-` name (`files.publish_file`), so a reader sees the whole file or none of it.  Then the
+table's cached file listing is refreshed.  The same code serves local disk, HDFS and object
+stores, as the purge's JSON results table does (`json_table.py`).
 
-The file is what Spark itself would write for the table: the table's column names and order,
-snappy compression, timestamps as INT96 (Spark's default for Hive compatibility, so Hive and
-Trino read them too).  Anything else (a partitioned table, another format, a column type this
-module does not map, pyarrow missing) returns False and the caller uses Spark's writer.
+The file is laid out as Spark writes the table: its column names and order, snappy
+compression, timestamps as INT96 (Spark's default, for Hive compatibility).  Anything else (a
+partitioned or bucketed table, another format, a view, a column type this module does not map,
+a value that does not fit its column, pyarrow missing) returns False and the caller uses
+Spark's writer.
 
     meta = table_metadata(spark, "db.table"); fields = schema_fields(meta)
     append_rows(spark, meta, fields, rows) -> bool   # rows: tuples in the fields' order
