@@ -20,6 +20,17 @@ def descriptor(field: str) -> str:
     return (DESCRIPTOR % field).replace("'", "\\'")
 
 
+def onboarded_events(spark: Any, database: str) -> str:
+    """A fresh database holding `events (guestid bigint, payload string)`, partitioned by ds,
+    parquet, onboarded on guestid; its name."""
+    spark.sql(f"drop database if exists {database} cascade")
+    spark.sql(f"create database {database}")
+    spark.sql(f"""
+        create table {database}.events (guestid bigint, payload string) partitioned by (ds string)
+        stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    return f"{database}.events"
+
+
 def purge(whitelist: str, expect_pass: bool = True, select: str = "purge+", **extra: Any) -> tuple[Any, str]:
     """`dbt run --select purge+` with the given whitelist; returns (results, captured log)."""
     variables = {"purge_whitelist": whitelist, **extra}

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.purge.conftest import count, descriptor, last_run, log_rows, purge, remaining_ids
+from tests.functional.purge.conftest import count, last_run, log_rows, onboarded_events, purge, remaining_ids
 
 
 class TestDefaultPartition:
     @pytest.fixture(scope="class")
     def tables(self, project, spark, id_table):
-        spark.sql("drop database if exists p_null cascade")
-        spark.sql("create database p_null")
-        spark.sql(f"""
-            create table p_null.events (guestid bigint, payload string) partitioned by (ds string)
-            stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        onboarded_events(spark, "p_null")
         spark.sql("set hive.exec.dynamic.partition.mode=nonstrict")
         spark.sql(
             "insert into p_null.events partition (ds) "

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.functional.purge.conftest import descriptor, purge
+from tests.functional.purge.conftest import onboarded_events, purge
 
 SQL = "x`; drop table h_lake.events; --"
 
@@ -39,11 +39,7 @@ def catalog(spark: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="class")
 def lake(project, spark, id_table):
-    spark.sql("drop database if exists h_lake cascade")
-    spark.sql("create database h_lake")
-    spark.sql(f"""
-        create table h_lake.events (guestid bigint, payload string) partitioned by (ds string)
-        stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_events(spark, "h_lake")
     spark.sql("insert into h_lake.events partition (ds = 'a') select id, 'x' from range(1000, 1010)")
     return catalog(spark)
 

@@ -16,6 +16,7 @@ from tests.functional.purge.conftest import (
     last_run,
     location,
     log_rows,
+    onboarded_events,
     purge,
     remaining_ids,
 )
@@ -40,11 +41,7 @@ B = [["ds", "b"]]
 
 
 def make_tables(spark):
-    spark.sql("drop database if exists p_fail cascade")
-    spark.sql("create database p_fail")
-    spark.sql(f"""
-        create table p_fail.events (guestid bigint, payload string) partitioned by (ds string)
-        stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_events(spark, "p_fail")
     spark.sql("insert into p_fail.events partition (ds = 'a') select id, 'x' from range(1000, 1010)")
     spark.sql("insert into p_fail.events partition (ds = 'b') select id, 'x' from range(1000, 1010)")
     bad = {
@@ -298,11 +295,7 @@ class TestPartitionWithASubdirectory:
 
     @pytest.fixture(scope="class")
     def tables(self, project, spark, id_table):
-        spark.sql("drop database if exists p_nested cascade")
-        spark.sql("create database p_nested")
-        spark.sql(f"""
-            create table p_nested.events (guestid bigint, payload string) partitioned by (ds string)
-            stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        onboarded_events(spark, "p_nested")
         for ds in ("flat", "nested"):
             spark.sql(
                 f"insert into p_nested.events partition (ds = '{ds}') select id, 'x' from range(1000, 1010)"
