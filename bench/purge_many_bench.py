@@ -43,7 +43,6 @@ GROUPS: list[tuple[str, int]] = []
 DIRTY: list[tuple[str, str]] = []
 PARTITIONS = 10
 IDS = list(range(1_000_000, 1_000_020))
-PARALLELISM = [4]
 
 
 def plan_groups(sizes: list[int]) -> None:
@@ -105,14 +104,14 @@ def whitelist(size: int) -> str:
     return ",".join(chosen)
 
 
-def run_purge(work: Path, size: int) -> dict[str, float]:
+def run_purge(work: Path, size: int, parallelism: int) -> dict[str, float]:
     variables = {
         "purge_whitelist": whitelist(size),
         "compliance_id_table": "bench_ids.ids",
         "compliance_id_column": "guestid",
         "purge_depends_on": [],
         "audit_enabled": False,
-        "purge_scan_parallelism": PARALLELISM[0],
+        "purge_scan_parallelism": parallelism,
     }
     started = time.perf_counter()
     result = run_dbt(
@@ -217,14 +216,13 @@ def main() -> None:
         "--parallelism", type=int, default=4, help="purge_scan_parallelism (1: no scan read ahead)"
     )
     args = parser.parse_args()
-    PARALLELISM[0] = args.parallelism
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
     local_warehouse(work)
     try:
         spark = start_session(work)
         make_tables(spark, args.rows)
-        run_purge(work, min(args.sizes))  # warm-up, not reported
+        run_purge(work, min(args.sizes), args.parallelism)  # warm-up, not reported
         dirty(spark)
         results = []
         for size in sorted(args.sizes):
@@ -232,7 +230,7 @@ def main() -> None:
             for repetition in range(max(1, args.repeat)):
                 floor = run_floor(spark, size)
                 union = run_union_scan(spark, size)
-                node = run_purge(work, size)
+                node = run_purge(work, size, args.parallelism)
                 left = sum(
                     spark.sql(
                         f"select count(*) from {d}.{t} a left semi join bench_ids.ids b on a.metadata.guestid = b.guestid"
