@@ -27,6 +27,7 @@ from pyspark.sql.types import (
 
 from python_hooks.catalog import metastore, parquet_append
 from python_hooks.catalog.files import publish_file
+from python_hooks.catalog.jvm import jvm as jvm_view
 
 S, TS, B, D, L = StringType(), TimestampType(), BooleanType(), DoubleType(), LongType()
 AS = ArrayType(StringType())
@@ -129,10 +130,21 @@ KEYS: dict[str, str] = {
 }
 
 
+def _split(spark: SparkSession, relation: str) -> tuple[str, str]:
+    database, _, table = relation.rpartition(".")
+    return database or spark.catalog.currentDatabase(), table
+
+
 def relation_exists(spark: SparkSession, relation: str) -> bool:
     """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""
-    database, _, table = relation.rpartition(".")
-    return metastore.table_exists(spark, database or spark.catalog.currentDatabase(), table)
+    return metastore.table_exists(spark, *_split(spark, relation))
+
+
+def table_metadata(spark: SparkSession, relation: str) -> Any:
+    """The CatalogTable of an existing `schema.table` (one catalog call)."""
+    return metastore.session_catalog(spark).getTableMetadata(
+        metastore.identifier(spark, *_split(spark, relation))
+    )
 
 
 def plain_value(value: Any) -> Any:
@@ -170,8 +182,8 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
             spark.sql(f"create database if not exists `{database}`")
         spark.createDataFrame(data, schema).write.format("parquet").saveAsTable(table)
         return len(rows)
-    meta = parquet_append.table_metadata(spark, table)
-    fields = parquet_append.schema_fields(meta)
+    meta = table_metadata(spark, table)
+    fields = metastore.schema_fields(meta)
     columns = [str(field["name"]) for field in fields]
     missing = [c for c in columns if c not in schema.fieldNames()]
     if missing:
@@ -199,7 +211,7 @@ def existing_values(spark: SparkSession, table: str, column: str, values: Iterab
 
 def _directory(spark: SparkSession, table: str) -> tuple[Any, Any]:
     """(FileSystem, Path) of an existing table's directory."""
-    path = spark._jvm.org.apache.hadoop.fs.Path(parquet_append.table_metadata(spark, table).location())
+    path = jvm_view(spark).org.apache.hadoop.fs.Path(table_metadata(spark, table).location())
     return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
 
 
@@ -214,12 +226,12 @@ def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
     table's data files have changed since (rows added or rewritten by anything else)."""
     try:
         fs, directory = _directory(spark, table)
-        path = spark._jvm.org.apache.hadoop.fs.Path(directory, name)
+        path = jvm_view(spark).org.apache.hadoop.fs.Path(directory, name)
         if not fs.exists(path):
             return None
         stream = fs.open(path)
         try:
-            text = spark._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+            text = jvm_view(spark).org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
         finally:
             stream.close()
         saved = json.loads(str(text))

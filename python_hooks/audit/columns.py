@@ -17,7 +17,7 @@ def relation_columns(spark: SparkSession, schema: str, names: Sequence[str]) -> 
     Hive's getTableObjectsByName answers for many tables at once, and reads no file listing
     (`show table extended`, which dbt-spark's catalog uses, describes every table of the schema
     with its files: 0.9 s for one model's output in the demo schema).  Types are Spark's type
-    names (`long`, `string`, `timestamp`, `array`), as `show table extended` prints them.
+    names (`long`, `string`, `decimal(10,2)`, `array`), as `show table extended` prints them.
     """
     try:
         found = metastore.tables_by_name(spark, schema, sorted(set(names)))
@@ -25,7 +25,10 @@ def relation_columns(spark: SparkSession, schema: str, names: Sequence[str]) -> 
         return {}
     return {
         str(meta.identifier().table()).lower(): {
-            str(field.name()): str(field.dataType().typeName()) for field in meta.schema().fields()
+            str(field["name"]): field["type"]
+            if isinstance(field["type"], str)
+            else str(field["type"]["type"])
+            for field in metastore.schema_fields(meta)
         }
         for meta in found
     }

@@ -24,9 +24,8 @@ def publish_file(spark: Any, directory: Any, name: str, data: bytes, replace: bo
     """
     path_class = jvm_view(spark).org.apache.hadoop.fs.Path
     fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
-    temporary = path_class(
-        directory, f".{name}.tmp"
-    )  # one writer per name: a crash's leftover is overwritten
+    # one writer per name: a crash's leftover temporary file is overwritten by the next write
+    temporary = path_class(directory, f".{name}.tmp")
     target = path_class(directory, name)
     stream = fs.create(temporary, True)  # creates the directory when it is missing
     try:

@@ -14,34 +14,19 @@ partitioned or bucketed table, another format, a view, a column type this module
 a value that does not fit its column, pyarrow missing) returns False and the caller uses
 Spark's writer.
 
-    meta = table_metadata(spark, "db.table"); fields = schema_fields(meta)
-    append_rows(spark, meta, fields, rows) -> bool   # rows: tuples in the fields' order
+    append_rows(spark, meta, metastore.schema_fields(meta), rows) -> bool   # rows in the fields' order
 """
 
 from __future__ import annotations
 
 import io
-import json
 import uuid
 from datetime import datetime, timezone
 from typing import Any
 
 from python_hooks.catalog.files import publish_file, storage_format
 from python_hooks.catalog.jvm import jvm as jvm_view
-from python_hooks.catalog.metastore import identifier, session_catalog
-
-
-def table_metadata(spark: Any, table: str) -> Any:
-    """The CatalogTable of `db.table` (one catalog call)."""
-    database, _, name = table.rpartition(".")
-    return session_catalog(spark).getTableMetadata(
-        identifier(spark, database or spark.catalog.currentDatabase(), name)
-    )
-
-
-def schema_fields(meta: Any) -> list[dict[str, Any]]:
-    """The table's fields as Spark's schema JSON (`name`, `type`): one JVM call for all of them."""
-    return list(json.loads(str(meta.schema().json()))["fields"])
+from python_hooks.catalog.metastore import session_catalog
 
 
 def _arrow_type(pa: Any, spark_type: Any) -> Any:
@@ -77,7 +62,7 @@ def _eligible(meta: Any) -> bool:
 def append_rows(spark: Any, meta: Any, fields: list[dict[str, Any]], rows: list[tuple[Any, ...]]) -> bool:
     """Append `rows` (tuples, values in the order of `fields`) to the table `meta` as one parquet file.
 
-    `meta` is the table's CatalogTable and `fields` its schema_fields.  Returns False, having
+    `meta` is the table's CatalogTable and `fields` its `metastore.schema_fields`.  Returns False, having
     written nothing, when the table, a column type or a value is not one this module writes;
     raises on a filesystem error (nothing visible was written: the temporary file is hidden and
     removed).

@@ -16,7 +16,7 @@ from typing import Any
 from dbt.tests.util import run_dbt
 
 from python_hooks.audit import artifacts, audit_tables
-from python_hooks.catalog import parquet_append
+from python_hooks.catalog import metastore, parquet_append
 
 
 def table(project: Any, name: str) -> str:
@@ -81,9 +81,9 @@ class TestAuditWrites:
     def test_a_table_the_file_writer_does_not_handle_gets_its_rows_from_spark(self, project, spark):
         orc = table(project, "invocations_orc")
         spark.sql(f"create table {orc} like {table(project, 'dbt_invocations')} using orc")
-        meta = parquet_append.table_metadata(spark, orc)
+        meta = audit_tables.table_metadata(spark, orc)
         assert not parquet_append.append_rows(
-            spark, meta, parquet_append.schema_fields(meta), [tuple([None] * 20)]
+            spark, meta, metastore.schema_fields(meta), [tuple([None] * 20)]
         )
         started = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
         audit_tables.write_rows(spark, orc, "dbt_invocations", [invocation("w-orc", started)])
