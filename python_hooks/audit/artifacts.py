@@ -300,11 +300,12 @@ def load_pending(
         # are unchanged): the previous command's rows need no scan to be found
         with step("last load"):
             last = audit_tables.read_side_state(spark, table, LAST_LOAD) or {}
+        saved_id = last.get("invocation_id") if isinstance(last.get("result_ids"), list) else None
         ids = [p[0]["invocation_id"] for p in pending]
-        if len(pending) == 1 and last.get("invocation_id") == ids[0]:
-            loaded = {ids[0]}
-        else:
-            loaded = audit_tables.existing_values(spark, table, "invocation_id", ids)
+        unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
+        loaded = set(ids) - set(unknown) | audit_tables.existing_values(
+            spark, table, "invocation_id", unknown
+        )
         results_table = audit_relation(manifest, "dbt_node_results", target_schema)
         for invocation, results, record_path in pending:
             invocation_id = invocation["invocation_id"]
@@ -322,9 +323,7 @@ def load_pending(
             elif results:
                 # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
                 keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
-                from_state = last.get("invocation_id") == invocation_id and isinstance(
-                    last.get("result_ids"), list
-                )
+                from_state = invocation_id == saved_id
                 if from_state:
                     have = set(last["result_ids"])
                 else:
