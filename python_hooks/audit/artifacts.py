@@ -7,7 +7,7 @@ loads what no on-run-end could: the previous command's `target/run_results.json`
 command had no hooks (run-operation, compile, docs generate) or died before them, and the
 refusal records of runs the warehouse lock turned away.
 
-Every table gets one bulk insert.  A failure is returned as a message (the hook logs it as a
+Every table gets one write (a parquet file, no Spark job: audit_tables.write_rows).  A failure is returned as a message (the hook logs it as a
 warning): auditing never turns a successful run into a failed one.
 """
 
@@ -82,7 +82,7 @@ def write_audit(
     steps: Steps | None = None,
     columns_of: Any = None,
 ) -> dict[str, int]:
-    """Write one invocation's rows into the audit tables (one insert per table).
+    """Write one invocation's rows into the audit tables (one write per table).
 
     The column lineage rows are also appended to `lineage_out` (for the OpenLineage export).
     `columns_of` is the catalog lookup (`catalog_columns`), made here when not given.

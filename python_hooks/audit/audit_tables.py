@@ -167,7 +167,8 @@ def plain_value(value: Any) -> Any:
 
 
 def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mapping[str, Any]]) -> int:
-    """Append `rows` to the audit table `table` (`db.name`) of kind `kind`, in one insert.
+    """Append `rows` to the audit table `table` (`db.name`) of kind `kind`, as one parquet file
+    without a Spark job (`parquet_append`), or one Spark insert where that does not apply.
 
     Creates the table (parquet, the model's columns) when it does not exist yet.  Columns are
     matched by name, so the table may have been created by its dbt model or by this function.
