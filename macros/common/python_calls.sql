@@ -143,6 +143,18 @@
     {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
 {%- endmacro %}
 
+{#- ---- compaction (python_hooks/compaction/) ---- -#}
+
+{% macro compaction_read_plan(plan) -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.records:read_plan', database=plan.schema, table=plan.identifier)) }}
+{%- endmacro %}
+
+{% macro compaction_record_completion(plan_rows, output, watermarks, log, late_counts_sql=none) -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.records:record_completion', plan=plan_rows,
+        output=[output.schema, output.identifier], watermarks=[watermarks.schema, watermarks.identifier],
+        log=[log.schema, log.identifier], late_counts_sql=late_counts_sql)) }}
+{%- endmacro %}
+
 {#- ---- erasure evidence (python_hooks/erasure/) ---- -#}
 
 {% macro erasure_write_certificate(request, runs, tables, copies, verification, target_path, project_dir) -%}

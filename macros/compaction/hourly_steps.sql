@@ -24,6 +24,8 @@
 {%- endmacro %}
 
 {% macro ensure_compaction_tables(schema) %}
+{#- dbt's relation cache answers without a statement once the tables exist -#}
+{% if adapter.get_relation(database=none, schema=schema, identifier='compaction_watermarks') is none %}
 {% call statement('create_compaction_watermarks') %}
         create table if not exists {{ compliance.compaction_relation('compaction_watermarks', schema) }} (
             dataset string,
@@ -38,6 +40,8 @@
             recorded_at timestamp
         ) using parquet
     {% endcall %}
+{% endif %}
+{% if adapter.get_relation(database=none, schema=schema, identifier='compaction_log') is none %}
 {% call statement('create_compaction_log') %}
         create table if not exists {{ compliance.compaction_relation('compaction_log', schema) }} (
             dataset string,
@@ -55,6 +59,7 @@
             logged_at timestamp
         ) using parquet
     {% endcall %}
+{% endif %}
 {% endmacro %}
 
 {% macro hourly_inputs() -%}
@@ -146,13 +151,10 @@
 {%- set column_list -%}
 {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
 {%- endset -%}
-{#- one small query: the actions taken and the hours published -#}
-{%- set decisions = run_query('select action, ds, hr from ' ~ inputs.plan ~ " where action <> 'up_to_date'").rows -%}
-{%- set actions = decisions | map(attribute=0) | unique | list -%}
-{%- set published_hours = [] -%}
-{%- for decision in decisions if decision[0] in ['compact', 'recompact'] -%}
-{%- do published_hours.append([decision[1], decision[2]]) -%}
-{%- endfor -%}
+{#- the plan, read once: what each hour gets, for the statements below and the records -#}
+{%- set plan_rows = compliance.compaction_read_plan(inputs.plan) -%}
+{%- set actions = plan_rows | map(attribute='action') | unique | list -%}
+{%- set late_counts_sql = none -%}
 {% if not settings.recompact_from_output %}
 {% call statement('create_late_table') %}
             create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
@@ -174,52 +176,19 @@
                 {% endfor %}
             )
         {% endcall %}
-        {% endif %}
-{% if actions | select('in', ['compact', 'recompact', 'copy_late']) | list | length > 0 %}
-        {% call statement('record_watermarks') %}
-            insert into {{ inputs.watermarks }}
-            select
-                plan.dataset,
-                concat('ds=', plan.ds, '/hr=', plan.hr) as `partition`,
-                plan.ds,
-                plan.hr,
-                plan.compaction_started_at,
-                plan.rows_in,
-                case when plan.action = 'copy_late' then coalesce(late.rows_out, 0)
-                    else coalesce(published.rows_out, 0) end as rows_out,
-                plan.action,
-                plan.invocation_id,
-                current_timestamp() as recorded_at
-            from {{ inputs.plan }} as plan
-            left join (
-                select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
-                from {{ this }}
-                {# only the published hours' partitions are read #}
-                where {% for hour in published_hours -%}
-                    ({{ compliance.partition_predicate([['ds', hour[0]], ['hr', hour[1]]]) }}){{ " or " if not loop.last }}
-                {%- else -%}
-                    false
-                {%- endfor %}
-                group by 1, 2
-            ) as published on plan.ds = published.ds and plan.hr = published.hr
-            {%- if 'copy_late' in actions %}
-            left join (
-                select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
-                from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
-                group by 1, 2
-            ) as late on plan.ds = late.ds and plan.hr = late.hr
-            {%- else %}
-            left join ({{ compliance.no_hours_sql('rows_out') }}) as late on false
-            {%- endif %}
-            where plan.action in ('compact', 'recompact', 'copy_late')
-        {% endcall %}
+        {%- set late_counts_sql -%}
+            select cast(`ds` as string) as ds, cast(`hr` as string) as hr, count(*) as rows_out
+            from ({{ compliance.late_rows_sql(inputs.source, inputs.plan, inputs.columns, settings) }}) as arrived
+            group by 1, 2
+        {%- endset -%}
         {% endif %}
     {% endif %}
-    {% call statement('log_compaction_plan') %}
-        insert into {{ inputs.log }}
-        select plan.*, current_timestamp() as logged_at
-        from {{ inputs.plan }} as plan
-    {% endcall %}
+    {#- completion records (compact, recompact, copy_late; rows out from the published
+        partitions' footers), then every hour of the plan into the log: one parquet file each,
+        no Spark job (python_hooks/compaction/records.py) -#}
+    {%- set recorded = compliance.compaction_record_completion(
+        plan_rows, this, inputs.watermarks, inputs.log, late_counts_sql) -%}
+    {% do log("compaction " ~ settings.dataset ~ ": " ~ tojson(recorded), info=false) %}
     {% call statement('drop_recompact_staging') %}
         drop table if exists {{ inputs.recompact }}
     {% endcall %}

@@ -3,7 +3,8 @@
     adapter (dbt.adapters.lakehouse)   imports nothing from python_hooks
     python_hooks.errors                the one error type and result shape; imports no package of python_hooks
     python_hooks.catalog               metastore and filesystem primitives; imports no capability package
-    python_hooks.<capability>          purge, retention, restore, audit: import catalog and errors only,
+    python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
+                                       and errors only,
                                        never each other
 
 and no module imports another module's `_private` names (`from m import _x`, or `m._x` on an
@@ -20,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ADAPTER = REPO / "adapter" / "src" / "dbt" / "adapters" / "lakehouse"
 HOOKS = REPO / "python_hooks"
-CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure")
+CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction")
 
 
 def _module_name(path: Path) -> str:

@@ -1,0 +1,1 @@
+"""The hourly compaction's bookkeeping after the overwrite (macros/compaction/hourly_steps.sql)."""
