@@ -47,6 +47,8 @@
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
         ~ ("would be " if result['dry_run'] else "") ~ "deleted",
         info=true) -%}
+    {%- do log("Retention: " ~ ("listed the metastore's " ~ result['protected_locations'] ~ " referenced location(s) to protect them"
+        if result['protected_listed'] else "nothing was due, so the metastore's locations were not listed"), info=true) -%}
     {#- data whose metadata went but whose delete failed: recorded, so that a later pass deletes it -#}
     {%- if result['orphans'] -%}
         {%- do compliance.record_stale_locations(result['orphans']) -%}

@@ -221,15 +221,26 @@ def registration_properties(meta: Any) -> dict[str, str]:
     return found
 
 
-def all_tables(spark: Any) -> list[Table]:
-    """Every table (not view) in the metastore, with partitions."""
+def all_tables(spark: Any, with_partitions: bool = True) -> list[Table]:
+    """Every table (not view) in the metastore, with partitions unless `with_partitions` is false
+    (then `load_partitions` lists one table's when it is needed)."""
     tables = []
     for database in databases(spark):
         for name in table_names(spark, database):
-            table = get_table(spark, database, name)
+            table = get_table(spark, database, name, with_partitions)
             if table is not None:
                 tables.append(table)
     return tables
+
+
+def load_partitions(spark: Any, table: Table) -> Table:
+    """`table` with its partitions listed, when `get_table` left them out; the same object."""
+    if table.partition_columns and not table.partitions:
+        for pairs, location in partition_locations(
+            spark, table.database, table.name, table.partition_columns
+        ):
+            table.partitions.append(Partition(pairs, location))
+    return table
 
 
 def refresh(spark: Any, database: str, table: str) -> None:

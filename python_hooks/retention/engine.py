@@ -7,7 +7,7 @@ temporary view that the model materializes (and appends to `retention_log`).
 
 Safety does not depend on the policy being right:
 - before any delete, every location referenced by a table or partition still in the metastore is
-  protected: a path that is, or lies inside, a protected location is never deleted (its metadata
+  protected (listed at the pass's first delete, drop or reap; a pass with nothing due lists none): a path that is, or lies inside, a protected location is never deleted (its metadata
   may go, its data stays); a path that CONTAINS protected locations is deleted child by child,
   skipping whatever holds them (the backup of an unpartitioned table holds the live `<L>/<ts>`);
 - a path outside the roots of the table being cleaned is refused (logged as a failure);
@@ -55,8 +55,14 @@ class Retention:
         self.policies = {k.lower(): v for k, v in policies.items()}
         self.defaults = defaults
         self.log = AttemptLog(invocation_id, dry_run)
-        self.tables = metastore.all_tables(spark)
-        self.protection = Protection(spark, self.tables)
+        # every table, with partitions only for the side tables: a live table's partitions are
+        # listed when its policy needs them (run_partitions), and every location in the
+        # metastore only when something is about to be deleted (Protection lists them then)
+        self.tables = metastore.all_tables(spark, with_partitions=False)
+        for table in self.tables:
+            if registration(table) is not None:
+                metastore.load_partitions(spark, table)
+        self.protection = Protection(spark, lambda: metastore.all_tables(spark))
         self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
             f"/.retention_scratch/{invocation_id}"
         )
@@ -236,8 +242,9 @@ class Retention:
             if registration(table) is not None or looks_like_side_table(table) or not table.is_partitioned:
                 continue
             policy = self.policy(table.database, table.name)
-            if policy is None:
+            if policy is None or not (policy.get("partition_column") or policy.get("snapshot_column")):
                 continue
+            metastore.load_partitions(self.spark, table)
             roots = [strip_ts(filesystem.qualify(self.spark, table.location))]
             column, days = policy.get("partition_column"), policy.get("partition_retention_days")
             if column and days not in (None, "") and column in table.partition_columns:
@@ -282,7 +289,7 @@ class Retention:
             if record.location and not self.stale_due(record, policy):
                 owner = (record.database_name, f"{record.table_name} (stale data record not yet due)", None)
                 location = filesystem.qualify(self.spark, record.location)
-                self.protection.entries.append(Protected(location, owner, True, stale=True))
+                self.protection.add(Protected(location, owner, True, stale=True))
 
     def run_stale(self) -> None:
         if not self.stale:
@@ -375,6 +382,9 @@ def run_retention(
         "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
         # forgotten by the metastore but not deleted: the retention macro records them as stale data
         "orphans": retention.deleter.orphans,
+        # whether anything was due: only then are the metastore's locations listed (Protection)
+        "protected_listed": retention.protection.listed,
+        "protected_locations": len(retention.protection.entries) if retention.protection.listed else None,
         # named like side tables, in scope, but not registered: left alone (see adopt_side_tables)
         "unregistered": sorted(
             t.qualified

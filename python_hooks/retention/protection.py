@@ -1,8 +1,15 @@
-"""What retention must not delete: every location a table or partition in the metastore references."""
+"""What retention must not delete: every location a table or partition in the metastore references.
+
+The protected locations are listed on first use, not when the pass starts: a pass that deletes
+nothing (every backup, partition and stale record still within its policy) never consults them,
+and then costs what its side tables and policy tables cost, not a listing of every partition of
+every table.  The first delete, drop or reap reads the whole metastore at that moment, once.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,16 +33,46 @@ class Protected:
 
 
 class Protection:
-    """The protected locations, kept current as tables and partitions are dropped or moved."""
+    """The protected locations, kept current as tables and partitions are dropped or moved.
 
-    def __init__(self, spark: Any, tables: list[Table]) -> None:
+    `tables` is the metastore's tables with their partitions, or a function that lists them:
+    called on the first read of `entries` (or `blocker`), and never when nothing is deleted.
+    """
+
+    def __init__(self, spark: Any, tables: list[Table] | Callable[[], list[Table]]) -> None:
         self.spark = spark
-        self.entries: list[Protected] = []
+        self._tables = tables
+        self._entries: list[Protected] | None = None
+        # added before the listing (stale records not yet due), and forgotten before it (a dry
+        # run drops no metadata, so the listing still holds what it forgot)
+        self._added: list[Protected] = []
+        self._forgotten: list[tuple[str, str, str | None]] = []
         self.gone: list[str] = []  # what a dry run would have deleted, so that it is counted once
         # `scheme:` / `scheme://authority` prefixes whose paths the filesystem qualifies as themselves
         self._qualified_prefixes: set[str] = set()
-        for table in tables:
-            self.protect(table)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the protected locations have been listed (the pass consulted them)."""
+        return self._entries is not None
+
+    @property
+    def entries(self) -> list[Protected]:
+        if self._entries is None:
+            self._entries = []
+            for table in self._tables() if callable(self._tables) else self._tables:
+                self.protect(table)
+            for owner in self._forgotten:
+                self._drop(*owner)
+            self._entries.extend(self._added)
+        return self._entries
+
+    def add(self, entry: Protected) -> None:
+        """Protect one more location (a stale data record not yet due)."""
+        if self._entries is None:
+            self._added.append(entry)
+        else:
+            self._entries.append(entry)
 
     def qualify(self, location: str) -> str:
         """filesystem.qualify, without a JVM call for a location already in qualified form.
@@ -60,8 +97,9 @@ class Protection:
         return qualified
 
     def protect(self, table: Table) -> None:
+        entries = self.entries
         if table.location:
-            self.entries.append(
+            entries.append(
                 Protected(
                     self.qualify(table.location),
                     (table.database, table.name, None),
@@ -69,7 +107,7 @@ class Protection:
                 )
             )
         for part in table.partitions:
-            self.entries.append(
+            entries.append(
                 Protected(
                     self.qualify(part.location),
                     (table.database, table.name, part.spec),
@@ -79,9 +117,15 @@ class Protection:
 
     def forget(self, database: str, table: str, spec: str | None = None) -> None:
         """Stop protecting what a dropped table (spec None) or partition referenced."""
-        self.entries = [
+        if self._entries is None:
+            self._forgotten.append((database, table, spec))
+        else:
+            self._drop(database, table, spec)
+
+    def _drop(self, database: str, table: str, spec: str | None) -> None:
+        self._entries = [
             p
-            for p in self.entries
+            for p in self._entries or []
             if not (p.owner[0] == database and p.owner[1] == table and (spec is None or p.owner[2] == spec))
         ]
 

@@ -187,6 +187,16 @@ class TestRetention:
             (r.database_name, r.table_name, r.location) for r in before["attempts"]
         }
 
+    def test_the_metastore_is_listed_only_when_something_is_due(self, world):
+        # the main pass deleted: it protected every location in the metastore first
+        assert "Retention: listed the metastore's " in world["log"]
+        # a pass over young backups only deletes nothing, and lists no live table's partitions
+        fresh = world["lakes"]["r_fresh"]
+        before = fresh.tables()
+        _, log = retention(NOW, scope="r_fresh")
+        assert "Retention: nothing was due, so the metastore's locations were not listed" in log
+        assert fresh.tables() == before
+
     def test_nothing_live_is_lost_and_nothing_young_goes(self, world):
         for name, lake in world["lakes"].items():
             if name == "r_dates":
