@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from python_hooks.catalog import files, metastore, parquet_append
+from python_hooks.catalog.jvm import scala_list
 
 # the actions that publish an hour, and those that write a completion record
 PUBLISHING = ("compact", "recompact")
@@ -59,10 +60,14 @@ def published_rows(
     meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
     storage_format = files.storage_format(meta)
     located: dict[tuple[str, str], str] = {}
-    for pairs, location in metastore.partition_locations(spark, database, table, ["ds", "hr"]):
-        key = _hour_key(pairs[0][1], pairs[1][1])
-        if key in wanted:
-            located[key] = location
+    if {str(c) for c in scala_list(meta.partitionColumnNames())} != {"ds", "hr"}:
+        storage_format = None  # not one partition per hour: Spark counts every hour
+        located = {key: "" for key in hours}
+    else:
+        for pairs, location in metastore.partition_locations(spark, database, table, ["ds", "hr"]):
+            key = _hour_key(pairs[0][1], pairs[1][1])
+            if key in wanted:
+                located[key] = location
     unknown: list[tuple[str, str]] = []
     for key in hours:
         if key not in located:

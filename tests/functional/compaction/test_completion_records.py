@@ -153,3 +153,17 @@ class TestCompletionRecords:
             ("10", "compact", "because compact"),
             ("12", "hold", "because hold"),
         ]
+
+    def test_an_output_not_partitioned_by_hour_is_counted_by_spark(self, spark, lake):
+        spark.sql(f"drop table if exists {lake}.daily_out")
+        spark.sql(
+            f"create table {lake}.daily_out (v bigint, hr int, ds string) using parquet partitioned by (ds)"
+        )
+        spark.sql(
+            f"insert into {lake}.daily_out partition (ds) select id, cast(id % 2 + 10 as int), '2024-01-10' from range(10)"
+        )
+        counts, how = records.published_rows(
+            spark, lake, "daily_out", [("2024-01-10", "10"), ("2024-01-10", "12")]
+        )
+        assert how == "footers, Spark for 2 hour(s)"
+        assert counts == {("2024-01-10", "10"): 5, ("2024-01-10", "12"): 0}
