@@ -24,10 +24,9 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks.audit import audit_tables, partition_trace, values
+from python_hooks.audit import audit_tables, partition_trace, pending, values, warmup
 from python_hooks.audit.columns import catalog_columns
 from python_hooks.audit.manifest import audit_relation, read_manifest
-from python_hooks.audit.pending import previous_invocation, refusal_dir, refusal_row
 from python_hooks.audit.rows import (
     column_lineage_rows,
     edge_rows,
@@ -81,11 +80,16 @@ def write_audit(
     lineage_out: list[dict[str, Any]] | None = None,
     steps: Steps | None = None,
     columns_of: Any = None,
+    held_results: Sequence[Mapping[str, Any]] = (),
+    state_dir: Path | None = None,
 ) -> dict[str, int]:
     """Write one invocation's rows into the audit tables (one write per table).
 
     The column lineage rows are also appended to `lineage_out` (for the OpenLineage export).
     `columns_of` is the catalog lookup (`catalog_columns`), made here when not given.
+    `held_results` are dbt_node_results rows of an earlier command (its hook results, held by
+    on-run-start), written in the same file as this invocation's.  `state_dir` (the target
+    directory) gets LAST_LOAD, what this load wrote, for the next on-run-start.
     """
     step = steps or Steps()
     invocation_id = invocation["invocation_id"]
@@ -109,7 +113,10 @@ def write_audit(
     with step("dbt_node_results"):
         result_rows = node_result_rows(invocation_id, results, manifest, partitions)
         counts["dbt_node_results"] = audit_tables.write_rows(
-            spark, table["dbt_node_results"], "dbt_node_results", missing("dbt_node_results", result_rows)
+            spark,
+            table["dbt_node_results"],
+            "dbt_node_results",
+            [*missing("dbt_node_results", result_rows), *held_results],
         )
     with step("column lineage"):
         lineage_rows, unparsed = column_lineage_rows(
@@ -145,7 +152,8 @@ def write_audit(
         )
         if with_registry:  # on-run-end: the next on-run-start knows what is loaded without a scan
             loaded = {"invocation_id": invocation_id, "result_ids": [r["result_id"] for r in result_rows]}
-            audit_tables.write_side_state(spark, table["dbt_invocations"], LAST_LOAD, loaded)
+            if state_dir is not None:
+                audit_tables.write_local_state(spark, table["dbt_invocations"], state_dir / LAST_LOAD, loaded)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
     return counts
@@ -188,6 +196,8 @@ def load_run(
     started = time.time()
     report: dict[str, Any] = {"ok": True, "warnings": []}
     step = Steps()
+    with step("imports"):
+        warmup.wait()  # on-run-start's background imports: finished, not raced
     try:
         args = dict(values.plain(invocation_args or {}))
         cli_command = _cli_command()
@@ -212,16 +222,25 @@ def load_run(
         )
         lineage_rows: list[dict[str, Any]] = []
         columns_of = catalog_columns(spark, manifest, result_dicts)
-        report["counts"] = write_audit(
-            spark,
-            manifest,
-            target_schema,
-            invocation,
-            result_dicts,
-            lineage_out=lineage_rows,
-            steps=step,
-            columns_of=columns_of,
-        )
+        held = pending.take(invocation_id)
+        held_rows = node_result_rows(held["invocation_id"], held["results"], manifest) if held else []
+        relations = [audit_relation(manifest, kind, target_schema) for kind in audit_tables.SCHEMAS]
+        with audit_tables.metadata_cache(spark, relations):
+            report["counts"] = write_audit(
+                spark,
+                manifest,
+                target_schema,
+                invocation,
+                result_dicts,
+                lineage_out=lineage_rows,
+                steps=step,
+                columns_of=columns_of,
+                held_results=held_rows,
+                state_dir=path,
+            )
+        if held:
+            pending.release(path, invocation_id)
+            report["loaded"] = [f"{held['invocation_id']} (+{len(held_rows)} hook results)"]
         report["invocation_status"] = invocation["status"]
         if write_graph:
             try:
@@ -263,83 +282,108 @@ def load_pending(
     target_path: str | None = None,
     project_dir: str | None = None,
 ) -> dict[str, Any]:
-    """on-run-start: load refused runs and the previous command's run_results.json; never raises."""
+    """on-run-start: load refused runs and the previous command's run_results.json; never raises.
+
+    The previous command's hook results, when its on-run-end loaded the rest (the common case),
+    are not written here: they are held (`pending.hold`) for this command's on-run-end, which
+    writes them in the same file as its own node results.
+    """
     started = time.time()
+    warmup.start()  # what on-run-end imports, imported while the models run
     report: dict[str, Any] = {"ok": True, "loaded": []}
     step = Steps()
+    this_command = invocation_id
     try:
         path = _target_path(target_path, project_dir)
         with step("manifest"):
             manifest = read_manifest(path)
         table = audit_relation(manifest, "dbt_invocations", target_schema)
-        pending: list[tuple[dict[str, Any], list[dict[str, Any]], Path | None]] = []
-        directory = refusal_dir(spark)
-        if directory and directory.is_dir():
-            for record_path in sorted(directory.glob("*.json")):
-                try:
-                    record = json.loads(record_path.read_text())
-                except ValueError:
-                    continue
-                pending.append((refusal_row(record), [], record_path))
-        previous = path / "run_results.json"
-        # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
-        # whatever command last wrote this target directory
-        with step("audit table"):
-            audited = previous.is_file() and audit_tables.relation_exists(spark, table)
-        if audited:
-            data = json.loads(previous.read_text())
-            meta = data.get("metadata") or {}
-            prev_id = meta.get("invocation_id")
-            if prev_id and prev_id != invocation_id:
-                pending.append(
-                    (previous_invocation(data, target_schema), list(data.get("results") or []), None)
-                )
-        if not pending:
-            return report
-        # what the last on-run-end loaded (saved beside dbt_invocations, valid while its files
-        # are unchanged): the previous command's rows need no scan to be found
-        with step("last load"):
-            last = audit_tables.read_side_state(spark, table, LAST_LOAD) or {}
-        saved_id = last.get("invocation_id") if isinstance(last.get("result_ids"), list) else None
-        ids = [p[0]["invocation_id"] for p in pending]
-        unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
-        loaded = set(ids) - set(unknown) | audit_tables.existing_values(
-            spark, table, "invocation_id", unknown
-        )
         results_table = audit_relation(manifest, "dbt_node_results", target_schema)
-        for invocation, results, record_path in pending:
-            invocation_id = invocation["invocation_id"]
-            if invocation_id not in loaded:
-                write_audit(
-                    spark,
-                    manifest,
-                    target_schema,
-                    invocation,
-                    results,
-                    with_registry=False,
-                    skip_existing=True,
+        with audit_tables.metadata_cache(spark, [table, results_table]):
+            todo: list[tuple[dict[str, Any], list[dict[str, Any]], Path | None]] = []
+            directory = pending.refusal_dir(spark)
+            if directory and directory.is_dir():
+                for record_path in sorted(directory.glob("*.json")):
+                    try:
+                        record = json.loads(record_path.read_text())
+                    except ValueError:
+                        continue
+                    todo.append((pending.refusal_row(record), [], record_path))
+            previous = path / "run_results.json"
+            # what the last on-run-end loaded (saved in the target directory with the names of
+            # dbt_invocations' data files, valid while they are unchanged): the previous
+            # command's rows need no scan, and no catalog call, to be found
+            with step("last load"):
+                last = audit_tables.read_local_state(spark, table, path / LAST_LOAD) or {}
+            # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
+            # whatever command last wrote this target directory
+            with step("audit table"):
+                audited = previous.is_file() and (bool(last) or audit_tables.relation_exists(spark, table))
+            data: dict[str, Any] = json.loads(previous.read_text()) if audited else {}
+            prev_id = (data.get("metadata") or {}).get("invocation_id")
+            if prev_id and prev_id != this_command:
+                todo.append(
+                    (pending.previous_invocation(data, target_schema), list(data.get("results") or []), None)
                 )
-                report["loaded"].append(f"{invocation_id} ({invocation['status']})")
-            elif results:
-                # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
-                keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
-                from_state = invocation_id == saved_id
-                if from_state:
-                    have = set(last["result_ids"])
-                else:
-                    have = audit_tables.existing_values(spark, results_table, "result_id", keys)
-                extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
-                if extra:
-                    rows = node_result_rows(invocation_id, extra, manifest)
-                    with step("hook results"):
+            left = pending.leftover(path)
+            if left is not None:
+                if audited and left["invocation_id"] != prev_id:
+                    # held by a command whose on-run-end did not write them, and no longer in
+                    # run_results.json: written now, skipping any that did land
+                    rows = node_result_rows(left["invocation_id"], left["results"], manifest)
+                    have = audit_tables.existing_values(
+                        spark, results_table, "result_id", [r["result_id"] for r in rows]
+                    )
+                    rows = [r for r in rows if r["result_id"] not in have]
+                    with step("held hook results"):
                         audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
-                    if from_state:  # a second look at this run_results.json finds them loaded
-                        loaded_ids = [*last["result_ids"], *(r["result_id"] for r in rows)]
-                        last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
-                        audit_tables.write_side_state(spark, table, LAST_LOAD, last)
-                    report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
-            if record_path is not None:
-                record_path.unlink(missing_ok=True)
+                    report["loaded"].append(f"{left['invocation_id']} (+{len(rows)} held hook results)")
+                pending.discard_leftover(path)  # (the same command: found again below)
+            if not todo:
+                return report
+            saved_id = last.get("invocation_id") if isinstance(last.get("result_ids"), list) else None
+            ids = [p[0]["invocation_id"] for p in todo]
+            unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
+            loaded = set(ids) - set(unknown) | audit_tables.existing_values(
+                spark, table, "invocation_id", unknown
+            )
+            for invocation, results, record_path in todo:
+                invocation_id = invocation["invocation_id"]
+                if invocation_id not in loaded:
+                    write_audit(
+                        spark,
+                        manifest,
+                        target_schema,
+                        invocation,
+                        results,
+                        with_registry=False,
+                        skip_existing=True,
+                    )
+                    report["loaded"].append(f"{invocation_id} ({invocation['status']})")
+                elif results:
+                    # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
+                    keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
+                    from_state = invocation_id == saved_id
+                    if from_state:
+                        have = set(last["result_ids"])
+                    else:
+                        have = audit_tables.existing_values(spark, results_table, "result_id", keys)
+                    extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
+                    if extra and from_state and this_command:
+                        # no write now: this command's on-run-end writes them with its own results
+                        pending.hold(path, this_command, invocation_id, extra)
+                        report["held"] = f"{invocation_id} (+{len(extra)} hook results)"
+                    elif extra:
+                        rows = node_result_rows(invocation_id, extra, manifest)
+                        with step("hook results"):
+                            audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
+                        if from_state:  # a second look at this run_results.json finds them loaded
+                            loaded_ids = [*last["result_ids"], *(r["result_id"] for r in rows)]
+                            last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
+                            audit_tables.write_local_state(spark, table, path / LAST_LOAD, last)
+                        report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
+                if record_path is not None:
+                    record_path.unlink(missing_ok=True)
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
     report["seconds"] = round(time.time() - started, 2)

@@ -8,9 +8,13 @@ rows to them.  Whichever runs first on a fresh warehouse creates the table with 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from pyspark.sql import SparkSession
 from pyspark.sql.types import (
@@ -135,13 +139,56 @@ def _split(spark: SparkSession, relation: str) -> tuple[str, str]:
     return database or spark.catalog.currentDatabase(), table
 
 
+_cached: dict[str, Any] = {}  # relation -> CatalogTable, inside `metadata_cache` only
+_wanted: list[str] = []  # the relations `metadata_cache` fetches at its first lookup
+
+
+@contextmanager
+def metadata_cache(spark: SparkSession, relations: Iterable[str]) -> Iterator[None]:
+    """Within the block, the CatalogTables of `relations` (the audit tables, which a load appends
+    to but does not alter) come from one `getTablesByName` per database, made at the first
+    lookup (none when nothing is looked up), instead of two catalog calls per table and write.
+    A relation that does not exist is asked for as before."""
+    _wanted[:] = list(relations)
+    try:
+        yield
+    finally:
+        _wanted.clear()
+        _cached.clear()
+
+
+def _fetch_wanted(spark: SparkSession) -> None:
+    by_database: dict[str, list[str]] = {}
+    for relation in _wanted:
+        database, table = _split(spark, relation)
+        by_database.setdefault(database.lower(), []).append(table.lower())
+    _wanted.clear()
+    for database, tables in by_database.items():
+        for meta in metastore.tables_by_name(spark, database, sorted(set(tables))):
+            _cached[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
+
+
+def _key(spark: SparkSession, relation: str) -> str:
+    database, table = _split(spark, relation)
+    return f"{database.lower()}.{table.lower()}"
+
+
 def relation_exists(spark: SparkSession, relation: str) -> bool:
     """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""
+    if _wanted:
+        _fetch_wanted(spark)
+    if _cached and _key(spark, relation) in _cached:
+        return True
     return metastore.table_exists(spark, *_split(spark, relation))
 
 
 def table_metadata(spark: SparkSession, relation: str) -> Any:
-    """The CatalogTable of an existing `schema.table` (one catalog call)."""
+    """The CatalogTable of an existing `schema.table` (one catalog call, or none in `metadata_cache`)."""
+    if _wanted:
+        _fetch_wanted(spark)
+    meta = _cached.get(_key(spark, relation)) if _cached else None
+    if meta is not None:
+        return meta
     return metastore.session_catalog(spark).getTableMetadata(
         metastore.identifier(spark, *_split(spark, relation))
     )
@@ -251,3 +298,44 @@ def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> 
         publish_file(spark, directory, name, text.encode("utf-8"), replace=True)
     except Exception:  # the next load reads the table instead
         return
+
+
+def _data_file_names(spark: SparkSession, location: str) -> list[str]:
+    """The data files' names in a table directory: a local one listed by the OS (no JVM call)."""
+    if location.startswith("file:"):
+        names = os.listdir(unquote(urlsplit(location).path))
+        return sorted(n for n in names if not n.startswith(("_", ".")))
+    path = jvm_view(spark).org.apache.hadoop.fs.Path(location)
+    return _data_files(path.getFileSystem(spark._jsc.hadoopConfiguration()), path)
+
+
+def write_local_state(spark: SparkSession, table: str, path: Path, value: Any) -> None:
+    """Save `value` in the local file `path` (the target directory), with `table`'s location and
+    the names of its data files now; best effort (a failure removes the file)."""
+    try:
+        location = str(table_metadata(spark, table).location())
+        record = {
+            "table": table,
+            "location": location,
+            "files": _data_file_names(spark, location),
+            "value": value,
+        }
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(record, sort_keys=True))
+        os.replace(temporary, path)
+    except Exception:  # the next load reads the table instead
+        path.unlink(missing_ok=True)
+
+
+def read_local_state(spark: SparkSession, table: str, path: Path) -> Any:
+    """The value write_local_state saved for `table`, or None when there is none or the table's
+    data files have changed since (rows added or rewritten by anything else, the table dropped)."""
+    try:
+        record = json.loads(path.read_text())
+        if record.get("table") != table:
+            return None
+        if _data_file_names(spark, record["location"]) != record.get("files"):
+            return None
+        return record.get("value")
+    except Exception:  # a cache: anything unexpected means "read the table"
+        return None

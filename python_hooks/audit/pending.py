@@ -1,7 +1,19 @@
-"""What no on-run-end could load: refused runs (run lock records) and commands without hooks (run_results.json)."""
+"""What no on-run-end could load: refused runs (run lock records), commands without hooks
+(run_results.json), and the previous command's hook results, which on-run-start finds and holds
+for this command's on-run-end to write with its own node results (one file, not two).
+
+Holding is crash-safe: the held results are also saved as `target/_audit_held_hook_results.json`
+(a local file, as run_results.json is).  When this command's on-run-end writes them, it removes
+the file.  When it does not (the command was killed, or its load failed), the next on-run-start
+finds them either still in the previous command's run_results.json (a killed command writes
+none: it holds them again) or only in the file, and writes them then, skipping any already
+loaded.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -72,3 +84,45 @@ def refusal_row(record: Mapping[str, Any]) -> dict[str, Any]:
         run_by=record.get("user"),
         host=record.get("host"),
     )
+
+
+HELD_FILE = "_audit_held_hook_results.json"
+_held: dict[str, dict[str, Any]] = {}  # holding invocation id -> what it holds (this process)
+
+
+def hold(target: Path, held_by: str, invocation_id: str, results: list[dict[str, Any]]) -> None:
+    """Hold `results` (run_results.json entries of the command `invocation_id`) for the on-run-end
+    of the command `held_by`, in memory and in the target directory's held file."""
+    record = {"held_by": held_by, "invocation_id": invocation_id, "results": results}
+    path = target / HELD_FILE
+    temporary = path.with_name(f".{HELD_FILE}.{os.getpid()}")
+    temporary.write_text(json.dumps(record, default=str))
+    os.replace(temporary, path)
+    _held[held_by] = record
+
+
+def take(held_by: str) -> dict[str, Any] | None:
+    """What on-run-start held for the command `held_by` ({invocation_id, results}), if anything."""
+    return _held.pop(held_by, None)
+
+
+def release(target: Path, held_by: str) -> None:
+    """The held results are written: forget the held file (when it is still this command's)."""
+    left = leftover(target)
+    if left is not None and left.get("held_by") == held_by:
+        (target / HELD_FILE).unlink(missing_ok=True)
+
+
+def leftover(target: Path) -> dict[str, Any] | None:
+    """The held file a command left (its on-run-end did not write what it held), or None."""
+    try:
+        record = json.loads((target / HELD_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if isinstance(record, dict) and isinstance(record.get("results"), list) and record.get("invocation_id"):
+        return record
+    return None
+
+
+def discard_leftover(target: Path) -> None:
+    (target / HELD_FILE).unlink(missing_ok=True)

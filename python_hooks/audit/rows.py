@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from python_hooks.audit import lineage, values
+from python_hooks.audit import values
 from python_hooks.audit.manifest import all_nodes, relation_name
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -229,6 +229,8 @@ def node_registry_rows(
 
 
 def edge_rows(invocation_id: str, manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from python_hooks.audit import lineage
+
     nodes = all_nodes(manifest)
     now = values.now()
     return [
@@ -252,6 +254,8 @@ def column_lineage_rows(
     columns_of: Any,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Column lineage of the models compiled in this invocation, and the models it could not parse."""
+    from python_hooks.audit import lineage  # sqlglot: imported by audit.warmup while the models run
+
     nodes = manifest.get("nodes", {})
     relations = lineage.relation_index(manifest)
     now = values.now()

@@ -9,7 +9,10 @@ table's cached file listing is refreshed.  The same code serves local disk, HDFS
 stores, as the purge's JSON results table does (`json_table.py`).
 
 The file is laid out as Spark writes the table: its column names and order, snappy
-compression, timestamps as INT96 (Spark's default, for Hive compatibility).  Anything else (a
+compression, timestamps as INT96 (Spark's default, for Hive compatibility).  The rows reach
+arrow as JSON lines parsed against the table's schema (pyarrow's JSON reader), not through
+`pa.array` on Python values: that conversion imports pandas on first use, 0.2 s of the first
+audit write of every dbt command.  Anything else (a
 partitioned or bucketed table, another format, a view, a column type this module does not map,
 a value that does not fit its column, pyarrow missing) returns False and the caller uses
 Spark's writer.
@@ -20,6 +23,7 @@ Spark's writer.
 from __future__ import annotations
 
 import io
+import json
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -45,11 +49,35 @@ def _arrow_type(pa: Any, spark_type: Any) -> Any:
     }.get(spark_type)
 
 
-def _instant(value: Any) -> Any:
-    """A datetime as an aware UTC instant (a naive one is local time, as Spark's Python reader takes it)."""
+def _json_value(value: Any) -> Any:
+    """A value as the JSON reader parses it into its column: a datetime as an ISO-8601 UTC
+    instant with microseconds (a naive one is local time, as Spark's Python reader takes it)."""
     if isinstance(value, datetime):
-        return value.astimezone(timezone.utc)
+        v = value.astimezone(timezone.utc)
+        return (
+            f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+            f".{v.microsecond:06d}Z"
+        )
     return value
+
+
+def _arrow_table(pa: Any, names: list[str], types: list[Any], rows: list[tuple[Any, ...]]) -> Any:
+    """The rows as an arrow table of the given columns (JSON lines read with an explicit schema)."""
+    import pyarrow.json as pa_json
+
+    lines = "".join(
+        json.dumps(
+            {name: _json_value(value) for name, value in zip(names, row, strict=True)}, ensure_ascii=False
+        )
+        + "\n"
+        for row in rows
+    ).encode("utf-8")
+    schema = pa.schema(list(zip(names, types, strict=True)))
+    return pa_json.read_json(
+        io.BytesIO(lines),
+        read_options=pa_json.ReadOptions(use_threads=False, block_size=max(len(lines), 1 << 20)),
+        parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+    )
 
 
 def _eligible(meta: Any) -> bool:
@@ -75,16 +103,16 @@ def append_rows(spark: Any, meta: Any, fields: list[dict[str, Any]], rows: list[
     types = [_arrow_type(pa, field["type"]) for field in fields]
     if any(t is None for t in types) or not _eligible(meta):
         return False
+    names = [str(field["name"]) for field in fields]
     try:
-        columns = [
-            pa.array([_instant(row[i]) for row in rows], type=arrow_type)
-            for i, arrow_type in enumerate(types)
-        ]
-    except (pa.ArrowException, TypeError, ValueError):
+        table = _arrow_table(pa, names, types, rows)
+    except (pa.ArrowException, TypeError, ValueError):  # (UnicodeError is a ValueError)
         return False  # a value the column's type does not hold as given: Spark's writer casts it
+    if table.num_rows != len(rows):
+        return False
     buffer = io.BytesIO()
     pq.write_table(
-        pa.Table.from_arrays(columns, names=[field["name"] for field in fields]),
+        table,
         buffer,
         compression="snappy",
         use_deprecated_int96_timestamps=True,

@@ -15,7 +15,7 @@ from typing import Any
 
 from dbt.tests.util import run_dbt
 
-from python_hooks.audit import artifacts, audit_tables
+from python_hooks.audit import artifacts, audit_tables, pending
 from python_hooks.catalog import metastore, parquet_append
 
 
@@ -94,40 +94,113 @@ class TestAuditWrites:
         nodes = table(project, "dbt_nodes")
         audit_tables.write_side_state(spark, nodes, "_probe_state.json", {"model.x": "abc"})
         assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") == {"model.x": "abc"}
+        local = Path(project.project_root) / "target" / "_probe_local_state.json"
+        audit_tables.write_local_state(spark, nodes, local, {"invocation_id": "x"})
+        assert audit_tables.read_local_state(spark, nodes, local) == {"invocation_id": "x"}
+        assert audit_tables.read_local_state(spark, table(project, "dbt_invocations"), local) is None
         # the state file is hidden from readers: the table's rows are unchanged by it
         assert spark.sql(f"select count(*) from {nodes} where unique_id = 'model.x'").first()[0] == 0
         spark.sql(
             f"insert into {nodes} (node_version_id, unique_id, change) values ('other:model.x', 'model.x', 'added')"
         )
         assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") is None
+        assert audit_tables.read_local_state(spark, nodes, local) is None
         # the registry then reads the table, and finds what the other writer added
         known = artifacts._known_registry(spark, nodes)
         assert "model.x" in known
 
-    def test_the_next_command_completes_the_last_one_without_a_scan(self, project, spark):
+    def test_the_next_command_holds_the_last_ones_hook_results_and_writes_them_with_its_own(
+        self, project, spark
+    ):
         run_dbt(["run", "--select", "stg_orders"])
         target = Path(project.project_root) / "target"
         previous = json.loads((target / "run_results.json").read_text())
         previous_id = previous["metadata"]["invocation_id"]
         hooks = [r["unique_id"] for r in previous["results"] if r["unique_id"].startswith("operation.")]
         assert hooks, "run_results.json lists the on-run-end hook"
+        results = table(project, "dbt_node_results")
+
+        def loaded_ids() -> list[str]:
+            rows = spark.sql(
+                f"select unique_id from {results} where invocation_id = '{previous_id}'"
+            ).collect()
+            return sorted(r.unique_id for r in rows)
+
+        assert loaded_ids() == sorted(
+            r["unique_id"] for r in previous["results"] if r["unique_id"] not in hooks
+        )
         jobs = spark_jobs(spark)
-        report = artifacts.load_pending(
+        start = artifacts.load_pending(
             spark, "next-command", project.test_schema, str(target), str(project.project_root)
         )
-        assert report["ok"] and len(report["loaded"]) == 1, report
-        assert report["loaded"][0].startswith(f"{previous_id} (+") and "hook results" in report["loaded"][0]
+        assert start["ok"] and start["loaded"] == [], start
+        assert start["held"] == f"{previous_id} (+{len(hooks)} hook results)"
         assert spark_jobs(spark) == jobs  # no scan of dbt_invocations or dbt_node_results
-        rows = spark.sql(
-            f"select unique_id from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
-        ).collect()
-        assert sorted(r.unique_id for r in rows) == sorted(r["unique_id"] for r in previous["results"])
-        # a second look (the next command died before its own load) adds nothing twice
+        held = json.loads((target / pending.HELD_FILE).read_text())  # kept on disk until written
+        assert (held["held_by"], held["invocation_id"]) == ("next-command", previous_id)
+        assert sorted(r["unique_id"] for r in held["results"]) == sorted(hooks)
+        assert len(loaded_ids()) == len(previous["results"]) - len(hooks)  # not written yet
+        # this command's on-run-end writes them in the same file as its own node results
+        files = data_files(spark, results)
+        end = artifacts.load_run(
+            spark,
+            [],
+            "next-command",
+            {"which": "run"},
+            target_schema=project.test_schema,
+            target_path=str(target),
+            project_dir=str(project.project_root),
+            write_graph=False,
+            write_openlineage=False,
+        )
+        assert end["ok"] and end["loaded"] == [f"{previous_id} (+{len(hooks)} hook results)"], end
+        assert len(set(data_files(spark, results)) - set(files)) == 1
+        assert loaded_ids() == sorted(r["unique_id"] for r in previous["results"])
+        assert not (target / pending.HELD_FILE).exists()
+        # a second look (a command died before its own load) adds nothing twice
         again = artifacts.load_pending(
             spark, "next-command-2", project.test_schema, str(target), str(project.project_root)
         )
-        assert again["ok"] and again["loaded"] == [], again
-        total = spark.sql(
-            f"select count(*) from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
-        ).first()[0]
-        assert total == len(previous["results"])
+        assert again["ok"] and again["loaded"] == [] and "held" not in again, again
+        assert loaded_ids() == sorted(r["unique_id"] for r in previous["results"])
+
+    def test_hook_results_held_by_a_command_that_was_killed_are_held_again(self, project, spark):
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        previous_id = json.loads((target / "run_results.json").read_text())["metadata"]["invocation_id"]
+        root = str(project.project_root)
+        first = artifacts.load_pending(spark, "killed-command", project.test_schema, str(target), root)
+        assert first["held"].startswith(f"{previous_id} (+"), first
+        # killed before its on-run-end: no run_results.json of its own, the held file stays
+        pending.take("killed-command")  # (its process is gone, and what it held in memory with it)
+        second = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
+        assert second["ok"] and second["loaded"] == [] and second["held"] == first["held"], second
+        assert json.loads((target / pending.HELD_FILE).read_text())["held_by"] == "next-command"
+        pending.take("next-command")
+        (target / pending.HELD_FILE).unlink()
+
+    def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        previous = json.loads((target / "run_results.json").read_text())
+        previous_id = previous["metadata"]["invocation_id"]
+        root = str(project.project_root)
+        held = artifacts.load_pending(spark, "failed-load", project.test_schema, str(target), root)
+        assert held["held"].startswith(f"{previous_id} (+"), held
+        pending.take("failed-load")
+        # its on-run-end failed to load, and dbt then wrote its run_results.json over the previous one
+        own = {
+            **previous,
+            "metadata": {**previous["metadata"], "invocation_id": "failed-load"},
+            "results": [],
+        }
+        (target / "run_results.json").write_text(json.dumps(own))
+        report = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
+        assert report["ok"], report
+        hooks = sum(1 for r in previous["results"] if r["unique_id"].startswith("operation."))
+        assert report["loaded"] == [f"{previous_id} (+{hooks} held hook results)", "failed-load (success)"]
+        assert not (target / pending.HELD_FILE).exists()
+        loaded = spark.sql(
+            f"select unique_id from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
+        ).collect()
+        assert sorted(r.unique_id for r in loaded) == sorted(r["unique_id"] for r in previous["results"])
