@@ -152,8 +152,9 @@ def write_audit(
         )
         if with_registry:  # on-run-end: the next on-run-start knows what is loaded without a scan
             loaded = {"invocation_id": invocation_id, "result_ids": [r["result_id"] for r in result_rows]}
-            if state_dir is not None:
-                audit_tables.write_local_state(spark, table["dbt_invocations"], state_dir / LAST_LOAD, loaded)
+            if state_dir is not None:  # valid while neither table gets a file from anything else
+                written = [table["dbt_invocations"], table["dbt_node_results"]]
+                audit_tables.write_local_state(spark, written, state_dir / LAST_LOAD, loaded)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
     return counts
@@ -311,10 +312,11 @@ def load_pending(
                     todo.append((pending.refusal_row(record), [], record_path))
             previous = path / "run_results.json"
             # what the last on-run-end loaded (saved in the target directory with the names of
-            # dbt_invocations' data files, valid while they are unchanged): the previous
-            # command's rows need no scan, and no catalog call, to be found
+            # dbt_invocations' and dbt_node_results' data files, valid while they are unchanged):
+            # the previous command's rows need no scan, and no catalog call, to be found
+            state = [table, results_table]
             with step("last load"):
-                last = audit_tables.read_local_state(spark, table, path / LAST_LOAD) or {}
+                last = audit_tables.read_local_state(spark, state, path / LAST_LOAD) or {}
             # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
             # whatever command last wrote this target directory
             with step("audit table"):
@@ -380,7 +382,7 @@ def load_pending(
                         if from_state:  # a second look at this run_results.json finds them loaded
                             loaded_ids = [*last["result_ids"], *(r["result_id"] for r in rows)]
                             last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
-                            audit_tables.write_local_state(spark, table, path / LAST_LOAD, last)
+                            audit_tables.write_local_state(spark, state, path / LAST_LOAD, last)
                         report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
                 if record_path is not None:
                     record_path.unlink(missing_ok=True)

@@ -29,6 +29,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from python_hooks.audit.manifest import write_target_json
 from python_hooks.catalog import metastore, parquet_append
 from python_hooks.catalog.files import publish_file
 from python_hooks.catalog.jvm import jvm as jvm_view
@@ -257,35 +258,54 @@ def existing_values(spark: SparkSession, table: str, column: str, values: Iterab
     return {row[0] for row in found}
 
 
-def _directory(spark: SparkSession, table: str) -> tuple[Any, Any]:
-    """(FileSystem, Path) of an existing table's directory."""
-    path = jvm_view(spark).org.apache.hadoop.fs.Path(table_metadata(spark, table).location())
-    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+def _location(spark: SparkSession, table: str) -> str:
+    return str(table_metadata(spark, table).location())
 
 
-def _data_files(fs: Any, directory: Any) -> list[str]:
-    """The names of the table's data files (readers skip names starting with `_` or `.`)."""
-    names = [str(status.getPath().getName()) for status in fs.listStatus(directory)]
+def _data_files(spark: SparkSession, location: str) -> list[str]:
+    """The names of a table directory's data files (readers skip names starting with `_` or
+    `.`): a local directory listed by the OS, any other through the session's FileSystem."""
+    if location.startswith("file:"):
+        names = os.listdir(unquote(urlsplit(location).path))
+    else:
+        path = jvm_view(spark).org.apache.hadoop.fs.Path(location)
+        fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
+        names = [str(status.getPath().getName()) for status in fs.listStatus(path)]
     return sorted(n for n in names if not n.startswith(("_", ".")))
+
+
+def _files_now(spark: SparkSession, tables: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Each table's location and data file names: what a saved state is valid for."""
+    return {
+        table: {"location": location, "files": _data_files(spark, location)}
+        for table, location in ((t, _location(spark, t)) for t in tables)
+    }
+
+
+def _unchanged(spark: SparkSession, saved: dict[str, Any], tables: Sequence[str]) -> bool:
+    """Whether the `tables` of a saved state still hold exactly the data files they held."""
+    recorded = saved.get("tables") or {}
+    return sorted(recorded) == sorted(tables) and all(
+        _data_files(spark, entry["location"]) == entry["files"] for entry in recorded.values()
+    )
 
 
 def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
     """A value saved beside `table`'s data by write_side_state, or None when there is none or the
     table's data files have changed since (rows added or rewritten by anything else)."""
     try:
-        fs, directory = _directory(spark, table)
-        path = jvm_view(spark).org.apache.hadoop.fs.Path(directory, name)
+        jvm = jvm_view(spark)
+        path = jvm.org.apache.hadoop.fs.Path(jvm.org.apache.hadoop.fs.Path(_location(spark, table)), name)
+        fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
         if not fs.exists(path):
             return None
         stream = fs.open(path)
         try:
-            text = jvm_view(spark).org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
+            text = jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8")
         finally:
             stream.close()
         saved = json.loads(str(text))
-        if saved.get("files") != _data_files(fs, directory):
-            return None
-        return saved.get("value")
+        return saved.get("value") if _unchanged(spark, saved, [table]) else None
     except Exception:  # a cache: anything unexpected means "read the table"
         return None
 
@@ -293,49 +313,28 @@ def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
 def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> None:
     """Save `value` in a hidden file beside `table`'s data files, with their names (best effort)."""
     try:
-        fs, directory = _directory(spark, table)
-        text = json.dumps({"files": _data_files(fs, directory), "value": value}, sort_keys=True)
+        files = _files_now(spark, [table])
+        directory = jvm_view(spark).org.apache.hadoop.fs.Path(files[table]["location"])
+        text = json.dumps({"tables": files, "value": value}, sort_keys=True)
         publish_file(spark, directory, name, text.encode("utf-8"), replace=True)
     except Exception:  # the next load reads the table instead
         return
 
 
-def _data_file_names(spark: SparkSession, location: str) -> list[str]:
-    """The data files' names in a table directory: a local one listed by the OS (no JVM call)."""
-    if location.startswith("file:"):
-        names = os.listdir(unquote(urlsplit(location).path))
-        return sorted(n for n in names if not n.startswith(("_", ".")))
-    path = jvm_view(spark).org.apache.hadoop.fs.Path(location)
-    return _data_files(path.getFileSystem(spark._jsc.hadoopConfiguration()), path)
-
-
-def write_local_state(spark: SparkSession, table: str, path: Path, value: Any) -> None:
-    """Save `value` in the local file `path` (the target directory), with `table`'s location and
-    the names of its data files now; best effort (a failure removes the file)."""
+def write_local_state(spark: SparkSession, tables: Sequence[str], path: Path, value: Any) -> None:
+    """Save `value` in the local file `path` (the target directory), with the location and data
+    file names of each of `tables` now; best effort (a failure removes the file)."""
     try:
-        location = str(table_metadata(spark, table).location())
-        record = {
-            "table": table,
-            "location": location,
-            "files": _data_file_names(spark, location),
-            "value": value,
-        }
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(record, sort_keys=True))
-        os.replace(temporary, path)
-    except Exception:  # the next load reads the table instead
+        write_target_json(path, {"tables": _files_now(spark, tables), "value": value})
+    except Exception:  # the next load reads the tables instead
         path.unlink(missing_ok=True)
 
 
-def read_local_state(spark: SparkSession, table: str, path: Path) -> Any:
-    """The value write_local_state saved for `table`, or None when there is none or the table's
-    data files have changed since (rows added or rewritten by anything else, the table dropped)."""
+def read_local_state(spark: SparkSession, tables: Sequence[str], path: Path) -> Any:
+    """The value write_local_state saved for `tables`, or None when there is none or any of their
+    data files have changed since (rows added or rewritten by anything else, a table dropped)."""
     try:
-        record = json.loads(path.read_text())
-        if record.get("table") != table:
-            return None
-        if _data_file_names(spark, record["location"]) != record.get("files"):
-            return None
-        return record.get("value")
-    except Exception:  # a cache: anything unexpected means "read the table"
+        saved = json.loads(path.read_text())
+        return saved.get("value") if _unchanged(spark, saved, tables) else None
+    except Exception:  # a cache: anything unexpected means "read the tables"
         return None

@@ -1,4 +1,5 @@
-"""The manifest: read from target/, and where its nodes and the audit tables live."""
+"""The manifest: read from target/, and where its nodes and the audit tables live; the hooks' own
+files in target/."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ def read_manifest(target_path: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.is_file():
         raise LakehouseError(f"{path} does not exist: run any dbt command (dbt parse) to write it")
     return json.loads(path.read_text())
+
+
+def write_target_json(path: Path, value: Any) -> None:
+    """Write a JSON file of the hooks into the target directory whole or not at all (a temporary
+    name, then a rename), so that a process killed midway leaves the previous file or none."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(json.dumps(value, sort_keys=True, default=str))
+    os.replace(temporary, path)
 
 
 def audit_relation(manifest: Mapping[str, Any], kind: str, default_schema: str) -> str:

@@ -13,7 +13,6 @@ loaded.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from python_hooks.audit import values
+from python_hooks.audit.manifest import write_target_json
 from python_hooks.audit.rows import invocation_row
 
 
@@ -94,10 +94,7 @@ def hold(target: Path, held_by: str, invocation_id: str, results: list[dict[str,
     """Hold `results` (run_results.json entries of the command `invocation_id`) for the on-run-end
     of the command `held_by`, in memory and in the target directory's held file."""
     record = {"held_by": held_by, "invocation_id": invocation_id, "results": results}
-    path = target / HELD_FILE
-    temporary = path.with_name(f".{HELD_FILE}.{os.getpid()}")
-    temporary.write_text(json.dumps(record, default=str))
-    os.replace(temporary, path)
+    write_target_json(target / HELD_FILE, record)
     _held[held_by] = record
 
 

@@ -3,8 +3,8 @@
 pyarrow's parquet writer and JSON reader (the audit tables' files), sqlglot (column lineage) and
 the OpenLineage client cost about 0.3 s to import.  on-run-start starts one daemon thread that
 imports them while the models run: the process waits on Spark then, so the thread costs the
-command little, and on-run-end finds them imported.  on-run-end joins the thread before it imports anything
-itself, so the two never import at the same time.  A failure here changes nothing: the load
+command little, and on-run-end finds them imported.  on-run-end joins the thread before it
+imports anything itself, so the two never import at the same time.  A failure here changes nothing: the load
 imports what it needs as before.
 """
 

@@ -95,16 +95,16 @@ class TestAuditWrites:
         audit_tables.write_side_state(spark, nodes, "_probe_state.json", {"model.x": "abc"})
         assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") == {"model.x": "abc"}
         local = Path(project.project_root) / "target" / "_probe_local_state.json"
-        audit_tables.write_local_state(spark, nodes, local, {"invocation_id": "x"})
-        assert audit_tables.read_local_state(spark, nodes, local) == {"invocation_id": "x"}
-        assert audit_tables.read_local_state(spark, table(project, "dbt_invocations"), local) is None
+        audit_tables.write_local_state(spark, [nodes], local, {"invocation_id": "x"})
+        assert audit_tables.read_local_state(spark, [nodes], local) == {"invocation_id": "x"}
+        assert audit_tables.read_local_state(spark, [table(project, "dbt_invocations")], local) is None
         # the state file is hidden from readers: the table's rows are unchanged by it
         assert spark.sql(f"select count(*) from {nodes} where unique_id = 'model.x'").first()[0] == 0
         spark.sql(
             f"insert into {nodes} (node_version_id, unique_id, change) values ('other:model.x', 'model.x', 'added')"
         )
         assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") is None
-        assert audit_tables.read_local_state(spark, nodes, local) is None
+        assert audit_tables.read_local_state(spark, [nodes], local) is None
         # the registry then reads the table, and finds what the other writer added
         known = artifacts._known_registry(spark, nodes)
         assert "model.x" in known
@@ -178,6 +178,28 @@ class TestAuditWrites:
         assert json.loads((target / pending.HELD_FILE).read_text())["held_by"] == "next-command"
         pending.take("next-command")
         (target / pending.HELD_FILE).unlink()
+
+    def test_hook_results_a_killed_command_wrote_before_its_invocation_are_not_written_twice(
+        self, project, spark
+    ):
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        previous = json.loads((target / "run_results.json").read_text())
+        previous_id = previous["metadata"]["invocation_id"]
+        root = str(project.project_root)
+        held = artifacts.load_pending(spark, "killed-late", project.test_schema, str(target), root)
+        assert held["held"].startswith(f"{previous_id} (+"), held
+        # its on-run-end wrote the node results file (with what it held), then the process died
+        # before the invocation row and the last-load state: run_results.json is still previous
+        record = pending.take("killed-late")
+        rows = artifacts.node_result_rows(record["invocation_id"], record["results"], {"nodes": {}})
+        results = table(project, "dbt_node_results")
+        audit_tables.write_rows(spark, results, "dbt_node_results", rows)
+        again = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
+        assert again["ok"] and again["loaded"] == [] and "held" not in again, again
+        total = spark.sql(f"select count(*) from {results} where invocation_id = '{previous_id}'").first()[0]
+        assert total == len(previous["results"])
+        pending.take("next-command")
 
     def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
