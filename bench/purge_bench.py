@@ -18,10 +18,14 @@ in the same invocation compare.  Then a small sweep over k and P (draws bench/re
     .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
     .venv/bin/python bench/purge_bench.py --cluster --executors 2 --rows 1000000 --sweep-rows 0 --repeat 1
     .venv/bin/python bench/purge_bench.py --clustered --rows 50000000 --repeat 3   # ids ordered in the data
+    .venv/bin/python bench/purge_bench.py --clustered --files-per-partition 16 --rows 50000000 --repeat 3
 
 With --clustered the ids are ordered in the data (partition p holds a contiguous id range, each
 file a contiguous sub-range) and listed as one block: the purge's scan carries the id range,
 which the parquet reader uses to skip row groups by their statistics; the floor scans every file.
+With --files-per-partition F each partition is written as about F files (as a day's appends
+build it): the purge then rewrites only the files whose footers admit a listed id and copies
+the others (python_hooks/purge/file_level.py), while the floor rewrites the whole partition.
 
 With --cluster (bench/cluster.py) the same comparison runs as the `cluster` target on the cluster
 of `make cluster-up`, and it also counts the metastore calls of each purge run and of one
@@ -57,6 +61,8 @@ def dbt(*args: str) -> Any:
 
 # --clustered: ids ordered in the data and listed as one block (workload.events_table)
 CLUSTERED = False
+# --files-per-partition: each partition written as about this many files (0: one per writing task)
+FILES_PER_PARTITION = 0
 
 
 NODE_SECONDS: list[float] = []
@@ -114,8 +120,8 @@ def measure(fn: Any) -> tuple[float, int]:
 
 
 def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: bool = True) -> dict[str, Any]:
-    events_table(spark, "bench_purge", rows, partitions, CLUSTERED)
-    events_table(spark, "bench_floor", rows, partitions, CLUSTERED)
+    events_table(spark, "bench_purge", rows, partitions, CLUSTERED, FILES_PER_PARTITION)
+    events_table(spark, "bench_floor", rows, partitions, CLUSTERED, FILES_PER_PARTITION)
     listed = listed_ids(spark, rows, partitions, touched, CLUSTERED)
     if floor_first:
         floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"))
@@ -267,10 +273,17 @@ def main() -> None:
         action="store_true",
         help="ids ordered in the data and listed as one block (data skipping by footer statistics); no sweep",
     )
+    parser.add_argument(
+        "--files-per-partition",
+        type=int,
+        default=0,
+        help="write each partition as about this many files (0: one per writing task), as appends build a day",
+    )
     cluster.add_arguments(parser)
     args = parser.parse_args()
-    global CLUSTERED
+    global CLUSTERED, FILES_PER_PARTITION
     CLUSTERED = args.clustered
+    FILES_PER_PARTITION = args.files_per_partition
     if CLUSTERED:
         args.sweep_rows = 0
 
@@ -322,6 +335,9 @@ def main() -> None:
         name = f"purge-cluster-{args.executors}.json" if args.cluster else "purge.json"
         if CLUSTERED:
             name = name.replace(".json", "-clustered.json")
+        if FILES_PER_PARTITION:
+            name = name.replace(".json", f"-{FILES_PER_PARTITION}files.json")
+        results[0]["files_per_partition"] = FILES_PER_PARTITION
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:

@@ -57,11 +57,21 @@ def session_settings() -> None:
     sys.path.insert(0, str(REPO))
 
 
-def events_table(spark: Any, database: str, rows: int, partitions: int, clustered: bool = False) -> None:
+def events_table(
+    spark: Any,
+    database: str,
+    rows: int,
+    partitions: int,
+    clustered: bool = False,
+    files_per_partition: int = 0,
+) -> None:
     """`<database>.events`, onboarded (metadata.guestid), N rows over P partitions `p0000`...
 
     Spread: row id goes to partition id % P.  Clustered (a date-ordered id): partition p holds the
     ids [p * N/P, (p+1) * N/P), written in order, so each file covers a contiguous id range.
+    `files_per_partition` > 0 caps the files' rows so that each partition is written as about
+    that many files (a day's partition built from several appends); 0: one file per partition
+    and writing task.
     """
     spark.sql(f"drop database if exists {database} cascade")
     spark.sql(f"create database {database}")
@@ -69,7 +79,14 @@ def events_table(spark: Any, database: str, rows: int, partitions: int, clustere
         create table {database}.events (metadata struct<guestid: bigint, session: string>, payload string)
         partitioned by (ds string) stored as parquet
         tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
-    insert_events(spark, database, rows, partitions, clustered=clustered)
+    key = "spark.sql.files.maxRecordsPerFile"
+    previous = spark.conf.get(key)
+    if files_per_partition > 0:
+        spark.conf.set(key, str(-(-rows // (partitions * files_per_partition))))
+    try:
+        insert_events(spark, database, rows, partitions, clustered=clustered)
+    finally:
+        spark.conf.set(key, previous)
 
 
 def insert_events(

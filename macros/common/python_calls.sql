@@ -77,9 +77,22 @@
     {{ return(adapter.python_hook('python_hooks.purge.onboarding:apply', rows=rows)) }}
 {%- endmacro %}
 
-{% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true) -%}
+{% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true, skip_by=none) -%}
     {{ return(adapter.python_hook('python_hooks.purge.commit_check:location_snapshots', database=database, table=table,
-        locations=locations, exclude=exclude, count_rows=count_rows)) }}
+        locations=locations, exclude=exclude, count_rows=count_rows, skip_by=skip_by)) }}
+{%- endmacro %}
+
+{% macro purge_candidate_view(database, table, view, partitions) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.file_level:candidate_view', database=database, table=table,
+        view=view, partitions=partitions)) }}
+{%- endmacro %}
+
+{% macro purge_drop_view(view) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.file_level:drop_view', view=view)) }}
+{%- endmacro %}
+
+{% macro purge_copy_files(copies) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.file_level:copy_files', copies=copies)) }}
 {%- endmacro %}
 
 {% macro purge_create_staging_table(database, staging, table, location, properties={}) -%}

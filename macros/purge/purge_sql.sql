@@ -149,11 +149,12 @@ drop table if exists {{ compliance.table_ref(database, table) }}
     Step 2 for several partitions at once: one dynamic-partition insert (one Spark job) instead
     of one per partition; the purge falls back to purge_rewrite_sql per partition if it fails.
 -#}
-{% macro purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column) -%}
-    {{ return(adapter.dispatch('purge_rewrite_many_sql', 'compliance')(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column)) }}
+{% macro purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column, source=none) -%}
+    {{ return(adapter.dispatch('purge_rewrite_many_sql', 'compliance')(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column, source)) }}
 {%- endmacro %}
 
-{% macro default__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column) -%}
+{#- `source`: what to read instead of the table (the file-level rewrite's view over the files that may hold ids). -#}
+{% macro default__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column, source=none) -%}
 {#- the staging table is new and empty: a plain insert, without dynamic overwrite's extra renames -#}
 insert into table {{ compliance.table_ref(database, staging_table) }}
 partition (
@@ -165,7 +166,7 @@ select /*+ BROADCAST(b) */
     {%- for column in data_columns + partition_columns %}
     a.{{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
     {%- endfor %}
-from {{ compliance.table_ref(database, table) }} as a
+from {{ source or compliance.table_ref(database, table) }} as a
 left anti join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
     on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
 where

@@ -26,8 +26,8 @@
     the files' footers (none when they cannot be read).  `exclude` leaves out this run's staging
     directory, which for an unpartitioned table lies inside the table location.
 -#}
-{% macro purge_snapshots(info, locations, exclude, count_rows=true) -%}
-    {{ return(compliance.purge_location_snapshots(info.database, info.table, locations, exclude, count_rows)) }}
+{% macro purge_snapshots(info, locations, exclude, count_rows=true, skip_by=none) -%}
+    {{ return(compliance.purge_location_snapshots(info.database, info.table, locations, exclude, count_rows, skip_by)) }}
 {%- endmacro %}
 
 {#-
@@ -208,7 +208,7 @@
     {%- if identifier.error -%}{{ return({'skip': false, 'info': info, 'error': identifier.error}) }}{%- endif -%}
     {#- the id range, where the identifier has the id column's own type (no cast between them) -#}
     {%- set bounds = ids.bounds if ids.bounds and identifier.type == ids.bounds.type else none -%}
-    {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier,
+    {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds,
         'scan_sql': compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds)}) }}
 {%- endmacro %}
 
@@ -272,7 +272,13 @@
         {%- do log('purge step refresh before rewrite: ' ~ name, info=false) -%}
         {%- do compliance.catalog_refresh_table(database, table) -%}
     {%- endif -%}
-    {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx)) if hit else {} -%}
+    {#-
+        File-level rewrite (python_hooks/purge/file_level.py): with an integral identifier and the
+        id range known, the same footer read sorts each partition's files into those whose
+        statistics rule out every listed id (copied unchanged) and the others (rewritten).
+    -#}
+    {%- set skip_by = {'path': identifier.path, 'bounds': plan.bounds} if plan.bounds and partition_columns and var('purge_file_level', true) else none -%}
+    {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx), true, skip_by) if hit else {} -%}
 
     {%- set todo = [] -%}
     {%- for unit in units -%}
@@ -300,7 +306,8 @@
                 {%- do compliance.purge_say(name ~ " " ~ (unit.spec or '(unpartitioned)') ~ ": DRY_RUN, would remove " ~ rows_purged ~ " of " ~ rows_before ~ " rows") -%}
                 {%- do results.append(compliance.purge_result(ctx, database, table, fields)) -%}
             {%- else -%}
-                {%- do todo.append({'unit': unit, 'fields': fields, 'fingerprint': snapshot.fingerprint}) -%}
+                {%- do todo.append({'unit': unit, 'fields': fields, 'fingerprint': snapshot.fingerprint,
+                    'clean': snapshot.clean or [], 'candidates': snapshot.candidates or []}) -%}
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
@@ -340,10 +347,18 @@
         {{ return(results) }}
     {%- endif -%}
 
-    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, staging_location, todo) if partitioned and todo | length > 1 else none -%}
+    {#- file-level: every partition has candidate files and some have files to copy -#}
+    {%- set ns = namespace(file_level=partitioned, copies=0) -%}
+    {%- for item in todo -%}
+        {%- if not item.candidates -%}{%- set ns.file_level = false -%}{%- endif -%}
+        {%- set ns.copies = ns.copies + item.clean | length -%}
+    {%- endfor -%}
+    {%- set file_level = ns.file_level and ns.copies > 0 -%}
+    {%- set together = partitioned and (todo | length > 1 or file_level) -%}
+    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, staging_location, todo, file_level, ctx) if together else none -%}
     {#- step 3 for every partition in one statement (each partition adds its own if this fails) -#}
     {%- set backed_up = false -%}
-    {%- if partitioned and todo | length > 1 -%}
+    {%- if together -%}
         {%- set parts = [] -%}
         {%- for item in todo -%}{%- do parts.append([item.unit.pairs, item.unit.location]) -%}{%- endfor -%}
         {%- set backed_up = compliance.purge_execute('backup partitions', compliance.purge_backup_partitions_sql(database, backup, parts)).ok -%}
@@ -352,7 +367,7 @@
         Several partitions: each is checked (row count, commit check) and left READY, then every
         READY partition is swapped by one metastore call; if that call fails, one by one.
     -#}
-    {%- set swap_together = partitioned and todo | length > 1 -%}
+    {%- set swap_together = together -%}
     {%- set checked = [] -%}
     {%- for item in todo -%}
         {%- set done = staged.get(item.unit.spec) if staged is not none else none -%}
@@ -400,13 +415,50 @@
     in the staging table, or none when the statement failed (each partition is then rewritten
     on its own, so one bad partition fails alone).
 -#}
-{% macro purge_rewrite_together(info, identifier, ids, staging, staging_location, todo) -%}
+{% macro purge_rewrite_together(info, identifier, ids, staging, staging_location, todo, file_level=false, ctx=none) -%}
+    {%- set name = info.database ~ '.' ~ info.table -%}
     {%- set partitions = [] -%}
     {%- for item in todo -%}{%- do partitions.append(item.unit.pairs) -%}{%- endfor -%}
-    {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column)) -%}
+    {#-
+        File-level: the rewrite reads a view over the files that may hold ids, and the files whose
+        footers rule out every listed id are copied unchanged into the new directories.
+    -#}
+    {%- set source = none -%}
+    {%- if file_level -%}
+        {%- set view = 'purge_candidates_' ~ ctx.ts -%}
+        {%- set reads = [] -%}
+        {%- for item in todo -%}{%- do reads.append({'pairs': item.unit.pairs, 'files': item.candidates}) -%}{%- endfor -%}
+        {%- set viewed = compliance.purge_candidate_view(info.database, info.table, view, reads) -%}
+        {%- if viewed.ok -%}
+            {%- set source = compliance.quote_ident(view) -%}
+        {%- else -%}
+            {%- do log('purge: ' ~ name ~ ': rewriting whole partitions (' ~ viewed.error ~ ')', info=false) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column, source)) -%}
+    {%- if source is not none -%}
+        {%- do compliance.purge_drop_view(view) -%}
+    {%- endif -%}
     {%- if not step.ok -%}
-        {%- do compliance.purge_say(info.database ~ '.' ~ info.table ~ ": rewriting " ~ todo | length ~ " partitions together failed, rewriting them one by one: " ~ step.error) -%}
+        {%- do compliance.purge_say(name ~ ": rewriting " ~ todo | length ~ " partition(s) together failed, rewriting them one by one: " ~ step.error) -%}
         {{ return(none) }}
+    {%- endif -%}
+    {%- if source is not none -%}
+        {%- set copies = [] -%}
+        {%- set ns = namespace(rewritten=0, copied=0) -%}
+        {%- for item in todo -%}
+            {%- do copies.append({'files': item.clean, 'directory': staging_location ~ '/' ~ item.unit.spec}) -%}
+            {%- set ns.rewritten = ns.rewritten + item.candidates | length -%}
+            {%- set ns.copied = ns.copied + item.clean | length -%}
+        {%- endfor -%}
+        {%- do log('purge step copy files without listed ids: ' ~ ns.copied ~ ' file(s) into ' ~ staging_location, info=false) -%}
+        {%- set copied = compliance.purge_copy_files(copies) -%}
+        {%- if not copied.ok -%}
+            {%- do compliance.purge_say(name ~ ": copying the files without listed ids failed, rewriting the partitions whole, one by one: " ~ copied.error) -%}
+            {{ return(none) }}
+        {%- endif -%}
+        {%- do compliance.purge_say(name ~ ": file-level rewrite: " ~ ns.rewritten ~ " file(s) that may hold listed ids rewritten, "
+            ~ ns.copied ~ " whose footers rule them out copied unchanged") -%}
     {%- endif -%}
     {#- rows per rewritten partition from the files' footers; a Spark count when they cannot be read -#}
     {%- set written = compliance.purge_partition_row_counts(info.database, staging) -%}
