@@ -63,6 +63,8 @@ def dbt(*args: str) -> Any:
 CLUSTERED = False
 # --files-per-partition: each partition written as about this many files (0: one per writing task)
 FILES_PER_PARTITION = 0
+# --vars: more dbt vars for the purge (e.g. '{"purge_file_level": false}')
+EXTRA_VARS: dict[str, Any] = {}
 
 
 NODE_SECONDS: list[float] = []
@@ -78,6 +80,7 @@ def run_purge(database: str) -> None:
         "compliance_id_column": "guestid",
         "purge_depends_on": [],
         "audit_enabled": False,
+        **EXTRA_VARS,
     }
     calls = cluster.MetastoreCalls().start() if os.environ.get("DBT_TARGET") == "cluster" else None
     result = dbt("run", "--select", "path:models/purge/purge.sql", "--vars", json.dumps(variables))
@@ -279,8 +282,10 @@ def main() -> None:
         default=0,
         help="write each partition as about this many files (0: one per writing task), as appends build a day",
     )
+    parser.add_argument("--vars", default="{}", help="more dbt vars for the purge, as JSON")
     cluster.add_arguments(parser)
     args = parser.parse_args()
+    EXTRA_VARS.update(json.loads(args.vars))
     global CLUSTERED, FILES_PER_PARTITION
     CLUSTERED = args.clustered
     FILES_PER_PARTITION = args.files_per_partition
@@ -337,6 +342,9 @@ def main() -> None:
             name = name.replace(".json", "-clustered.json")
         if FILES_PER_PARTITION:
             name = name.replace(".json", f"-{FILES_PER_PARTITION}files.json")
+        if EXTRA_VARS.get("purge_file_level") is False:
+            name = name.replace(".json", "-whole-partitions.json")
+        results[0]["vars"] = EXTRA_VARS
         results[0]["files_per_partition"] = FILES_PER_PARTITION
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:

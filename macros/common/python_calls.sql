@@ -43,8 +43,8 @@
     {{ return(adapter.python_hook('python_hooks.catalog.tables:set_partition_locations', database=database, table=table, partitions=partitions)) }}
 {%- endmacro %}
 
-{% macro catalog_background_start(key, statements) -%}
-    {{ return(adapter.python_hook('python_hooks.catalog.background:start', key=key, statements=statements)) }}
+{% macro catalog_background_start(key, statements, append=none) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:start', key=key, statements=statements, append=append)) }}
 {%- endmacro %}
 
 {% macro catalog_read_ahead(queries, workers) -%}
@@ -91,8 +91,12 @@
     {{ return(adapter.python_hook('python_hooks.purge.file_level:drop_view', view=view)) }}
 {%- endmacro %}
 
-{% macro purge_copy_files(copies) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.file_level:copy_files', copies=copies)) }}
+{% macro purge_start_copy(key, copies) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.file_level:start_copy', key=key, copies=copies)) }}
+{%- endmacro %}
+
+{% macro purge_finish_copy(key) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.file_level:finish_copy', key=key)) }}
 {%- endmacro %}
 
 {% macro purge_create_staging_table(database, staging, table, location, properties={}) -%}

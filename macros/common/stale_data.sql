@@ -32,6 +32,20 @@
     The statements that record `rows` (create the table if needed, then one insert): none for
     no rows.  For callers that run them themselves (the purge runs them in the background).
 -#}
+{#-
+    The same rows for catalog.background's parquet append (no Spark job): {database, table,
+    columns, invocation_id, rows}; the statements of stale_records_sql write them where it cannot.
+-#}
+{% macro stale_records_append(rows) -%}
+    {%- set values = [] -%}
+    {%- for row in rows -%}
+        {%- do values.append([row.database, row.table, row.partition_spec, row.location, row.reason]) -%}
+    {%- endfor -%}
+    {{ return({'database': target.schema, 'table': 'stale_data_records', 'invocation_id': invocation_id,
+        'columns': ['recorded_at', 'invocation_id', 'database_name', 'table_name', 'partition_spec', 'location', 'reason'],
+        'rows': values}) }}
+{%- endmacro %}
+
 {% macro stale_records_sql(rows) -%}
     {%- set values = [] -%}
     {%- for row in rows -%}

@@ -405,7 +405,7 @@
     -#}
     {%- if stale -%}
         {%- do compliance.catalog_background_start('stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
-            compliance.stale_records_sql(stale)) -%}
+            compliance.stale_records_sql(stale), compliance.stale_records_append(stale)) -%}
     {%- endif -%}
     {{ return(results) }}
 {%- endmacro %}
@@ -435,24 +435,28 @@
             {%- do log('purge: ' ~ name ~ ': rewriting whole partitions (' ~ viewed.error ~ ')', info=false) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column, source)) -%}
-    {%- if source is not none -%}
-        {%- do compliance.purge_drop_view(view) -%}
-    {%- endif -%}
-    {%- if not step.ok -%}
-        {%- do compliance.purge_say(name ~ ": rewriting " ~ todo | length ~ " partition(s) together failed, rewriting them one by one: " ~ step.error) -%}
-        {{ return(none) }}
-    {%- endif -%}
+    {#- the clean files are copied on a background thread while the rewrite runs -#}
+    {%- set ns = namespace(rewritten=0, copied=0) -%}
     {%- if source is not none -%}
         {%- set copies = [] -%}
-        {%- set ns = namespace(rewritten=0, copied=0) -%}
         {%- for item in todo -%}
             {%- do copies.append({'files': item.clean, 'directory': staging_location ~ '/' ~ item.unit.spec}) -%}
             {%- set ns.rewritten = ns.rewritten + item.candidates | length -%}
             {%- set ns.copied = ns.copied + item.clean | length -%}
         {%- endfor -%}
         {%- do log('purge step copy files without listed ids: ' ~ ns.copied ~ ' file(s) into ' ~ staging_location, info=false) -%}
-        {%- set copied = compliance.purge_copy_files(copies) -%}
+        {%- set copying = compliance.purge_start_copy(view, copies) -%}
+    {%- endif -%}
+    {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column, source)) -%}
+    {%- if source is not none -%}
+        {%- do compliance.purge_drop_view(view) -%}
+        {%- set copied = compliance.purge_finish_copy(view) if copying.ok else copying -%}
+    {%- endif -%}
+    {%- if not step.ok -%}
+        {%- do compliance.purge_say(name ~ ": rewriting " ~ todo | length ~ " partition(s) together failed, rewriting them one by one: " ~ step.error) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if source is not none -%}
         {%- if not copied.ok -%}
             {%- do compliance.purge_say(name ~ ": copying the files without listed ids failed, rewriting the partitions whole, one by one: " ~ copied.error) -%}
             {{ return(none) }}

@@ -1,7 +1,8 @@
 """SQL statements that run in the background of a macro while it goes on, then are waited for.
 
-Jinja has no threads.  The purge records the old locations of the partitions it swapped (a small
-Spark write into `stale_data_records`, about 0.1 s) while it moves on to the next table and
+Jinja has no threads.  The purge records the old locations of the partitions it swapped (one
+parquet file appended to `stale_data_records`, or a small Spark write, about 0.1 s, where that
+cannot be done) while it moves on to the next table and
 writes its results, and waits for every such write before the node ends (and, for any write a
 failed node left behind, when the next purge node starts):
 
@@ -28,7 +29,37 @@ _executor: ThreadPoolExecutor | None = None
 _pending: dict[str, Future] = {}
 
 
-def _run(spark: Any, statements: list[str]) -> dict[str, Any]:
+def _append(spark: Any, append: dict[str, Any]) -> bool:
+    """`append`'s rows as one parquet file, without a Spark job (catalog.parquet_append).
+
+    `append`: {database, table, columns, invocation_id, rows}; each row holds the values of
+    `columns` after the first two, which are `recorded_at` (now) and `invocation_id`.  False,
+    having written nothing, when the table is missing, laid out otherwise, or not one that
+    parquet_append writes: the caller then runs its statements.
+    """
+    from datetime import datetime, timezone
+
+    from python_hooks.catalog import metastore, parquet_append
+
+    try:
+        catalog = metastore.session_catalog(spark)
+        ident = metastore.identifier(spark, append["database"], append["table"])
+        if not catalog.tableExists(ident):
+            return False
+        meta = catalog.getTableMetadata(ident)
+        fields = metastore.schema_fields(meta)
+        if [str(f["name"]).lower() for f in fields] != [c.lower() for c in append["columns"]]:
+            return False
+        now = datetime.now(timezone.utc)
+        rows = [(now, append["invocation_id"], *row) for row in append["rows"]]
+        return parquet_append.append_rows(spark, meta, fields, rows)
+    except Exception:  # noqa: BLE001 - nothing visible was written: the statements write the rows
+        return False
+
+
+def _run(spark: Any, statements: list[str], append: dict[str, Any] | None = None) -> dict[str, Any]:
+    if append is not None and _append(spark, append):
+        return result(statement=None)
     for sql in statements:
         try:
             spark.sql(sql).collect()
@@ -37,8 +68,12 @@ def _run(spark: Any, statements: list[str]) -> dict[str, Any]:
     return result(statement=None)
 
 
-def start(spark: Any, key: str, statements: list[str]) -> str:
-    """Run `statements` in order on a background thread; `wait_all` returns how it went."""
+def start(spark: Any, key: str, statements: list[str], append: dict[str, Any] | None = None) -> str:
+    """Run `statements` in order on a background thread; `wait_all` returns how it went.
+
+    With `append` (see `_append`), the rows are first written as one parquet file without a
+    Spark job, and the statements (which write the same rows) run only when that cannot be done.
+    """
     global _executor
     with _lock:
         if _executor is None:
@@ -47,7 +82,7 @@ def start(spark: Any, key: str, statements: list[str]) -> str:
         while unique in _pending:
             number += 1
             unique = f"{key} ({number})"
-        _pending[unique] = _executor.submit(_run, spark, [str(sql) for sql in statements])
+        _pending[unique] = _executor.submit(_run, spark, [str(sql) for sql in statements], append)
     return unique
 
 

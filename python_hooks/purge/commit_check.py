@@ -42,6 +42,7 @@ def location_snapshots(
     """
     storage_format = None
     partitioned = True
+    bucketed = False
     if count_rows:
         try:
             meta = metastore.session_catalog(spark).getTableMetadata(
@@ -49,9 +50,12 @@ def location_snapshots(
             )
             storage_format = data_files.storage_format(meta)
             partitioned = bool(scala_list(meta.partitionColumnNames()))
+            bucketed = bool(meta.bucketSpec().isDefined())
         except Exception:  # noqa: BLE001 - rows stay unknown; the caller counts with Spark SQL
             storage_format = None
-    bounds = file_level.usable_bounds(skip_by.get("bounds")) if skip_by else None
+    # a bucketed table's files are named after their buckets (Hive wants one file per bucket):
+    # its partitions are rewritten whole
+    bounds = file_level.usable_bounds(skip_by.get("bounds")) if skip_by and not bucketed else None
     snapshots: dict[str, dict[str, Any]] = {}
     for location in locations:
         try:

@@ -22,6 +22,8 @@ by the rewrite.  Only integral identifiers are used: for them the statistics are
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from python_hooks.catalog import metastore
@@ -177,6 +179,44 @@ def drop_view(spark: Any, view: str) -> None:
     spark.catalog.dropTempView(view)
 
 
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_copying: dict[str, Future] = {}
+
+
+def start_copy(spark: Any, key: str, copies: list[dict[str, Any]]) -> dict[str, Any]:
+    """`copy_files` on a background thread, while the rewrite runs; `finish_copy(key)` waits for it.
+
+    The new partition directories are made first, here: the rewrite's job commit then moves its
+    files into existing directories one by one (a directory it found missing it would move in
+    whole, and one made at that instant would nest it), and the copies never share a name with
+    them.  {ok, error}: not ok when a directory cannot be made (nothing was started).
+    """
+    global _executor
+    jvm = jvm_view(spark)
+    conf = spark._jsc.hadoopConfiguration()
+    try:
+        for item in copies:
+            directory = jvm.org.apache.hadoop.fs.Path(item["directory"])
+            directory.getFileSystem(conf).mkdirs(directory)
+    except Exception as exc:  # noqa: BLE001 - the caller rewrites the partitions whole
+        return result(exc)
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compliance-copy")
+        _copying[key] = _executor.submit(copy_files, spark, copies)
+    return result()
+
+
+def finish_copy(spark: Any, key: str) -> dict[str, Any]:
+    """Wait for the copy `start_copy(key)` began: {ok, error, copied}."""
+    with _lock:
+        future = _copying.pop(key, None)
+    if future is None:
+        return result(f"no copy was started as {key}", copied=0)
+    return future.result()
+
+
 def copy_files(spark: Any, copies: list[dict[str, Any]]) -> dict[str, Any]:
     """Copy each file byte for byte into a directory: [{files: [path, ...], directory}].
 
@@ -194,12 +234,12 @@ def copy_files(spark: Any, copies: list[dict[str, Any]]) -> dict[str, Any]:
             directory = path_class(item["directory"])
             target_fs = directory.getFileSystem(conf)
             target_fs.mkdirs(directory)
+            source_fs = None
             for source in item["files"]:
                 source_path = path_class(source)
+                source_fs = source_fs or source_path.getFileSystem(conf)  # a partition's files share one
                 target = path_class(directory, source_path.getName())
-                if not file_util.copy(
-                    source_path.getFileSystem(conf), source_path, target_fs, target, False, False, conf
-                ):
+                if not file_util.copy(source_fs, source_path, target_fs, target, False, False, conf):
                     raise OSError(f"could not copy {source} to {target}")
                 copied += 1
     except Exception as exc:  # noqa: BLE001 - the caller rewrites the partitions whole

@@ -121,7 +121,7 @@ def test_scan_is_one_query_per_table_with_a_broadcast_id_table():
     # a semi-join: only rows with a listed id reach the aggregate
     assert "`is_guest`, count(*) as rows_purged from `tracking`.`event` as a" in sql
     assert (
-        "left semi join ( select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b"
+        "left semi join ( select `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b"
         in sql
     )
     assert "on a.`metadata`.`guestid` = b.`guestid`" in sql
@@ -149,7 +149,7 @@ def test_rewrite_is_an_anti_join_into_the_staging_partition():
         partition (`ds` = '2024-01-01 10:00', `who` = 'o\\'b')
         select /*+ BROADCAST(b) */ a.`metadata`, a.`event_type`
         from `tracking`.`event` as a
-        left anti join ( select distinct `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b
+        left anti join ( select `guestid` from `u_purger`.`guestids` where `guestid` is not null ) as b
             on a.`metadata`.`guestid` = b.`guestid`
         where a.`ds` = '2024-01-01 10:00' and a.`who` = 'o\\'b'"""
     )

@@ -69,6 +69,13 @@ def lake(project, spark, id_table):
     make_table(spark, "events")
     make_table(spark, "events_orc", "orc")
     make_table(spark, "events_whole")
+    # bucketed: files are named after their buckets, so partitions are rewritten whole
+    spark.sql(f"""
+        create table {DB}.bucketed (guestid bigint, payload string, ds string) using parquet
+        partitioned by (ds) clustered by (guestid) into 2 buckets
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    for start in (0, 1000, 2000):
+        spark.sql(f"insert into {DB}.bucketed select id, 'b', 'a' from range({start}, {start + 1000})")
     return DB
 
 
@@ -128,4 +135,13 @@ class TestFileLevelRewrite:
         assert table_rows(spark, f"{DB}.events_whole") == kept_rows(before, "metadata.guestid")
         new_a = data_files(location(spark, DB, "events_whole", [["ds", "a"]]))
         assert new_a and not set(new_a) & set(old_a)
+        assert "file-level rewrite" not in log
+
+    def test_bucketed_tables_are_rewritten_whole(self, project, spark, lake):
+        old_a = data_files(location(spark, DB, "bucketed", [["ds", "a"]]))
+        before = table_rows(spark, f"{DB}.bucketed")
+        _, log = purge(f"{DB}.bucketed")
+        assert table_rows(spark, f"{DB}.bucketed") == kept_rows(before)
+        new_a = data_files(location(spark, DB, "bucketed", [["ds", "a"]]))
+        assert len(old_a) >= 3 and new_a and not set(new_a) & set(old_a)
         assert "file-level rewrite" not in log

@@ -208,9 +208,21 @@ class TestPurgeTables:
         tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect() if not r.isTemporary}
         assert not [t for t in tables if "_staging_" in t]
         stale = spark.sql(
-            f"select location from {project.test_schema}.stale_data_records where table_name = 'events'"
+            f"select * from {project.test_schema}.stale_data_records where table_name = 'events'"
         ).collect()
         assert before["hour_loc"] in {r.location for r in stale}
+        # written by the run that swapped it (one parquet file appended in the background), every field
+        record = [r for r in stale if r.location == before["hour_loc"]][0]
+        run = {r.invocation_id for r in log_rows(spark, project, "p_kinds") if r.purge_ts == ts}
+        assert (record.database_name, record.reason, record.invocation_id in run) == (
+            "p_kinds",
+            "purge",
+            True,
+        )
+        assert record.partition_spec and record.recorded_at is not None
+        # ... by catalog.parquet_append (its files are named `-c000`, Spark's writer's `.c000`)
+        directory = location(spark, project.test_schema, "stale_data_records").removeprefix("file:")
+        assert [name for name in os.listdir(directory) if name.endswith("-c000.snappy.parquet")]
 
     def test_tables_outside_the_selection_are_untouched(self, project, spark, first_run):
         before = first_run["before"]
