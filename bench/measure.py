@@ -23,8 +23,16 @@ class PeakRss:
         me = psutil.Process()
         while not self._stop.is_set():
             total = 0
+            seen: dict[int, tuple[str, ...]] = {}
             for proc in [me, *me.children(recursive=True)]:
                 try:
+                    command = tuple(proc.cmdline())
+                    seen[proc.pid] = command
+                    # A fork that has not exec'd yet (Hadoop's local filesystem forks the JVM to
+                    # run `chmod` or `stat`) shares its parent's pages: counting its RSS too would
+                    # double the JVM for that instant.
+                    if seen.get(proc.ppid()) == command:
+                        continue
                     total += proc.memory_info().rss
                 except psutil.Error:  # a child that just ended
                     pass
