@@ -8,9 +8,7 @@ is rewritten whole as before."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-from urllib.parse import urlparse
+import os
 
 import pytest
 
@@ -23,21 +21,15 @@ from tests.functional.purge.conftest import (
     purge,
     table_rows,
 )
+from tests.functional.purge.writer import data_files as writer_data_files
+from tests.functional.purge.writer import local, sha256
 
 DB = "p_files"
 
 
-def local_dir(uri: str) -> Path:
-    return Path(urlparse(uri).path)
-
-
 def data_files(uri: str) -> dict[str, str]:
     """{file name: sha256} of the data files directly in a partition directory."""
-    return {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in local_dir(uri).iterdir()
-        if p.is_file() and not p.name.startswith(("_", "."))
-    }
+    return {os.path.basename(path): sha256(path) for path in writer_data_files(local(uri))}
 
 
 def make_table(spark, table: str, stored_as: str = "parquet") -> None:

@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
-from dbt.adapters.lakehouse import filesystem, partitions
+from dbt.adapters.base.relation import BaseRelation
+from dbt.adapters.lakehouse import filesystem, partitions, relations
 from dbt.adapters.lakehouse.connections import (
     LakehouseConnectionManager,
     lock_warehouse,
@@ -48,6 +49,31 @@ class LakehouseAdapter(SparkAdapter):
         params = session_parameters(self.config.credentials.server_side_parameters)
         lock_warehouse(params)
         return get_session(params)
+
+    # ---- the relation cache, from the catalog (relations.py) -------------------------------
+    def _uses_session(self) -> bool:
+        return self.config.credentials.method == SparkConnectionMethod.SESSION
+
+    def list_schemas(self, database: str) -> list[str]:
+        """`show databases`, answered by the catalog without running a statement."""
+        if not self._uses_session():
+            return super().list_schemas(database)
+        return relations.database_names(self.spark_session())
+
+    def list_relations_without_caching(self, schema_relation: BaseRelation) -> list[BaseRelation]:
+        """dbt-spark's `show table extended in <schema> like '*'`, answered by two catalog calls
+        (the names, then every table's metadata at once) instead of one metastore call per table;
+        the statement itself when that fails."""
+        if not self._uses_session() or not schema_relation.schema:
+            return super().list_relations_without_caching(schema_relation)
+        try:
+            found = relations.tables_with_information(self.spark_session(), schema_relation.schema)
+        except Exception:  # noqa: BLE001 - the statement dbt-spark runs gives the same answer
+            return super().list_relations_without_caching(schema_relation)
+        return self._build_spark_relation_list(
+            row_list=found,  # type: ignore[arg-type]
+            relation_info_func=lambda row: row,
+        )
 
     # ---- filesystem methods for macros and hooks -----------------------------------------
     @available.parse(_empty_list)
