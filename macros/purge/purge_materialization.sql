@@ -7,7 +7,9 @@
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set dry_run = compliance.bool_var('purge_dry_run') -%}
-    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'onboarded': [], 'committed': []} -%}
+    {#- file-level rewrite (docs/purge.md); read here, so a bad value stops the run before any table -#}
+    {%- set file_level = compliance.bool_var('purge_file_level', true) -%}
+    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'file_level': file_level, 'onboarded': [], 'committed': []} -%}
 
     {{ run_hooks(pre_hooks) }}
     {#- records that a node which failed earlier in this process left in the background -#}

@@ -277,7 +277,7 @@
         id range known, the same footer read sorts each partition's files into those whose
         statistics rule out every listed id (copied unchanged) and the others (rewritten).
     -#}
-    {%- set skip_by = {'path': identifier.path, 'bounds': plan.bounds} if plan.bounds and partition_columns and var('purge_file_level', true) else none -%}
+    {%- set skip_by = {'path': identifier.path, 'bounds': plan.bounds} if plan.bounds and partition_columns and ctx.file_level else none -%}
     {%- set snapshots = compliance.purge_snapshots(info, hit, compliance.purge_staging_location(info, ctx), true, skip_by) if hit else {} -%}
 
     {%- set todo = [] -%}

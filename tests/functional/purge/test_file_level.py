@@ -129,6 +129,12 @@ class TestFileLevelRewrite:
         assert new_a and not set(new_a) & set(old_a)
         assert "file-level rewrite" not in log
 
+    def test_a_value_that_is_not_a_boolean_stops_the_run_before_any_table(self, project, spark, lake):
+        old_a = location(spark, DB, "events_whole", [["ds", "a"]])
+        _, log = purge(f"{DB}.events_whole", expect_pass=False, purge_file_level="sometimes")
+        assert 'Var purge_file_level is "sometimes": expected true or false' in log
+        assert location(spark, DB, "events_whole", [["ds", "a"]]) == old_a
+
     def test_bucketed_tables_are_rewritten_whole(self, project, spark, lake):
         old_a = data_files(location(spark, DB, "bucketed", [["ds", "a"]]))
         before = table_rows(spark, f"{DB}.bucketed")
