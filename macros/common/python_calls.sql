@@ -95,10 +95,6 @@
     {{ return(adapter.python_hook('python_hooks.purge.file_level:start_copy', key=key, copies=copies)) }}
 {%- endmacro %}
 
-{% macro purge_finish_copy(key) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.file_level:finish_copy', key=key)) }}
-{%- endmacro %}
-
 {% macro purge_create_staging_table(database, staging, table, location, properties={}) -%}
     {{ return(adapter.python_hook('python_hooks.purge.staging:create_staging_table', database=database, staging=staging,
         table=table, location=location, properties=properties)) }}

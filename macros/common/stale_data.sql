@@ -28,31 +28,34 @@
     {%- endfor -%}
 {% endmacro %}
 
+{#- A stale record's columns after `recorded_at` and `invocation_id` (log_rows_sql's layout), and their values per row. -#}
+{% macro stale_record_columns() -%}
+    {{ return(['database_name', 'table_name', 'partition_spec', 'location', 'reason']) }}
+{%- endmacro %}
+
+{% macro stale_record_values(rows) -%}
+    {%- set values = [] -%}
+    {%- for row in rows -%}
+        {%- do values.append([row.database, row.table, row.partition_spec, row.location, row.reason]) -%}
+    {%- endfor -%}
+    {{ return(values) }}
+{%- endmacro %}
+
 {#-
     The statements that record `rows` (create the table if needed, then one insert): none for
     no rows.  For callers that run them themselves (the purge runs them in the background).
 -#}
+{% macro stale_records_sql(rows) -%}
+    {{ return(compliance.log_rows_sql(compliance.stale_data_relation(), compliance.stale_record_columns(), compliance.stale_record_values(rows))) }}
+{%- endmacro %}
+
 {#-
     The same rows for catalog.background's parquet append (no Spark job): {database, table,
     columns, invocation_id, rows}; the statements of stale_records_sql write them where it cannot.
 -#}
 {% macro stale_records_append(rows) -%}
-    {%- set values = [] -%}
-    {%- for row in rows -%}
-        {%- do values.append([row.database, row.table, row.partition_spec, row.location, row.reason]) -%}
-    {%- endfor -%}
     {{ return({'database': target.schema, 'table': 'stale_data_records', 'invocation_id': invocation_id,
-        'columns': ['recorded_at', 'invocation_id', 'database_name', 'table_name', 'partition_spec', 'location', 'reason'],
-        'rows': values}) }}
-{%- endmacro %}
-
-{% macro stale_records_sql(rows) -%}
-    {%- set values = [] -%}
-    {%- for row in rows -%}
-        {%- do values.append([row.database, row.table, row.partition_spec, row.location, row.reason]) -%}
-    {%- endfor -%}
-    {{ return(compliance.log_rows_sql(compliance.stale_data_relation(),
-        ['database_name', 'table_name', 'partition_spec', 'location', 'reason'], values)) }}
+        'columns': ['recorded_at', 'invocation_id'] + compliance.stale_record_columns(), 'rows': compliance.stale_record_values(rows)}) }}
 {%- endmacro %}
 
 {#-

@@ -450,7 +450,7 @@
     {%- set step = compliance.purge_execute('rewrite partitions', compliance.purge_rewrite_many_sql(info.database, staging, info.table, info.data_columns, info.partition_columns, partitions, identifier.path, ids.database, ids.table, ids.column, source)) -%}
     {%- if source is not none -%}
         {%- do compliance.purge_drop_view(view) -%}
-        {%- set copied = compliance.purge_finish_copy(view) if copying.ok else copying -%}
+        {%- set copied = compliance.catalog_collect(view) if copying.ok else copying -%}
     {%- endif -%}
     {%- if not step.ok -%}
         {%- do compliance.purge_say(name ~ ": rewriting " ~ todo | length ~ " partition(s) together failed, rewriting them one by one: " ~ step.error) -%}

@@ -18,6 +18,7 @@ statement stops its key and is reported by `wait_all`.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -120,8 +121,25 @@ def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
     return len(queries)
 
 
+_call_executor: ThreadPoolExecutor | None = None
+
+
+def call_ahead(key: str, function: Callable[..., dict[str, Any]], *args: Any) -> str:
+    """Run `function(*args)` (which returns {ok, error, ...} and never raises) on a thread of its
+    own while the macro goes on; `collect(key)` waits for it and returns what it returned, and
+    `forget_read_ahead` waits for it too if nobody collected it.  The purge copies the files
+    without listed ids this way while its rewrite runs."""
+    global _call_executor
+    with _lock:
+        if _call_executor is None:
+            _call_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compliance-call")
+        _read_ahead[key] = _call_executor.submit(function, *args)
+    return key
+
+
 def collect(spark: Any, key: str) -> dict[str, Any] | None:
-    """The result of a query read ahead ({ok, error, rows}), waiting for it; None when none was started."""
+    """The result of a query read ahead ({ok, error, rows}) or of a `call_ahead`, waiting for it;
+    None when none was started."""
     with _lock:
         future = _read_ahead.pop(key, None)
     return future.result() if future is not None else None

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbt.adapters.lakehouse.scala import scala_list
+
+__all__ = ["RememberedJVM", "hadoop_path", "jvm", "path_string", "scala_list", "scala_map", "scala_seq"]
+
 
 class RememberedJVM:
     """`spark._jvm` that remembers every package, class and static member it has looked up.
@@ -52,19 +56,6 @@ def jvm(spark: Any) -> Any:
     if view is None or view.target is not gateway:
         view = _views[id(gateway)] = RememberedJVM(gateway)
     return view
-
-
-def scala_list(seq: Any) -> list[Any]:
-    """A Scala collection's elements, two JVM round trips each.
-
-    Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
-    PySpark converts at some 15 ms a time.
-    """
-    items = []
-    iterator = seq.iterator()
-    while iterator.hasNext():
-        items.append(iterator.next())
-    return items
 
 
 def scala_seq(spark: Any, items: list[Any]) -> Any:

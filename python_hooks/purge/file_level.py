@@ -22,12 +22,11 @@ by the rewrite.  Only integral identifiers are used: for them the statistics are
 from __future__ import annotations
 
 import json
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from python_hooks.catalog import metastore
-from python_hooks.catalog.files import orc_footer_reader, parquet_footer_reader
+from python_hooks.catalog import background, metastore
+from python_hooks.catalog.files import footer_rows, orc_footer_reader, parquet_footer_reader
+from python_hooks.catalog.files import storage_format as format_of
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.errors import result
 
@@ -53,7 +52,6 @@ def _parquet_file(spark: Any, status: Any, path: list[str], bounds: tuple[int, i
     wanted = ".".join(part.lower() for part in path)
     with parquet_footer_reader(spark, status) as reader:
         rows = int(reader.getRecordCount())
-        clean = True
         for block in reader.getFooter().getBlocks():
             block_rows = int(block.getRowCount())
             if block_rows == 0:
@@ -78,7 +76,7 @@ def _parquet_file(spark: Any, status: Any, path: list[str], bounds: tuple[int, i
                 return rows, False
             if not _outside(int(stats.genericGetMin()), int(stats.genericGetMax()), bounds):
                 return rows, False
-        return rows, clean
+        return rows, True
 
 
 def _orc_file(spark: Any, status: Any, path: list[str], bounds: tuple[int, int]) -> tuple[int, bool]:
@@ -106,7 +104,7 @@ def split_files(
     read = _parquet_file if storage_format == "parquet" else _orc_file
     if any("." in part for part in path):
         # a name with a dot in it cannot be told from a nested path in the footers: read every file
-        return sum_rows(spark, files, storage_format), [], list(files)
+        return footer_rows(spark, files, storage_format), [], list(files)
     rows = 0
     clean: list[Any] = []
     candidates: list[Any] = []
@@ -118,12 +116,6 @@ def split_files(
         rows += file_rows
         (clean if is_clean else candidates).append(status)
     return rows, clean, candidates
-
-
-def sum_rows(spark: Any, files: list[Any], storage_format: str) -> int:
-    from python_hooks.catalog.files import footer_rows
-
-    return footer_rows(spark, files, storage_format)
 
 
 def _reads_like_the_table(spark: Any, meta: Any, storage_format: str) -> bool:
@@ -147,8 +139,6 @@ def candidate_view(
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
-
-    from python_hooks.catalog.files import storage_format as format_of
 
     try:
         meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
@@ -179,46 +169,29 @@ def drop_view(spark: Any, view: str) -> None:
     spark.catalog.dropTempView(view)
 
 
-_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-_copying: dict[str, Future] = {}
-
-
 def start_copy(spark: Any, key: str, copies: list[dict[str, Any]]) -> dict[str, Any]:
-    """`copy_files` on a background thread, while the rewrite runs; `finish_copy(key)` waits for it.
+    """`copy_files` on a background thread while the rewrite runs (catalog.background's
+    `call_ahead`; `catalog_collect(key)` waits for it and gives its {ok, error, copied}).
 
     The new partition directories are made first, here: the rewrite's job commit then moves its
     files into existing directories one by one (a directory it found missing it would move in
     whole, and one made at that instant would nest it), and the copies never share a name with
     them.  {ok, error}: not ok when a directory cannot be made (nothing was started).
     """
-    global _executor
-    jvm = jvm_view(spark)
+    path_class = jvm_view(spark).org.apache.hadoop.fs.Path
     conf = spark._jsc.hadoopConfiguration()
     try:
         for item in copies:
-            directory = jvm.org.apache.hadoop.fs.Path(item["directory"])
+            directory = path_class(item["directory"])
             directory.getFileSystem(conf).mkdirs(directory)
     except Exception as exc:  # noqa: BLE001 - the caller rewrites the partitions whole
         return result(exc)
-    with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compliance-copy")
-        _copying[key] = _executor.submit(copy_files, spark, copies)
+    background.call_ahead(key, copy_files, spark, copies)
     return result()
 
 
-def finish_copy(spark: Any, key: str) -> dict[str, Any]:
-    """Wait for the copy `start_copy(key)` began: {ok, error, copied}."""
-    with _lock:
-        future = _copying.pop(key, None)
-    if future is None:
-        return result(f"no copy was started as {key}", copied=0)
-    return future.result()
-
-
 def copy_files(spark: Any, copies: list[dict[str, Any]]) -> dict[str, Any]:
-    """Copy each file byte for byte into a directory: [{files: [path, ...], directory}].
+    """Copy each file byte for byte into its (existing) directory: [{files: [path, ...], directory}].
 
     The copies keep their names (the rewrite's own files are named after its job, so no name
     is taken twice).  {ok, error, copied}: not ok at the first file that fails; the caller then
@@ -233,7 +206,6 @@ def copy_files(spark: Any, copies: list[dict[str, Any]]) -> dict[str, Any]:
         for item in copies:
             directory = path_class(item["directory"])
             target_fs = directory.getFileSystem(conf)
-            target_fs.mkdirs(directory)
             source_fs = None
             for source in item["files"]:
                 source_path = path_class(source)

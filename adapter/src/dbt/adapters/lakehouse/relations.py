@@ -15,14 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _items(seq: Any) -> list[Any]:
-    """A Scala collection's elements (two JVM round trips each; no iteration that ends on a Java exception)."""
-    items = []
-    iterator = seq.iterator()
-    while iterator.hasNext():
-        items.append(iterator.next())
-    return items
+from dbt.adapters.lakehouse.scala import scala_list
 
 
 def _catalog(spark: Any) -> Any:
@@ -31,7 +24,7 @@ def _catalog(spark: Any) -> Any:
 
 def database_names(spark: Any) -> list[str]:
     """Every database, as `show databases` lists them."""
-    return [str(name) for name in _items(_catalog(spark).externalCatalog().listDatabases())]
+    return [str(name) for name in scala_list(_catalog(spark).externalCatalog().listDatabases())]
 
 
 def tables_with_information(spark: Any, database: str) -> list[tuple[str, str, str]]:
@@ -43,13 +36,13 @@ def tables_with_information(spark: Any, database: str) -> list[tuple[str, str, s
     external = catalog.externalCatalog()
     if not external.databaseExists(database):
         return []
-    names = _items(external.listTables(database))
+    names = scala_list(external.listTables(database))
     if not names:
         return []
     jvm = spark._jvm
     some = jvm.scala.Some(database)
     idents = [jvm.org.apache.spark.sql.catalyst.TableIdentifier(name, some) for name in names]
-    tables = _items(catalog.getTablesByName(jvm.org.apache.spark.api.python.PythonUtils.toSeq(idents)))
+    tables = scala_list(catalog.getTablesByName(jvm.org.apache.spark.api.python.PythonUtils.toSeq(idents)))
     return [(database, str(table.identifier().table()), _information(jvm, table)) for table in tables]
 
 
