@@ -51,6 +51,10 @@
     {{ return(adapter.python_hook('python_hooks.catalog.background:read_ahead', queries=queries, workers=workers)) }}
 {%- endmacro %}
 
+{% macro catalog_statements_ahead(key, steps) -%}
+    {{ return(adapter.python_hook('python_hooks.catalog.background:statements_ahead', key=key, steps=steps)) }}
+{%- endmacro %}
+
 {% macro catalog_collect(key) -%}
     {{ return(adapter.python_hook('python_hooks.catalog.background:collect', key=key)) }}
 {%- endmacro %}
@@ -157,6 +161,18 @@
 {%- endmacro %}
 
 {#- ---- compaction (python_hooks/compaction/) ---- -#}
+
+{% macro compaction_write_plan(plan, sql) -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.plan:write_plan', database=plan.schema, table=plan.identifier, sql=sql)) }}
+{%- endmacro %}
+
+{% macro compaction_dedup_settings(partial_dedup=false) -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:dedup_statement', partial_dedup=partial_dedup)) }}
+{%- endmacro %}
+
+{% macro compaction_restore_settings() -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:restore')) }}
+{%- endmacro %}
 
 {% macro compaction_read_plan(plan) -%}
     {{ return(adapter.python_hook('python_hooks.compaction.records:read_plan', database=plan.schema, table=plan.identifier)) }}

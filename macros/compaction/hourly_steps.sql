@@ -72,7 +72,14 @@
 {%- endif -%}
 {%- set source_relation = compliance.compaction_input(given.get('source')) -%}
 {%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
-{%- set names = adapter.get_columns_in_relation(source_relation) | map(attribute='name') | list -%}
+{#- from the catalog: three `describe extended` statements per run otherwise (compile, pre- and post-hook) -#}
+{%- set described = compliance.catalog_describe_table(source_relation.schema, source_relation.identifier) -%}
+{%- if not described.exists -%}
+        {{ exceptions.raise_compiler_error(
+            "Hourly input " ~ source_relation ~ " of model " ~ model.name ~ " does not exist; build or land it first,"
+            ~ " or point meta.compaction.source (var page_view_hourly_input for page_view_hourly) at the table to compact") }}
+{%- endif -%}
+{%- set names = described.columns.keys() | list -%}
 {%- for required in ['ds', 'hr', settings.ingested_at] + settings.key + ([settings.order_by] if settings.order_by else []) -%}
 {%- if required not in names -%}
             {{ exceptions.raise_compiler_error(
@@ -111,20 +118,18 @@
     {%- set settings = inputs.settings -%}
     {% do compliance.ensure_compaction_tables(this.schema) %}
     {%- set late_exists = adapter.get_relation(database=none, schema=this.schema, identifier=inputs.late.identifier) is not none -%}
-    {% call statement('drop_compaction_plan') %}
-        drop table if exists {{ inputs.plan }}
-    {% endcall %}
     {#- the earliest completion record of an hour in the window: older rows cannot be late -#}
     {%- set late_after = run_query(
         "select cast(min(compaction_started_at) as string) from " ~ inputs.watermarks
         ~ " where dataset = " ~ compliance.sql_string(settings.dataset)
         ~ " and " ~ compliance.hour_window_predicate(settings.now, settings.min_seconds, settings.max_seconds)
     ).columns[0].values()[0] -%}
-    {% call statement('create_compaction_plan') %}
-        create table {{ inputs.plan }} using parquet as
-        {{ compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
-            inputs.late if late_exists else none, settings, late_after) }}
-    {% endcall %}
+    {#- the plan's rows collected and written as one parquet file (no write job); the post-hook reuses them -#}
+    {%- set plan_sql = compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
+        inputs.late if late_exists else none, settings, late_after) -%}
+    {% do log("compaction " ~ settings.dataset ~ ": plan query into " ~ inputs.plan ~ ":\n" ~ plan_sql, info=false) %}
+    {%- set planned = compliance.compaction_write_plan(inputs.plan, plan_sql) -%}
+    {% do log("compaction " ~ settings.dataset ~ ": plan " ~ tojson(planned), info=false) %}
     {% if settings.recompact_from_output %}
         {%- set target_exists = adapter.get_relation(database=none, schema=this.schema, identifier=this.identifier) is not none -%}
         {% if not (late_exists and target_exists) %}
@@ -141,6 +146,8 @@
             {{ compliance.recompact_from_output_sql(this, inputs.late, inputs.plan, inputs.columns, settings) }}
         {% endcall %}
     {% endif %}
+    {#- no per-group limit before the dedup's shuffle unless the model asks (python_hooks/compaction/session_settings.py) -#}
+    {%- do compliance.compaction_dedup_settings(settings.partial_dedup) -%}
     {%- endif -%}
 {% endmacro %}
 
@@ -148,6 +155,7 @@
 {%- if execute -%}
 {%- set inputs = compliance.hourly_inputs() -%}
 {%- set settings = inputs.settings -%}
+{%- do compliance.compaction_restore_settings() -%}
 {%- set column_list -%}
 {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
 {%- endset -%}
@@ -157,8 +165,7 @@
 {%- set late_counts_sql = none -%}
 {% if not settings.recompact_from_output %}
 {% call statement('create_late_table') %}
-            create table if not exists {{ inputs.late }} using parquet partitioned by (`ds`, `hr`) as
-            select {{ column_list }} from {{ this }} where false
+            create table if not exists {{ inputs.late }} like {{ this }} using parquet
         {% endcall %}
         {#- late rows first: if the run dies before its completion records, the next run copies
             the same rows again and the anti-join keeps them single -#}

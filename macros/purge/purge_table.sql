@@ -332,21 +332,6 @@
     {#- the unpartitioned backup points at the table location (contract); a partitioned one gets its own directory -#}
     {%- set backup_location = info.database_location ~ '/' ~ backup if partitioned else info.location -%}
 
-    {%- set step = compliance.purge_create_staging(info, staging, staging_location, compliance.side_table_properties('staging', database, table, ctx.ts)) -%}
-    {%- if step.ok -%}
-        {%- set step = compliance.purge_execute('create backup', compliance.purge_backup_table_sql(database, backup, table, backup_location,
-            compliance.side_table_properties('backup', database, table, ctx.ts))) -%}
-    {%- endif -%}
-    {%- if not step.ok -%}
-        {%- do compliance.purge_forget_side_table(database, staging) -%}
-        {%- for item in todo -%}
-            {%- set reason = "could not create " ~ staging ~ " / " ~ backup ~ ": " ~ step.error -%}
-            {%- do compliance.purge_say(name ~ " " ~ (item.unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
-            {%- do results.append(compliance.purge_result(ctx, database, table, dict(item.fields, state='FAILED', reason=reason, rows_after=none))) -%}
-        {%- endfor -%}
-        {{ return(results) }}
-    {%- endif -%}
-
     {#- file-level: every partition has candidate files and some have files to copy -#}
     {%- set ns = namespace(file_level=partitioned, copies=0) -%}
     {%- for item in todo -%}
@@ -355,13 +340,49 @@
     {%- endfor -%}
     {%- set file_level = ns.file_level and ns.copies > 0 -%}
     {%- set together = partitioned and (todo | length > 1 or file_level) -%}
-    {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, staging_location, todo, file_level, ctx) if together else none -%}
-    {#- step 3 for every partition in one statement (each partition adds its own if this fails) -#}
+    {%- set backup_sql = compliance.purge_backup_table_sql(database, backup, table, backup_location,
+        compliance.side_table_properties('backup', database, table, ctx.ts)) -%}
+
+    {%- set step = compliance.purge_create_staging(info, staging, staging_location, compliance.side_table_properties('staging', database, table, ctx.ts)) -%}
+    {%- if step.ok and not together -%}
+        {%- set step = compliance.purge_execute('create backup', backup_sql) -%}
+    {%- endif -%}
+    {%- if not step.ok -%}
+        {%- do compliance.purge_forget_side_table(database, staging) -%}
+        {{ return(compliance.purge_all_failed(info, ctx, todo, "could not create " ~ staging ~ " / " ~ backup ~ ": " ~ step.error)) }}
+    {%- endif -%}
+
     {%- set backed_up = false -%}
     {%- if together -%}
+        {#-
+            Step 3 for every partition while the rewrite runs: the backup table, then one statement
+            adding every partition's backup, pointing at its current location, on a background
+            thread (the rewrite only reads those locations; each partition adds its own backup
+            if the batch fails).  Nothing is swapped before both are done.
+        -#}
         {%- set parts = [] -%}
         {%- for item in todo -%}{%- do parts.append([item.unit.pairs, item.unit.location]) -%}{%- endfor -%}
-        {%- set backed_up = compliance.purge_execute('backup partitions', compliance.purge_backup_partitions_sql(database, backup, parts)).ok -%}
+        {%- set backup_steps = [{'name': 'create backup', 'sql': backup_sql},
+            {'name': 'backup partitions', 'sql': compliance.purge_backup_partitions_sql(database, backup, parts)}] -%}
+        {%- for backup_step in backup_steps -%}
+            {%- do log('purge step ' ~ backup_step.name ~ ' (in the background, during the rewrite):\n' ~ backup_step.sql, info=false) -%}
+        {%- endfor -%}
+        {%- set backup_key = 'purge backup ' ~ ctx.ts ~ ' ' ~ name -%}
+        {%- do compliance.catalog_statements_ahead(backup_key, backup_steps) -%}
+        {%- set staged = compliance.purge_rewrite_together(info, identifier, ids, staging, staging_location, todo, file_level, ctx) -%}
+        {%- set backing = compliance.catalog_collect(backup_key) -%}
+        {%- if not backing.ok and backing.step == 'create backup' -%}
+            {#- nothing may be swapped without its backup: the rewritten copy goes, the table stays as it was -#}
+            {%- do adapter.fs_delete(staging_location) -%}
+            {%- do compliance.purge_forget_side_table(database, staging) -%}
+            {{ return(compliance.purge_all_failed(info, ctx, todo, "could not create " ~ backup ~ ": " ~ backing.error)) }}
+        {%- endif -%}
+        {%- if not backing.ok -%}
+            {%- do log('purge: ' ~ name ~ ': adding the backup partitions together failed, adding them one by one: ' ~ backing.error, info=false) -%}
+        {%- endif -%}
+        {%- set backed_up = backing.ok -%}
+    {%- else -%}
+        {%- set staged = none -%}
     {%- endif -%}
     {#-
         Several partitions: each is checked (row count, commit check) and left READY, then every
@@ -407,6 +428,16 @@
         {%- do compliance.catalog_background_start('stale_data_records ' ~ ctx.ts ~ ' ' ~ name,
             compliance.stale_records_sql(stale), compliance.stale_records_append(stale)) -%}
     {%- endif -%}
+    {{ return(results) }}
+{%- endmacro %}
+
+{#- Every partition in `todo` FAILED for `reason`, nothing of them written or swapped. -#}
+{% macro purge_all_failed(info, ctx, todo, reason) -%}
+    {%- set results = [] -%}
+    {%- for item in todo -%}
+        {%- do compliance.purge_say(info.database ~ "." ~ info.table ~ " " ~ (item.unit.spec or '(unpartitioned)') ~ ": FAILED: " ~ reason) -%}
+        {%- do results.append(compliance.purge_result(ctx, info.database, info.table, dict(item.fields, state='FAILED', reason=reason, rows_after=none))) -%}
+    {%- endfor -%}
     {{ return(results) }}
 {%- endmacro %}
 

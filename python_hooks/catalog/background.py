@@ -128,13 +128,33 @@ def call_ahead(key: str, function: Callable[..., dict[str, Any]], *args: Any) ->
     """Run `function(*args)` (which returns {ok, error, ...} and never raises) on a thread of its
     own while the macro goes on; `collect(key)` waits for it and returns what it returned, and
     `forget_read_ahead` waits for it too if nobody collected it.  The purge copies the files
-    without listed ids this way while its rewrite runs."""
+    without listed ids, and makes its backup (`statements_ahead`), this way while its rewrite
+    runs."""
     global _call_executor
     with _lock:
         if _call_executor is None:
-            _call_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compliance-call")
+            # the purge's backup statements and its file copies run at once: they touch nothing in common
+            _call_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="compliance-call")
         _read_ahead[key] = _call_executor.submit(function, *args)
     return key
+
+
+def statements_ahead(spark: Any, key: str, steps: list[dict[str, str]]) -> str:
+    """Run `steps` ([{name, sql}]) in order on the call thread (`call_ahead`), stopping at the
+    first that fails; `collect(key)` gives {ok, error, step, done}: `step` the one that failed,
+    `done` the names of those that ran.  The purge makes its backup table and backup partitions
+    this way while its rewrite runs."""
+    return call_ahead(key, _run_steps, spark, [{"name": str(s["name"]), "sql": str(s["sql"])} for s in steps])
+
+
+def _run_steps(spark: Any, steps: list[dict[str, str]]) -> dict[str, Any]:
+    done: list[str] = []
+    for step in steps:
+        outcome = tables.execute(spark, step["sql"])
+        if not outcome["ok"]:
+            return result(outcome["error"], step=step["name"], done=done)
+        done.append(step["name"])
+    return result(step=None, done=done)
 
 
 def collect(spark: Any, key: str) -> dict[str, Any] | None:

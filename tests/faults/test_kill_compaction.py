@@ -1,5 +1,6 @@
 """Kill the hourly compaction (`dbt run --select page_view_hourly`) at each of its statements
-(dbt logs each statement's SQL): the plan, the insert overwrite of the hours, the late table,
+(dbt logs each statement's SQL, the launcher each call of the project's Python): the plan's
+table made again and its rows appended, the insert overwrite of the hours, the late table,
 the completion records and the log.  Then check the published hours are whole and deduplicated
 or not there yet, and that the next run publishes them."""
 
@@ -19,8 +20,9 @@ def sql(pattern: str) -> Fault:
 
 
 POINTS = {
-    "drop_plan": sql(r"drop table if exists \S*page_view_hourly__plan"),
-    "create_plan": sql(r"create table \S*page_view_hourly__plan"),
+    # the plan: its query collected, the table made again, its rows appended as one parquet file
+    "write_plan": Fault(r"^call python_hooks\.compaction\.plan\.write_plan \S+ page_view_hourly__plan "),
+    "plan_rows": Fault(r"^call python_hooks\.compaction\.records\.append \S+ page_view_hourly__plan "),
     "insert_overwrite": sql(r"insert overwrite table \S*page_view_hourly\b"),
     "late_table": sql(r"create table if not exists \S*page_view_hourly_late"),
     # the completion records and the log are parquet files appended by python_hooks/compaction/records.py

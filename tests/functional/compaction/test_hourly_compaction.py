@@ -9,6 +9,7 @@ re-sent with the same event_ts and a later ingested_at (a tie on the ordering co
 import pytest
 from dbt.tests.util import run_dbt
 
+from python_hooks.compaction import session_settings
 from tests.conftest import repo_files
 
 NOW = "2024-01-10 12:00:00"
@@ -144,7 +145,13 @@ class TestHourlyCompaction:
         return sorted((r.event_id, r.page) for r in rows)
 
     def test_window_dedup_and_completeness(self, project, spark, staging):
-        self.compact(NOW)
+        # the dedup statement runs without Spark's per-group limit; the session's own value comes back
+        spark.conf.set(session_settings.WINDOW_GROUP_LIMIT, "500")
+        try:
+            self.compact(NOW)
+            assert spark.conf.get(session_settings.WINDOW_GROUP_LIMIT) == "500"
+        finally:
+            spark.conf.unset(session_settings.WINDOW_GROUP_LIMIT)
         key_table, all_table = f"{staging}.page_view_hourly", f"{staging}.page_view_hourly_all"
         # window [now - 3d, now - 1h], complete hours only; the timed-out hour: skipped (key), published (all)
         assert self.hours(spark, key_table) == [("2024-01-07", 13), ("2024-01-10", 10), ("2024-01-10", 11)]
@@ -182,6 +189,13 @@ class TestHourlyCompaction:
         assert "timed out after 24h, skipped for good" in log[("page_view", "2024-01-08", "0")][1]
         assert log[("page_view_all", "2024-01-08", "0")][0] == "compact"
         assert "published anyway" in log[("page_view_all", "2024-01-08", "0")][1]
+        # the plan table holds the run's plan (written as a parquet file, not by a query): what it logged
+        plan = spark.sql(f"select * from {staging}.page_view_hourly__plan").collect()
+        logged = spark.sql(f"select * from {staging}.compaction_log where dataset = 'page_view'").collect()
+        assert len(plan) == 5
+        assert sorted(tuple(r.asDict().values()) for r in plan) == sorted(
+            tuple(v for k, v in r.asDict().items() if k != "logged_at") for r in logged
+        )
 
     def test_skipped_hour_stays_skipped_and_rerun_is_idempotent(self, project, spark, staging):
         # the timed-out hour becomes complete, but it was skipped for good
@@ -300,6 +314,16 @@ class TestHourlyCompaction:
             expect_pass=False,
         )
         assert "Invalid compaction_min_time_ago 'one hour'" in results[0].message
+
+    def test_a_missing_input_names_itself_and_the_model(self, project, spark, staging):
+        spark.sql(f"alter table {staging}.page_view_staging rename to {staging}.page_view_staging_away")
+        try:
+            results = run_dbt(["run", "--select", "page_view_hourly"], expect_pass=False)
+        finally:
+            spark.sql(f"alter table {staging}.page_view_staging_away rename to {staging}.page_view_staging")
+        assert f"Hourly input {staging}.page_view_staging of model page_view_hourly does not exist" in (
+            results[0].message
+        )
 
 
 def test_repo_models_are_onboarding_examples():

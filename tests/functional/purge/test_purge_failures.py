@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from dbt.adapters.lakehouse.filesystem import list_dir
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from python_hooks.catalog import metastore
@@ -13,12 +14,14 @@ from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     count,
     descriptor,
+    kept_rows,
     last_run,
     location,
     log_rows,
     onboarded_events,
     purge,
     remaining_ids,
+    table_rows,
 )
 
 # Test-only: a concurrent writer that adds a file to one partition between the rewrite and the swap.
@@ -33,6 +36,17 @@ TOUCH_MACRO = """
             partition {{ compliance.partition_clause(partition_pairs) }} values (4242, 'late')
         {% endcall %}
     {% endif %}
+{% endmacro %}
+"""
+
+# Test-only: a backup table that cannot be made (its statement runs in the background during the rewrite).
+BAD_BACKUP_MACRO = """
+{% macro lakehouse__purge_backup_table_sql(database, backup_table, table, location, properties={}) %}
+    {%- if var('purge_test_bad_backup', '') == database ~ '.' ~ table -%}
+        create table {{ compliance.table_ref(database, backup_table) }} (broken
+    {%- else -%}
+        {{ compliance.default__purge_backup_table_sql(database, backup_table, table, location, properties) }}
+    {%- endif -%}
 {% endmacro %}
 """
 
@@ -63,7 +77,11 @@ def make_tables(spark):
 class TestPurgeFailures:
     @pytest.fixture(scope="class")
     def macros(self):
-        return {**repo_files("macros"), "purge_test_touch.sql": TOUCH_MACRO}
+        return {
+            **repo_files("macros"),
+            "purge_test_touch.sql": TOUCH_MACRO,
+            "purge_test_bad_backup.sql": BAD_BACKUP_MACRO,
+        }
 
     @pytest.fixture(scope="class")
     def tables(self, project, spark, id_table):
@@ -261,6 +279,41 @@ class TestPurgeFailures:
         states = {r.partition_spec: r.state for r in rows}
         assert states["ds=a"] == "COMMITTED" and set(states.values()) <= {"COMMITTED", "SKIPPED"}
         assert old in {r.old_location for r in rows if r.state == "COMMITTED"}
+
+    def test_a_backup_that_cannot_be_made_stops_every_swap_and_leaves_nothing_behind(
+        self, project, spark, tables
+    ):
+        # two partitions with ids: rewritten together, the backup made in the background meanwhile
+        table = onboarded_events(spark, "p_nobackup")
+        for ds in ("a", "b"):
+            spark.sql(f"insert into {table} partition (ds = '{ds}') select id, 'x' from range(1000, 1010)")
+        before = {ds: location(spark, "p_nobackup", "events", [["ds", ds]]) for ds in ("a", "b")}
+        rows_before = table_rows(spark, table)
+        root = location(spark, "p_nobackup", "events")
+
+        _, logs = purge("p_nobackup", expect_pass=False, purge_test_bad_backup=table)
+
+        rows = last_run(log_rows(spark, project, "p_nobackup"))
+        assert {r.partition_spec: r.state for r in rows} == {"ds=a": "FAILED", "ds=b": "FAILED"}
+        backup = f"events_backup_{rows[0].purge_ts}"
+        assert all(r.reason.startswith(f"could not create {backup}: ") for r in rows), [
+            r.reason for r in rows
+        ]
+        assert f"p_nobackup.events ds=a: FAILED: could not create {backup}" in logs
+        # the table is as it was: same locations, every row; the rewritten copy and the side tables are gone
+        assert {ds: location(spark, "p_nobackup", "events", [["ds", ds]]) for ds in ("a", "b")} == before
+        assert table_rows(spark, table) == rows_before
+        assert sorted(e["name"] for e in list_dir(spark, root) if not e["name"].startswith((".", "_"))) == [
+            "ds=a",
+            "ds=b",
+        ]
+        assert [
+            r.tableName for r in spark.sql("show tables in p_nobackup").collect() if not r.isTemporary
+        ] == ["events"]
+        # the next run purges it
+        purge("p_nobackup")
+        assert remaining_ids(spark, table) == 0
+        assert table_rows(spark, table) == kept_rows(rows_before)
 
     def test_an_error_in_one_table_fails_that_table_alone(self, project, spark, tables):
         spark.sql("drop database if exists p_iso cascade")
