@@ -27,6 +27,23 @@ def model(dbt, spark):
     return pd.DataFrame({"n": [len(upstream)]})
 """
 
+# what the session held while the model ran, for the test to read back
+CONF_MODEL = """
+def model(dbt, spark):
+    dbt.config(
+        materialized="table",
+        session_conf={"spark.sql.optimizer.windowGroupLimitThreshold": -1, "spark.sql.shuffle.partitions": "3"},
+    )
+    if spark.conf.get("spark.sql.shuffle.partitions") != "3":
+        raise ValueError("session_conf was not applied")
+    if dbt.config.get("fail_on_purpose", False):
+        raise ValueError("failing on purpose")
+    return spark.createDataFrame(
+        [(spark.conf.get("spark.sql.optimizer.windowGroupLimitThreshold"), spark.conf.get("spark.sql.shuffle.partitions"))],
+        "group_limit string, shuffle_partitions string",
+    )
+"""
+
 SQL_MODEL = """
 with orders as (select * from {{ ref('py_orders') }})
 select day, count(*) as orders, sum(amount) as amount from orders group by day
@@ -52,6 +69,29 @@ class TestPythonModelFeedsSql:
         props = dict(spark.sql(f"show tblproperties {schema}.py_orders").collect())
         assert props["owner.team"] == "compliance"
         assert spark.sql(f"select n from {schema}.py_count").collect()[0].n == 10
+
+    def test_session_conf_holds_for_the_model_alone(self, project, spark):
+        limit, partitions = "spark.sql.optimizer.windowGroupLimitThreshold", "spark.sql.shuffle.partitions"
+        shuffle = spark.conf.get(partitions)
+        Path(project.project_root, "models", "py_conf.py").write_text(CONF_MODEL)
+        spark.conf.set(limit, "700")
+        try:
+            run_dbt(["run", "--select", "py_conf"])
+            seen = spark.sql(f"select * from {project.test_schema}.py_conf").collect()[0]
+            assert (seen.group_limit, seen.shuffle_partitions) == ("-1", "3")
+            # put back as the session had them: one set, one set by the profile
+            assert (spark.conf.get(limit), spark.conf.get(partitions)) == ("700", shuffle)
+            # an unset setting is unset again, and a model that fails puts its settings back too
+            spark.conf.unset(limit)
+            Path(project.project_root, "models", "py_conf.py").write_text(
+                CONF_MODEL.replace('materialized="table",', 'materialized="table", fail_on_purpose=True,')
+            )
+            results = run_dbt(["run", "--select", "py_conf"], expect_pass=False)
+            assert "py_conf failed: failing on purpose" in results[0].message
+            assert spark.conf.get(limit, None) is None and spark.conf.get(partitions) == shuffle
+        finally:
+            spark.conf.unset(limit)
+            Path(project.project_root, "models", "py_conf.py").unlink()
 
     def test_python_error_names_the_model(self, project):
         broken = PY_MODEL.replace(

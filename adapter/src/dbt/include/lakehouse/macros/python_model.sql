@@ -4,15 +4,17 @@
     and defaults to delta.  Here the DataFrame becomes a temporary view and the table is created
     with the same `create table ... as select` that a SQL model gets, so both languages honour
     exactly the same configs.
+
+    `session_conf` (a model config, {key: value}) sets Spark SQL settings for this model alone:
+    set before `model()` runs, and put back as the session had them (set or unset) after the
+    table is written, whether or not it is.  The settings that shape a plan must hold while the
+    DataFrame is planned, and a Python model's DataFrame is planned by the write.
 #}
 {% macro py_write_table(compiled_code, target_relation) %}
 {%- set view_name = '__dbt_py_' ~ target_relation.identifier -%}
 {%- set create_sql = create_table_as(False, target_relation, 'select * from ' ~ view_name, 'sql') -%}
 {{ compiled_code }}
 # --- dbt-lakehouse: materialize the model's DataFrame in the session --- #
-dbt = dbtObj(spark.table)
-df = model(dbt, spark)
-
 import pyspark
 
 try:
@@ -20,14 +22,30 @@ try:
 except ImportError:
     pandas = None
 
-if pandas is not None and isinstance(df, pandas.DataFrame):
-    df = spark.createDataFrame(df)
-if not isinstance(df, pyspark.sql.DataFrame):
-    raise TypeError(f"{type(df)} is not a supported return type for a dbt Python model: return a Spark or pandas DataFrame")
 
-df.createOrReplaceTempView({{ tojson(view_name) }})
+def _dbt_write_model(spark, df):
+    if pandas is not None and isinstance(df, pandas.DataFrame):
+        df = spark.createDataFrame(df)
+    if not isinstance(df, pyspark.sql.DataFrame):
+        raise TypeError(f"{type(df)} is not a supported return type for a dbt Python model: return a Spark or pandas DataFrame")
+    df.createOrReplaceTempView({{ tojson(view_name) }})
+    try:
+        spark.sql({{ tojson(create_sql) }})
+    finally:
+        spark.catalog.dropTempView({{ tojson(view_name) }})
+
+
+dbt = dbtObj(spark.table)
+_dbt_session_conf = {{ tojson(config.get('session_conf') or {}) }}
+_dbt_session_saved = {key: spark.conf.get(key, None) for key in _dbt_session_conf}
+for key, value in _dbt_session_conf.items():
+    spark.conf.set(key, str(value))
 try:
-    spark.sql({{ tojson(create_sql) }})
+    _dbt_write_model(spark, model(dbt, spark))
 finally:
-    spark.catalog.dropTempView({{ tojson(view_name) }})
+    for key, value in _dbt_session_saved.items():
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
 {%- endmacro -%}
