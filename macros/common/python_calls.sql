@@ -166,8 +166,8 @@
     {{ return(adapter.python_hook('python_hooks.compaction.plan:write_plan', database=plan.schema, table=plan.identifier, sql=sql)) }}
 {%- endmacro %}
 
-{% macro compaction_dedup_settings(partial_dedup=false) -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:dedup_statement', partial_dedup=partial_dedup)) }}
+{% macro compaction_apply_session_conf(settings) -%}
+    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:apply', settings=settings)) }}
 {%- endmacro %}
 
 {% macro compaction_restore_settings() -%}

@@ -1,3 +1,4 @@
+-- noqa: disable=LT02
 {#
     The statement-running side of an hourly compaction model (materialized incremental,
     insert_overwrite by ds, hr).  pre-hook: compute this run's plan into `<model>__plan` (and, for
@@ -116,7 +117,7 @@
 {%- if execute -%}
     {%- set inputs = compliance.hourly_inputs() -%}
     {%- set settings = inputs.settings -%}
-    {% do compliance.ensure_compaction_tables(this.schema) %}
+    {%- do compliance.ensure_compaction_tables(this.schema) -%}
     {%- set late_exists = adapter.get_relation(database=none, schema=this.schema, identifier=inputs.late.identifier) is not none -%}
     {#- the earliest completion record of an hour in the window: older rows cannot be late -#}
     {%- set late_after = run_query(
@@ -127,9 +128,9 @@
     {#- the plan's rows collected and written as one parquet file (no write job); the post-hook reuses them -#}
     {%- set plan_sql = compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
         inputs.late if late_exists else none, settings, late_after) -%}
-    {% do log("compaction " ~ settings.dataset ~ ": plan query into " ~ inputs.plan ~ ":\n" ~ plan_sql, info=false) %}
+    {%- do log("compaction " ~ settings.dataset ~ ": plan query into " ~ inputs.plan ~ ":\n" ~ plan_sql, info=false) -%}
     {%- set planned = compliance.compaction_write_plan(inputs.plan, plan_sql) -%}
-    {% do log("compaction " ~ settings.dataset ~ ": plan " ~ tojson(planned), info=false) %}
+    {%- do log("compaction " ~ settings.dataset ~ ": plan " ~ tojson(planned), info=false) -%}
     {% if settings.recompact_from_output %}
         {%- set target_exists = adapter.get_relation(database=none, schema=this.schema, identifier=this.identifier) is not none -%}
         {% if not (late_exists and target_exists) %}
@@ -146,8 +147,8 @@
             {{ compliance.recompact_from_output_sql(this, inputs.late, inputs.plan, inputs.columns, settings) }}
         {% endcall %}
     {% endif %}
-    {#- no per-group limit before the dedup's shuffle unless the model asks (python_hooks/compaction/session_settings.py) -#}
-    {%- do compliance.compaction_dedup_settings(settings.partial_dedup) -%}
+    {#- the model's session_conf, for its statement only (python_hooks/compaction/session_settings.py) -#}
+    {%- do compliance.compaction_apply_session_conf(config.get('session_conf') or {}) -%}
     {%- endif -%}
 {% endmacro %}
 

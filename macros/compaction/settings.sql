@@ -68,11 +68,6 @@
             "Model " ~ model_name ~ ": invalid completeness_timeout_action '" ~ timeout_action
             ~ "'; accepted values: 'publish', 'skip'") }}
     {%- endif -%}
-    {%- set partial_dedup = given.get('partial_dedup', false) -%}
-    {%- if partial_dedup not in [true, false] -%}
-        {{ exceptions.raise_compiler_error(
-            "Model " ~ model_name ~ ": invalid compaction partial_dedup '" ~ partial_dedup ~ "'; accepted values: true, false") }}
-    {%- endif -%}
     {%- set dataset = given.get('dataset') -%}
     {%- set verify = compliance.compaction_name_matches(dataset, var('compaction_verify_whitelist', '*'))
         and not compliance.compaction_name_matches(dataset, var('compaction_verify_blacklist', '')) -%}
@@ -82,7 +77,6 @@
         'key': key,
         'order_by': given.get('order_by'),
         'tie_breakers': given.get('tie_breakers') or [],
-        'partial_dedup': partial_dedup,
         'ingested_at': given.get('ingested_at', 'ingested_at'),
         'late_data_policy': policy,
         'recompact_from_output': compliance.bool_var('recompact_from_output'),

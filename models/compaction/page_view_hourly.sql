@@ -3,6 +3,10 @@
     `kafka.page_view_hourly_staging`), checked against var `page_view_expected_counts` (Gobblin's
     MapReduce dedup compactor).  Onboarding another hourly dataset is a copy of this file with
     its own meta.
+
+    `session_conf` is set by the pre-hook for the dedup statement and put back by the post-hook:
+    no per-key limit before the window's shuffle, which would sort every row twice to drop a few
+    duplicates (python_hooks/compaction/session_settings.py).
 -#}
 {{ config(
     materialized='incremental',
@@ -17,6 +21,7 @@
         'order_by': 'event_ts',
         'tie_breakers': ['ingested_at desc'],
     }},
+    session_conf={'spark.sql.optimizer.windowGroupLimitThreshold': '-1'},
     pre_hook="{{ compliance.prepare_hourly_compaction() }}",
     post_hook="{{ compliance.finish_hourly_compaction() }}",
 ) }}

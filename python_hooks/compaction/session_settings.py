@@ -1,20 +1,24 @@
-"""Spark settings for the hourly dedup statement, set by its pre-hook and put back by its post-hook.
+"""A SQL compaction model's `session_conf`: Spark SQL settings set by its pre-hook for its own
+statement and put back by its post-hook.
 
-The dedup keeps `row_number() = 1` per key.  For such a filter Spark 3.5 plans a per-group
-limit before the shuffle (`spark.sql.optimizer.windowGroupLimitThreshold`): each input split is
-sorted by the window's keys and all but the first row of each key dropped, then the survivors
-are shuffled and sorted again.  That pays off when most rows are duplicates of a row in the same
-split.  Compaction input is mostly distinct (at-least-once delivery repeats a few records), so
+Python models get `session_conf` from the adapter (its python_model.sql sets the settings around
+the model's job).  A SQL model's statement runs between its hooks, so the hourly compaction's
+pre-hook sets them (`apply`) and its post-hook puts back what the session had (`restore`).
+
+The shipped hourly model uses it to turn off Spark 3.5's per-group limit for `row_number() = 1`
+(`spark.sql.optimizer.windowGroupLimitThreshold: -1`).  With it, each input split is sorted by
+the window's keys and all but the first row of each key dropped before the shuffle, then the
+survivors are sorted again.  That pays off when most rows are duplicates of a row in the same
+split; compaction input is mostly distinct (at-least-once delivery repeats a few records), so
 the first sort reads and sorts every row to drop a few: at 5M rows with 20% duplicates the
 statement took 5.3-5.7 s with it and 4.5-4.7 s without (2-core machine, warm session).
 
-`dedup_statement` turns it off unless the model asks for it (`meta.compaction.partial_dedup:
-true`); `restore` puts back the value the session had.  A run whose statement fails skips its
-post-hook and leaves the setting off in that process: later queries then plan no such limit,
-which changes how fast a `row_number()` filter runs, never what it returns.
+A run whose statement fails skips its post-hook and leaves the settings in that process until
+the next `restore` (the next hourly run's post-hook): later queries then plan differently,
+which changes how fast they run, never what they return.
 
-    dedup_statement(spark, partial_dedup=False)   # pre-hook
-    restore(spark)                                # post-hook
+    apply(spark, {"spark.sql.optimizer.windowGroupLimitThreshold": "-1"})   # pre-hook
+    restore(spark)                                                          # post-hook
 """
 
 from __future__ import annotations
@@ -22,22 +26,25 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-WINDOW_GROUP_LIMIT = "spark.sql.optimizer.windowGroupLimitThreshold"
-
 _lock = threading.Lock()
 # the session's own value of each key this module changed (None: it was unset)
 _saved: dict[str, str | None] = {}
 
 
-def _override(spark: Any, key: str, value: str) -> None:
+def apply(spark: Any, settings: dict[str, Any] | None = None) -> dict[str, str]:
+    """Set `settings` ({key: value}) in the session, remembering the session's own values
+    (those of the first `apply` since the last `restore`).  Returns what it set."""
+    applied = {str(key): str(value) for key, value in (settings or {}).items()}
     with _lock:
-        if key not in _saved:
-            _saved[key] = spark.conf.get(key, None)
-        spark.conf.set(key, value)
+        for key, value in applied.items():
+            if key not in _saved:
+                _saved[key] = spark.conf.get(key, None)
+            spark.conf.set(key, value)
+    return applied
 
 
 def restore(spark: Any) -> dict[str, str | None]:
-    """Put back every setting `dedup_statement` changed; returns {key: restored value}."""
+    """Put back every setting `apply` changed; returns {key: restored value} (None: unset)."""
     with _lock:
         restored = dict(_saved)
         for key, value in restored.items():
@@ -47,12 +54,3 @@ def restore(spark: Any) -> dict[str, str | None]:
                 spark.conf.set(key, value)
         _saved.clear()
     return restored
-
-
-def dedup_statement(spark: Any, partial_dedup: bool = False) -> dict[str, str]:
-    """Settings for the dedup statement that runs next; returns {key: value} of what it set."""
-    if partial_dedup:
-        restore(spark)
-        return {}
-    _override(spark, WINDOW_GROUP_LIMIT, "-1")
-    return {WINDOW_GROUP_LIMIT: "-1"}

@@ -57,17 +57,6 @@ def test_settings_are_checked():
         render("hourly_settings", {"compaction": {"dataset": "d", "dedup": "key"}}, "m")
     with pytest.raises(CompilerError, match="has no meta.compaction.dataset"):
         render("hourly_settings", {}, "m")
-    with pytest.raises(
-        CompilerError, match="Model m: invalid compaction partial_dedup 'yes'; accepted values: true, false"
-    ):
-        render("hourly_settings", {"compaction": {"dataset": "d", "partial_dedup": "yes"}}, "m")
-    assert render("hourly_settings", {"compaction": {"dataset": "d"}}, "m")["partial_dedup"] is False
-    assert (
-        render("hourly_settings", {"compaction": {"dataset": "d", "partial_dedup": True}}, "m")[
-            "partial_dedup"
-        ]
-        is True
-    )
 
 
 def test_verification_whitelist_and_blacklist():

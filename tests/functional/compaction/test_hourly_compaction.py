@@ -9,10 +9,10 @@ re-sent with the same event_ts and a later ingested_at (a tie on the ordering co
 import pytest
 from dbt.tests.util import run_dbt
 
-from python_hooks.compaction import session_settings
 from tests.conftest import repo_files
 
 NOW = "2024-01-10 12:00:00"
+LIMIT = "spark.sql.optimizer.windowGroupLimitThreshold"
 LATER = "2024-01-10 12:20:00"
 
 HOURS = {
@@ -50,6 +50,7 @@ def hourly_model(meta):
     return (
         "{{ config(materialized='incremental', incremental_strategy='insert_overwrite',"
         " partition_by=['ds', 'hr'], meta={'compaction': " + repr(meta) + "},"
+        f" session_conf={{'{LIMIT}': '-1'}},"
         ' pre_hook="{{ compliance.prepare_hourly_compaction() }}",'
         ' post_hook="{{ compliance.finish_hourly_compaction() }}") }}\n'
         "-- depends_on: {{ source('raw', 'page_view_staging') }}\n"
@@ -145,13 +146,13 @@ class TestHourlyCompaction:
         return sorted((r.event_id, r.page) for r in rows)
 
     def test_window_dedup_and_completeness(self, project, spark, staging):
-        # the dedup statement runs without Spark's per-group limit; the session's own value comes back
-        spark.conf.set(session_settings.WINDOW_GROUP_LIMIT, "500")
+        # the models' session_conf holds for their statements; the session's own value comes back
+        spark.conf.set(LIMIT, "500")
         try:
             self.compact(NOW)
-            assert spark.conf.get(session_settings.WINDOW_GROUP_LIMIT) == "500"
+            assert spark.conf.get(LIMIT) == "500"
         finally:
-            spark.conf.unset(session_settings.WINDOW_GROUP_LIMIT)
+            spark.conf.unset(LIMIT)
         key_table, all_table = f"{staging}.page_view_hourly", f"{staging}.page_view_hourly_all"
         # window [now - 3d, now - 1h], complete hours only; the timed-out hour: skipped (key), published (all)
         assert self.hours(spark, key_table) == [("2024-01-07", 13), ("2024-01-10", 10), ("2024-01-10", 11)]

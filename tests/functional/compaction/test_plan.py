@@ -1,10 +1,10 @@
-"""The hourly compaction's plan table and the dedup statement's session settings
+"""The hourly compaction's plan table and a SQL compaction model's session_conf
 (python_hooks/compaction/plan.py, session_settings.py), on the real session.
 
 The plan table must hold exactly the rows and types `create table ... as <plan query>` would
 give it; the post-hook gets the rows without a query, once; a column the parquet file writer
-does not take still gets its rows (from Spark's writer).  The dedup's Spark setting is put
-back as the session had it, set or unset.
+does not take still gets its rows (from Spark's writer).  The settings of a model's
+session_conf are put back as the session had them, set or unset.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from python_hooks.compaction import plan, records, session_settings
 
 DATABASE = "compaction_plan_test"
+LIMIT = "spark.sql.optimizer.windowGroupLimitThreshold"
 PLAN = """
     select * from values
         ('page_view', '2024-01-10', '10', timestamp'2024-01-10 10:00:00', 'compact', 'verified complete',
@@ -92,34 +93,31 @@ class TestPlanTable:
         assert [name for name, _ in columns(spark, f"{database}.hourly__plan")][:3] == ["dataset", "ds", "hr"]
 
 
-class TestDedupSettings:
-    def test_the_limit_is_off_for_the_statement_and_the_session_value_comes_back(self, spark):
-        key = session_settings.WINDOW_GROUP_LIMIT
-        spark.conf.set(key, "500")
+class TestSessionConf:
+    def test_the_settings_hold_for_the_statement_and_the_session_values_come_back(self, spark):
+        limit, shuffle = LIMIT, "spark.sql.shuffle.partitions"
+        own_shuffle = spark.conf.get(shuffle)
+        spark.conf.set(limit, "500")
         try:
-            assert session_settings.dedup_statement(spark) == {key: "-1"}
-            assert spark.conf.get(key) == "-1"
-            session_settings.dedup_statement(spark)  # a second pre-hook (an earlier run failed)
-            assert session_settings.restore(spark) == {key: "500"}
-            assert spark.conf.get(key) == "500"
+            assert session_settings.apply(spark, {limit: -1, shuffle: 3}) == {limit: "-1", shuffle: "3"}
+            assert (spark.conf.get(limit), spark.conf.get(shuffle)) == ("-1", "3")
+            session_settings.apply(spark, {limit: -1})  # a second pre-hook (an earlier run failed)
+            assert session_settings.restore(spark) == {limit: "500", shuffle: own_shuffle}
+            assert (spark.conf.get(limit), spark.conf.get(shuffle)) == ("500", own_shuffle)
+            assert session_settings.restore(spark) == {}  # nothing left to put back
         finally:
-            spark.conf.unset(key)
+            spark.conf.unset(limit)
 
     def test_an_unset_value_is_unset_again(self, spark):
-        key = session_settings.WINDOW_GROUP_LIMIT
+        key = LIMIT
         spark.conf.unset(key)
         default = spark.conf.get(key)
-        session_settings.dedup_statement(spark)
+        session_settings.apply(spark, {key: "-1"})
         assert spark.conf.get(key) == "-1"
         session_settings.restore(spark)
         assert spark.conf.get(key) == default
         assert spark.conf.get(key, None) is None  # unset, not set to the default
 
-    def test_partial_dedup_keeps_the_session_value(self, spark):
-        key = session_settings.WINDOW_GROUP_LIMIT
-        spark.conf.set(key, "500")
-        try:
-            assert session_settings.dedup_statement(spark, partial_dedup=True) == {}
-            assert spark.conf.get(key) == "500"
-        finally:
-            spark.conf.unset(key)
+    def test_no_settings_change_nothing(self, spark):
+        assert session_settings.apply(spark, None) == {} and session_settings.apply(spark, {}) == {}
+        assert session_settings.restore(spark) == {}
