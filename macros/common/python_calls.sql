@@ -69,6 +69,14 @@
 
 {#- ---- purge (python_hooks/purge/) ---- -#}
 
+{% macro purge_run_scan(spec) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.scan:run', spec=spec)) }}
+{%- endmacro %}
+
+{% macro purge_scan_read_ahead(scans, workers) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.scan:read_ahead', scans=scans, workers=workers)) }}
+{%- endmacro %}
+
 {% macro onboard_read_list(file) -%}
     {{ return(adapter.python_hook('python_hooks.purge.onboarding:read_list', path=file | string)) }}
 {%- endmacro %}

@@ -99,11 +99,11 @@
             {%- do plans.update({key: planned.value}) -%}
             {%- if planned.value.scan_sql -%}
                 {%- do log('purge step scan (read ahead): ' ~ key ~ ':\n' ~ planned.value.scan_sql, info=false) -%}
-                {%- do scans.update({key: planned.value.scan_sql}) -%}
+                {%- do scans.update({key: planned.value.scan}) -%}
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do compliance.catalog_read_ahead(scans, workers) -%}
+    {%- do compliance.purge_scan_read_ahead(scans, workers) -%}
     {{ return(plans) }}
 {%- endmacro %}
 

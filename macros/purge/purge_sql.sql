@@ -37,17 +37,18 @@
     so only those rows reach the aggregate).  Partitions without one do not appear: they are
     skipped.  Rows before the purge are read from the rewritten partitions' file footers.
 -#}
-{% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none) -%}
-    {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds)) }}
+{% macro purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none, source=none) -%}
+    {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds, source)) }}
 {%- endmacro %}
 
-{% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none) -%}
+{#- `source`: what to read instead of the table (a view over the files whose footers admit a listed id, python_hooks/purge/scan.py). -#}
+{% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none, source=none) -%}
 select /*+ BROADCAST(b) */
     {%- for column in partition_columns %}
     cast(a.{{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
     {%- endfor %}
     count(*) as rows_purged
-from {{ compliance.table_ref(database, table) }} as a
+from {{ source or compliance.table_ref(database, table) }} as a
 left semi join {{ compliance.purge_ids_relation(id_database, id_table, id_column) }} as b
     on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
 {%- if id_bounds %}

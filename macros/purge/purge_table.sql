@@ -192,7 +192,8 @@
 {%- endmacro %}
 
 {#-
-    What a table needs before its scan, from the metastore only: {info, identifier, scan_sql};
+    What a table needs before its scan, from the metastore only: {info, identifier, scan_sql, scan
+    (the spec python_hooks/purge/scan.py runs)};
     {skip, notice} for a table that is gone, a view, or not onboarded; {info, error} for a
     descriptor the table cannot honour.  The materialization plans every table first, so that
     their scans can be read ahead (purge_read_ahead).
@@ -208,8 +209,14 @@
     {%- if identifier.error -%}{{ return({'skip': false, 'info': info, 'error': identifier.error}) }}{%- endif -%}
     {#- the id range, where the identifier has the id column's own type (no cast between them) -#}
     {%- set bounds = ids.bounds if ids.bounds and identifier.type == ids.bounds.type else none -%}
-    {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds,
-        'scan_sql': compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds)}) }}
+    {%- set scan_sql = compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds) -%}
+    {#- the same scan over a view of the files whose footers admit a listed id (python_hooks/purge/scan.py) -#}
+    {%- set view = '__purge_scan_' ~ database ~ '__' ~ table -%}
+    {%- set narrow_sql = compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
+        compliance.quote_ident(view)) if bounds and info.partition_columns else none -%}
+    {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds, 'scan_sql': scan_sql,
+        'scan': {'database': database, 'table': table, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,
+            'path': identifier.path, 'bounds': bounds}}) }}
 {%- endmacro %}
 
 {#- Purge one table (planned by purge_table_plan, or planned here); returns its result rows. -#}
@@ -236,7 +243,13 @@
     {#- one scan: the rows with a listed id, per partition; the other partitions are not read -#}
     {%- set scan = compliance.catalog_collect(name) -%}
     {%- if scan is none -%}
-        {%- set scan = compliance.purge_execute('scan', plan.scan_sql) -%}
+        {%- do log('purge step scan:\n' ~ plan.scan_sql, info=false) -%}
+        {%- set scan = compliance.purge_run_scan(plan.scan) -%}
+    {%- endif -%}
+    {%- if scan.narrowed -%}
+        {%- do compliance.purge_say(name ~ ": the footers' min/max rule out " ~ (scan.narrowed.files - scan.narrowed.read) ~ " of "
+            ~ scan.narrowed.files ~ " file(s): " ~ ("the scan read " ~ scan.narrowed.read ~ " file(s) in " ~ scan.narrowed.partitions
+            ~ " partition(s)" if scan.narrowed.read else "no file can hold a listed id, nothing was scanned")) -%}
     {%- endif -%}
     {%- if not scan.ok -%}
         {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}

@@ -108,6 +108,12 @@ def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
     job): a scan's fixed cost (planning, job start, file listing) overlaps with the others' work.
     Returns how many were started.  `collect(key)` waits for one.
     """
+    return read_ahead_calls({key: (tables.execute, (spark, str(sql))) for key, sql in queries.items()}, workers)
+
+
+def read_ahead_calls(calls: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]], workers: int) -> int:
+    """`read_ahead` for calls ({key: (function, args)}, each returning {ok, error, ...} and never
+    raising): the purge's scans, which read the files' footers before their query."""
     global _read_ahead_executor
     with _lock:
         if _read_ahead_executor is None or getattr(_read_ahead_executor, "_max_workers", 0) != workers:
@@ -116,9 +122,9 @@ def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
             _read_ahead_executor = ThreadPoolExecutor(
                 max_workers=max(1, workers), thread_name_prefix="compliance-read-ahead"
             )
-        for key, sql in queries.items():
-            _read_ahead[key] = _read_ahead_executor.submit(tables.execute, spark, str(sql))
-    return len(queries)
+        for key, (function, args) in calls.items():
+            _read_ahead[key] = _read_ahead_executor.submit(function, *args)
+    return len(calls)
 
 
 _call_executor: ThreadPoolExecutor | None = None

@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from python_hooks.catalog import background, metastore
-from python_hooks.catalog.files import footer_rows, orc_footer_reader, parquet_footer_reader
+from python_hooks.catalog.files import footer_rows, local_path, orc_footer_reader, parquet_footer_reader
 from python_hooks.catalog.files import storage_format as format_of
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.errors import result
@@ -79,6 +79,49 @@ def _parquet_file(spark: Any, status: Any, path: list[str], bounds: tuple[int, i
         return rows, True
 
 
+def arrow_parquet_file(local: str, path: list[str], bounds: tuple[int, int]) -> tuple[int, bool] | None:
+    """`_parquet_file`'s answer for a local file, from its footer read by pyarrow (0.05 ms a file
+    against about 1.5 ms through the JVM), or None when pyarrow cannot read it.
+
+    The same rules: a file is clean only when every row group's statistics for the identifier
+    rule out every listed id, or say it holds only NULLs there; a missing column, a type other
+    than a plain (signed) INT32 or INT64, or a row group without statistics leaves it a candidate.
+    """
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.read_metadata(local)
+    except Exception:  # noqa: BLE001 - ImportError, ArrowInvalid, OSError: the JVM reads it
+        return None
+    rows = int(meta.num_rows)
+    wanted = ".".join(part.lower() for part in path)
+    index = next((i for i in range(meta.num_columns) if meta.schema.column(i).path.lower() == wanted), None)
+    if index is None:
+        return rows, False
+    column = meta.schema.column(index)
+    if (
+        column.physical_type not in ("INT32", "INT64")
+        or column.logical_type.type not in ("NONE", "INT")
+        or str(column.converted_type).startswith("UINT")
+    ):
+        return rows, False
+    for group in range(meta.num_row_groups):
+        block_rows = int(meta.row_group(group).num_rows)
+        if block_rows == 0:
+            continue
+        stats = meta.row_group(group).column(index).statistics
+        if stats is None:
+            return rows, False
+        if not stats.has_min_max:
+            # only NULLs, which match no id; trust it only when the count says so
+            if stats.has_null_count and int(stats.null_count) == block_rows:
+                continue
+            return rows, False
+        if not _outside(int(stats.min), int(stats.max), bounds):
+            return rows, False
+    return rows, True
+
+
 def _orc_file(spark: Any, status: Any, path: list[str], bounds: tuple[int, int]) -> tuple[int, bool]:
     """(rows, clean) of one ORC file: clean when its statistics for the identifier rule out every id."""
     with orc_footer_reader(spark, status) as reader:
@@ -112,13 +155,15 @@ def split_files(
         if status.getLen() == 0:
             clean.append(status)
             continue
-        file_rows, is_clean = read(spark, status, path, bounds)
+        local = local_path(str(status.getPath().toString())) if storage_format == "parquet" else None
+        decided = arrow_parquet_file(local, path, bounds) if local is not None else None
+        file_rows, is_clean = decided if decided is not None else read(spark, status, path, bounds)
         rows += file_rows
         (clean if is_clean else candidates).append(status)
     return rows, clean, candidates
 
 
-def _reads_like_the_table(spark: Any, meta: Any, storage_format: str) -> bool:
+def reads_like_the_table(spark: Any, meta: Any, storage_format: str) -> bool:
     """Whether Spark reads the table with its own parquet/ORC reader, as a direct read of its files does."""
     if metastore.provider(meta) in ("parquet", "orc"):
         return True
@@ -143,7 +188,7 @@ def candidate_view(
     try:
         meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
         storage_format = format_of(meta)
-        if storage_format is None or not _reads_like_the_table(spark, meta, storage_format):
+        if storage_format is None or not reads_like_the_table(spark, meta, storage_format):
             return result("the table is not read by Spark's own parquet or ORC reader")
         data_schema = StructType.fromJson(json.loads(str(meta.dataSchema().json())))
         partition_schema = StructType.fromJson(json.loads(str(meta.partitionSchema().json())))

@@ -51,3 +51,43 @@ def test_bounds_only_for_integral_id_columns():
     assert file_level.usable_bounds({"type": "bigint", "min": "5", "max": "9"}) == (5, 9)
     assert file_level.usable_bounds({"type": "string", "min": "'a'", "max": "'b'"}) is None
     assert file_level.usable_bounds(None) is None
+
+
+def test_pyarrow_and_the_jvm_decide_every_file_alike(spark, tmp_path):
+    """The local footer read (pyarrow) and the JVM's parquet-mr agree file by file, but for an
+    unsigned column, which pyarrow leaves to the rewrite."""
+
+    def write(name, values, type_=pa.int64(), row_group_size=None, column="guestid"):
+        table = pa.table({column: pa.array(values, type_), "payload": pa.array(["x"] * len(values))})
+        pq.write_table(table, tmp_path / name, row_group_size=row_group_size)
+
+    write("below.parquet", list(range(0, 1000)))
+    write("above.parquet", list(range(1004, 2000)))
+    write("nulls.parquet", [None] * 10)
+    write("second_group.parquet", list(range(0, 500)) + list(range(1000, 1500)), row_group_size=500)
+    write("int32.parquet", list(range(0, 100)), pa.int32())
+    write("int16.parquet", list(range(0, 100)), pa.int16())
+    write("unsigned.parquet", list(range(0, 100)), pa.uint64())
+    write("other_column.parquet", list(range(0, 10)), column="otherid")
+    decided = {}
+    for status in files.data_files(spark, f"file:{tmp_path}"):
+        name = str(status.getPath().getName())
+        local = files.local_path(str(status.getPath().toString()))
+        arrow = file_level.arrow_parquet_file(local, ["guestid"], BOUNDS)
+        jvm = file_level._parquet_file(spark, status, ["guestid"], BOUNDS)
+        if name == "unsigned.parquet":
+            # parquet-mr compares an unsigned column's min/max as signed longs; pyarrow leaves it to the rewrite
+            assert jvm == (100, True) and arrow == (100, False)
+        else:
+            assert arrow == jvm, name
+        decided[name] = arrow[1]
+    assert decided == {
+        "above.parquet": True,
+        "below.parquet": True,
+        "int16.parquet": True,
+        "int32.parquet": True,
+        "nulls.parquet": True,
+        "other_column.parquet": False,
+        "second_group.parquet": False,
+        "unsigned.parquet": False,  # not a signed integer: read by the rewrite
+    }

@@ -1,14 +1,28 @@
 """Data skipping on clustered ids: the purge's scan carries `identifier between <min id> and
 <max id>`, which the semi-join implies and Spark pushes down to the parquet reader, so row groups
 whose statistics lie outside the listed ids are not read.  The results must not change: whole
-rows compared, and a table whose identifier type differs from the id column's gets no range."""
+rows compared, and a table whose identifier type differs from the id column's gets no range.
+
+Before that, the files' footers narrow the scan (python_hooks/purge/scan.py): a table none of
+whose files can hold a listed id is not scanned, one with some is scanned over those files only,
+and one the footers cannot vouch for (ids spread over the range, a sub-directory) is scanned
+whole.  The purge must be the same either way."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from tests.functional.purge.conftest import descriptor, kept_rows, last_run, log_rows, purge, table_rows
+from tests.functional.purge.conftest import (
+    descriptor,
+    kept_rows,
+    last_run,
+    location,
+    log_rows,
+    purge,
+    remaining_ids,
+    table_rows,
+)
 
 DB = "p_skip"
 
@@ -83,3 +97,91 @@ class TestDataSkipping:
             assert scan.metrics().apply("numOutputRows").value() <= 1000  # of 4000
         finally:
             spark.conf.set("spark.sql.adaptive.enabled", adaptive)
+
+
+NARROW = "p_narrow"
+
+
+def narrow_tables(spark):
+    """Three onboarded tables of 4 files in each of 2 partitions (file f of partition p holds the
+    ids p*4000 + f*1000 .. +999): `clustered` (the listed ids 1001..1003 in one file), `elsewhere`
+    (no file near the ids) and `spread` (every file spans the whole range)."""
+    spark.sql(f"drop database if exists {NARROW} cascade")
+    spark.sql(f"create database {NARROW}")
+    for table, offset in (("clustered", 0), ("elsewhere", 100000), ("spread", None)):
+        spark.sql(f"""
+            create table {NARROW}.{table} (guestid bigint, payload string) partitioned by (ds string)
+            stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        for p, ds in enumerate(("a", "b")):
+            for f in range(4):
+                start = p * 4000 + f * 1000
+                ids = (
+                    f"id + {offset}"
+                    if offset is not None
+                    else f"case when id = {start} then 0 when id = {start + 999} then 9999 else id end"
+                )
+                spark.sql(f"""insert into {NARROW}.{table} partition (ds = '{ds}')
+                    select /*+ COALESCE(1) */ {ids}, concat('x', id) from range({start}, {start + 1000})""")
+
+
+class TestScanNarrowedByFooters:
+    def test_the_footers_rule_out_files_and_the_purge_is_the_same(self, project, spark, id_table):
+        narrow_tables(spark)
+        before = {t: table_rows(spark, f"{NARROW}.{t}") for t in ("clustered", "elsewhere", "spread")}
+        _, logs = purge(NARROW)
+
+        # clustered: 7 of 8 files ruled out, one read; elsewhere: nothing read at all; spread: no line
+        assert (
+            f"{NARROW}.clustered: the footers' min/max rule out 7 of 8 file(s): the scan read 1 file(s) in 1 partition(s)"
+            in logs
+        )
+        assert (
+            f"{NARROW}.elsewhere: the footers' min/max rule out 8 of 8 file(s): no file can hold a listed id, nothing was scanned"
+            in logs
+        )
+        assert f"{NARROW}.spread: the footers" not in logs
+        for table in ("clustered", "elsewhere", "spread"):
+            assert table_rows(spark, f"{NARROW}.{table}") == kept_rows(before[table]), table
+        rows = last_run(log_rows(spark, project, NARROW))
+        states = {(r.table_name, r.partition_spec): (r.state, r.rows_purged) for r in rows}
+        assert states == {
+            ("clustered", "ds=a"): ("COMMITTED", 3),
+            ("clustered", "ds=b"): ("SKIPPED", 0),
+            ("elsewhere", "ds=a"): ("SKIPPED", 0),
+            ("elsewhere", "ds=b"): ("SKIPPED", 0),
+            ("spread", "ds=a"): ("COMMITTED", 3),
+            ("spread", "ds=b"): ("SKIPPED", 0),
+        }
+
+    def test_a_partition_the_footers_cannot_vouch_for_is_scanned_whole(self, project, spark, id_table):
+        narrow_tables(spark)
+        # a sub-directory (Spark does not read it for a Hive partition): the whole table is scanned
+        nested = Path(location(spark, NARROW, "elsewhere", [["ds", "b"]]).removeprefix("file:")) / "sub"
+        nested.mkdir()
+        # and a listed id written into a new file of the table that was clean: found by the scan
+        spark.sql(f"insert into {NARROW}.clustered partition (ds = 'b') values (1002, 'late')")
+        _, logs = purge(f"{NARROW}.elsewhere, {NARROW}.clustered")
+        assert f"{NARROW}.elsewhere: the footers" not in logs
+        assert (
+            f"{NARROW}.clustered: the footers' min/max rule out 7 of 9 file(s): the scan read 2 file(s)"
+            in logs
+        )
+        assert remaining_ids(spark, f"{NARROW}.clustered") == 0
+
+
+def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, tmp_path):
+    """With ids spread over the range no file is ever ruled out: reading stops after 64 files."""
+    from python_hooks.purge import scan
+
+    spark.sql("drop database if exists p_giveup cascade")
+    spark.sql("create database p_giveup")
+    spark.sql("create table p_giveup.t (guestid bigint) partitioned by (ds int) stored as parquet")
+    spark.sql(
+        "insert into p_giveup.t partition (ds) select id % 1000, cast(id % 100 as int) from range(100000)"
+    )
+    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (500, 501)) is None
+    # the same table with the ids outside every file's range: all 100 partitions' files ruled out
+    ruled_out = scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (5000, 5001))
+    assert ruled_out is not None and ruled_out["read"] == 0 and ruled_out["partitions"] == []
+    assert ruled_out["files"] >= 100
+    spark.sql("drop database p_giveup cascade")

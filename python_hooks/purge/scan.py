@@ -1,0 +1,140 @@
+"""The purge's id scan, narrowed by the files' footers before Spark reads anything.
+
+The scan finds the partitions that hold a listed id: a semi-join of the whole table with the ids.
+Spark already skips the row groups whose statistics lie outside the listed ids' range (the
+scan's `between`), but it still plans, opens and reads the footer of every file of the table in
+its tasks.  When the identifier is clustered (a date-ordered id, sorted or bucketed files), the
+footers alone rule out most files, often all of a table's.  Here they are read first, in this
+process, by pyarrow (about 0.05 ms a file on the local filesystem), with the file-level
+purge's own rule (`file_level.arrow_parquet_file`: every row group's min/max outside [smallest
+id, largest id], or only NULLs); then
+
+- no file can hold a listed id: the table is not scanned at all (no partition has ids);
+- some can: the same scan SQL reads a temporary view over only those files (the table's data
+  schema, the partition's values as columns, as `file_level.candidate_view` builds it);
+- every file can (ids spread over the range), or the footers cannot decide: the scan reads the
+  table, as before.
+
+The answer is the same as the full scan's: a file is left out only when its statistics prove it
+holds no listed id.  What is read first is bounded: the partitions are visited in a fixed
+pseudo-random order, and once 64 files have been read without one that rules out every id the
+footers are given up and the table is scanned (with ids spread over the range no file ever
+does).  Only a partitioned parquet table on the local filesystem (a `file:` warehouse), read by
+Spark's own parquet reader, with an integral identifier of the id column's type, is narrowed; a
+partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
+scan.
+
+    run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions} | None}
+    read_ahead(spark, {key: spec}, workers)   # catalog.background's threads; collect(key) gives run's result
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from python_hooks.catalog import background, files, metastore, tables
+from python_hooks.catalog.jvm import scala_list
+from python_hooks.errors import result
+from python_hooks.purge import file_level
+
+# files read before the footers are given up when none of them rules out every listed id
+GIVE_UP_AFTER = 64
+
+
+def _partition_files(directory: str) -> list[str] | None:
+    """The data files Spark reads in a local partition directory, or None when it holds a
+    sub-directory (Spark does not read those for a Hive partition; the full scan decides)."""
+    if not os.path.isdir(directory):
+        return []
+    found = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(("_", ".")):
+                continue
+            if entry.is_dir():
+                return None
+            if entry.stat().st_size > 0:
+                found.append(entry.path)
+    return sorted(found)
+
+
+def candidate_files(
+    spark: Any, database: str, table: str, path: list[str], bounds: tuple[int, int]
+) -> dict[str, Any] | None:
+    """{partitions: [{pairs, files}], files, read} of the partitions with files that may hold a
+    listed id (`files` of them only), or None when the footers do not narrow the scan."""
+    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
+    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    if (
+        not columns
+        or files.storage_format(meta) != "parquet"
+        or not file_level.reads_like_the_table(spark, meta, "parquet")
+        or any("." in part for part in path)
+    ):
+        return None
+    listed = metastore.partition_locations(spark, database, table, columns)
+    local = [files.local_path(location) for _, location in listed]
+    if any(directory is None for directory in local):
+        return None
+    order = list(range(len(listed)))
+    random.Random(f"{database}.{table}").shuffle(order)
+    partitions: list[dict[str, Any]] = []
+    read = clean = 0
+    for index in order:
+        found = _partition_files(local[index])  # type: ignore[arg-type]
+        if found is None:
+            return None
+        candidates = []
+        for name in found:
+            decided = file_level.arrow_parquet_file(name, path, bounds)
+            if decided is None:
+                return None
+            read += 1
+            if decided[1]:
+                clean += 1
+            else:
+                candidates.append("file:" + name)  # a Hadoop Path string again, for Spark's reader
+        if candidates:
+            partitions.append({"pairs": [list(pair) for pair in listed[index][0]], "files": candidates})
+        if clean == 0 and read >= GIVE_UP_AFTER:
+            return None
+    if clean == 0:
+        return None
+    return {"partitions": partitions, "files": read, "read": read - clean}
+
+
+def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """The id scan of one table: {ok, error, rows, narrowed}; never raises.
+
+    `spec`: {database, table, sql (the scan of the table), narrow_sql (the same scan of `view`),
+    view, path (the identifier's field path), bounds (purge_id_bounds)}.  `narrowed` says what
+    the footers did: None when the table was scanned whole, else {files, read, partitions}.
+    """
+    bounds = file_level.usable_bounds(spec.get("bounds"))
+    narrowed = None
+    if bounds is not None and spec.get("narrow_sql"):
+        try:
+            narrowed = candidate_files(spark, spec["database"], spec["table"], list(spec["path"]), bounds)
+        except Exception:  # noqa: BLE001 - the footers are an optimisation: the full scan decides
+            narrowed = None
+    if narrowed is None:
+        return {**tables.execute(spark, str(spec["sql"])), "narrowed": None}
+    summary = {"files": narrowed["files"], "read": narrowed["read"], "partitions": len(narrowed["partitions"])}
+    if not narrowed["partitions"]:
+        return result(rows=[], narrowed=summary)
+    view = str(spec["view"])
+    made = file_level.candidate_view(spark, spec["database"], spec["table"], view, narrowed["partitions"])
+    if not made["ok"]:
+        return {**tables.execute(spark, str(spec["sql"])), "narrowed": None}
+    try:
+        return {**tables.execute(spark, str(spec["narrow_sql"])), "narrowed": summary}
+    finally:
+        file_level.drop_view(spark, view)
+
+
+def read_ahead(spark: Any, scans: dict[str, dict[str, Any]], workers: int) -> int:
+    """Start the scans of `scans` ({key: spec}) on `workers` threads, in the order given
+    (catalog.background); `catalog_collect(key)` waits for one and gives what `run` returned."""
+    return background.read_ahead_calls({key: (run, (spark, spec)) for key, spec in scans.items()}, workers)
