@@ -116,6 +116,10 @@
     {{ return(adapter.python_hook('python_hooks.purge.staging:forget_external_table', database=database, table=table)) }}
 {%- endmacro %}
 
+{% macro purge_forget_external_table_later(key, database, table, fallback_sql) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.staging:forget_later', key=key, database=database, table=table, fallback_sql=fallback_sql)) }}
+{%- endmacro %}
+
 {% macro purge_replace_results(database, table, rows) -%}
     {{ return(adapter.python_hook('python_hooks.purge.results:replace_results', database=database, table=table, rows=rows)) }}
 {%- endmacro %}

@@ -9,7 +9,7 @@
     {%- set dry_run = compliance.bool_var('purge_dry_run') -%}
     {#- file-level rewrite (docs/purge.md); read here, so a bad value stops the run before any table -#}
     {%- set file_level = compliance.bool_var('purge_file_level', true) -%}
-    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'file_level': file_level, 'onboarded': [], 'committed': []} -%}
+    {%- set ctx = {'ts': compliance.purge_epoch_ms(), 'dry_run': dry_run, 'file_level': file_level, 'onboarded': [], 'committed': [], 'forgetting': []} -%}
 
     {{ run_hooks(pre_hooks) }}
     {#- records that a node which failed earlier in this process left in the background -#}
@@ -48,9 +48,11 @@
         {%- do compliance.purge_empty_selection(whitelist, blacklist) -%}
     {%- endif -%}
 
-    {%- do compliance.catalog_forget_read_ahead() -%}
     {%- call noop_statement('main', 'PURGE ' ~ results | length ~ ' partition(s)', 'PURGE', results | length) -%}{%- endcall -%}
     {%- set written = compliance.purge_write_results(target_relation, results) -%}
+    {#- the staging tables forgotten in the background, then anything else still running ahead -#}
+    {%- do compliance.purge_forgotten_side_tables(ctx) -%}
+    {%- do compliance.catalog_forget_read_ahead() -%}
     {%- do unrecorded.extend(compliance.purge_wait_for_stale_records()) -%}
     {%- set failed = results | selectattr('state', 'equalto', 'FAILED') | list -%}
     {%- do compliance.purge_summary(results, dry_run) -%}

@@ -80,6 +80,30 @@
 {%- endmacro %}
 
 {#-
+    purge_forget_side_table on a background thread, for step 5 once the partitions are swapped:
+    the node goes on (results, the next table) and `purge_forgotten_side_tables` waits for it.
+-#}
+{% macro purge_forget_side_table_later(database, table, ctx) -%}
+    {%- do log('purge step drop staging: ' ~ database ~ '.' ~ table ~ ' (in the background)', info=false) -%}
+    {%- set key = 'purge forget ' ~ database ~ '.' ~ table -%}
+    {%- do compliance.purge_forget_external_table_later(key, database, table, compliance.purge_drop_table_sql(database, table)) -%}
+    {%- do ctx.forgetting.append({'key': key, 'database': database, 'table': table}) -%}
+{%- endmacro %}
+
+{#- Waits for the side tables purge_forget_side_table_later forgets; says what could not be dropped. -#}
+{% macro purge_forgotten_side_tables(ctx) -%}
+    {%- for pending in ctx.forgetting -%}
+        {%- set dropped = compliance.catalog_collect(pending.key) -%}
+        {%- if dropped is not none and dropped.refused -%}
+            {%- do exceptions.warn("purge: " ~ dropped.error ~ "; drop " ~ pending.database ~ "." ~ pending.table ~ " yourself once nothing uses its location (make it external first: `alter table ... set tblproperties ('EXTERNAL'='TRUE')`).") -%}
+        {%- elif dropped is not none and not dropped.ok -%}
+            {%- do log('purge: ' ~ pending.database ~ '.' ~ pending.table ~ ' could not be dropped: ' ~ dropped.error, info=false) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do ctx.forgetting.clear() -%}
+{%- endmacro %}
+
+{#-
     The partition path (`k=v/k2=v2`, escaped; '' for an unpartitioned table) of a result row
     whose first values are the partition columns as strings; NULL is Hive's default partition.
 -#}
@@ -431,8 +455,8 @@
     {%- for row in results if row.state == 'COMMITTED' -%}
         {%- do stale.append({'database': database, 'table': table, 'partition_spec': row.partition_spec, 'location': row.old_location, 'reason': 'purge'}) -%}
     {%- endfor -%}
-    {#- every swap above refreshed the table: nothing cached points at the old files -#}
-    {%- do compliance.purge_forget_side_table(database, staging) -%}
+    {#- every swap above refreshed the table: nothing cached points at the old files; the node waits for it at its end -#}
+    {%- do compliance.purge_forget_side_table_later(database, staging, ctx) -%}
     {#-
         In the background, while the next table is purged and the results are written; the node
         waits for it.  Started after the drop, which would otherwise wait for its metastore calls.

@@ -108,7 +108,9 @@ def read_ahead(spark: Any, queries: dict[str, str], workers: int) -> int:
     job): a scan's fixed cost (planning, job start, file listing) overlaps with the others' work.
     Returns how many were started.  `collect(key)` waits for one.
     """
-    return read_ahead_calls({key: (tables.execute, (spark, str(sql))) for key, sql in queries.items()}, workers)
+    return read_ahead_calls(
+        {key: (tables.execute, (spark, str(sql))) for key, sql in queries.items()}, workers
+    )
 
 
 def read_ahead_calls(calls: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]], workers: int) -> int:

@@ -189,7 +189,9 @@ def partition_locations(
             return _locations_from_json(spark, listing, columns)
         except Exception:  # noqa: BLE001 - an unexpected shape: walk the partitions instead
             pass
-    return [(partition_pairs(part, columns), path_string(spark, part.location())) for part in scala_list(listing)]
+    return [
+        (partition_pairs(part, columns), path_string(spark, part.location())) for part in scala_list(listing)
+    ]
 
 
 # Below this many partitions the walk is faster: its round trips (about 0.5 ms a partition) cost

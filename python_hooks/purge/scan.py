@@ -121,7 +121,11 @@ def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
             narrowed = None
     if narrowed is None:
         return {**tables.execute(spark, str(spec["sql"])), "narrowed": None}
-    summary = {"files": narrowed["files"], "read": narrowed["read"], "partitions": len(narrowed["partitions"])}
+    summary = {
+        "files": narrowed["files"],
+        "read": narrowed["read"],
+        "partitions": len(narrowed["partitions"]),
+    }
     if not narrowed["partitions"]:
         return result(rows=[], narrowed=summary)
     view = str(spec["view"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_hooks.catalog import files, metastore, tables
+from python_hooks.catalog import background, files, metastore, tables
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.jvm import path_string, scala_list, scala_map
 from python_hooks.errors import result
@@ -130,6 +130,22 @@ def forget_external_table(spark: Any, database: str, table: str) -> dict[str, An
     except Exception as exc:  # noqa: BLE001 - the caller drops it with SQL instead
         return result(exc, refused=False)
     return result(refused=False)
+
+
+def forget_later(spark: Any, key: str, database: str, table: str, fallback_sql: str) -> str:
+    """`forget_external_table` on a background thread (catalog.background's `call_ahead`), with
+    `fallback_sql` (a `drop table`) run there too when the catalog call fails; `catalog_collect(key)`
+    gives {ok, refused, error}.  The purge forgets a table's staging table this way, once its
+    partitions are swapped, while it writes its results or purges the next table."""
+    return background.call_ahead(key, _forget_or_drop, spark, database, table, fallback_sql)
+
+
+def _forget_or_drop(spark: Any, database: str, table: str, fallback_sql: str) -> dict[str, Any]:
+    forgotten = forget_external_table(spark, database, table)
+    if forgotten["ok"] or forgotten["refused"]:
+        return forgotten
+    dropped = tables.execute(spark, fallback_sql)
+    return result(None if dropped["ok"] else dropped["error"], refused=False, fallback=forgotten["error"])
 
 
 def partition_row_counts(spark: Any, database: str, table: str) -> dict[str, Any]:

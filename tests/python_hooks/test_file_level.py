@@ -57,8 +57,10 @@ def test_pyarrow_and_the_jvm_decide_every_file_alike(spark, tmp_path):
     """The local footer read (pyarrow) and the JVM's parquet-mr agree file by file, but for an
     unsigned column, which pyarrow leaves to the rewrite."""
 
-    def write(name, values, type_=pa.int64(), row_group_size=None, column="guestid"):
-        table = pa.table({column: pa.array(values, type_), "payload": pa.array(["x"] * len(values))})
+    def write(name, values, type_=None, row_group_size=None, column="guestid"):
+        table = pa.table(
+            {column: pa.array(values, type_ or pa.int64()), "payload": pa.array(["x"] * len(values))}
+        )
         pq.write_table(table, tmp_path / name, row_group_size=row_group_size)
 
     write("below.parquet", list(range(0, 1000)))
