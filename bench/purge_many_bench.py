@@ -17,7 +17,12 @@ After each purge the 5 tables get their ids back (a small insert) for the next r
 bench/results/purge_many.png and writes bench/results/purge_many.json.  Target (issue 15):
 the purge node at most 1.5x the floor at 200 tables.
 
-    .venv/bin/python bench/purge_many_bench.py [--sizes 50 100 200] [--rows 2000] [--repeat 3]
+The listed ids lie above every table's own ids, so the footers of the 195 clean tables rule them
+out and the purge does not scan those tables (python_hooks/purge/scan.py); `--ids-in-range`
+puts them inside every table's range (the tables hold even ids, the listed ones are odd), where
+no footer can rule them out and every table is scanned.
+
+    .venv/bin/python bench/purge_many_bench.py [--sizes 50 100 200] [--rows 2000] [--repeat 3] [--ids-in-range]
 """
 
 from __future__ import annotations
@@ -42,7 +47,11 @@ RESULTS = REPO / "bench" / "results"
 GROUPS: list[tuple[str, int]] = []
 DIRTY: list[tuple[str, str]] = []
 PARTITIONS = 10
+# the listed ids: above every table's own ids (0 .. rows-1), so each clean table's footers rule
+# them out; with --ids-in-range the tables hold even ids and the listed ones are odd ids inside
+# that range: no footer rules them out, and every table is scanned
 IDS = list(range(1_000_000, 1_000_020))
+IN_RANGE = {"on": False}
 
 
 def plan_groups(sizes: list[int]) -> None:
@@ -66,7 +75,8 @@ def make_tables(spark: Any, rows: int) -> None:
                 tblproperties ('dataset.descriptor' = '{DESCRIPTOR}')""")
             spark.sql(f"""
                 insert into {database}.t{n:03d} partition (ds)
-                select named_struct('guestid', id), repeat('x', 40), format_string('d%02d', cast(id % {PARTITIONS} as int))
+                select named_struct('guestid', id * {2 if IN_RANGE["on"] else 1}), repeat('x', 40),
+                       format_string('d%02d', cast(id % {PARTITIONS} as int))
                 from range({rows})""")
         print(f"  {database}: {count} tables", flush=True)
     spark.sql("create database if not exists bench_ids")
@@ -215,7 +225,15 @@ def main() -> None:
     parser.add_argument(
         "--parallelism", type=int, default=4, help="purge_scan_parallelism (1: no scan read ahead)"
     )
+    parser.add_argument(
+        "--ids-in-range",
+        action="store_true",
+        help="listed ids inside every table's id range (odd ids, the tables hold even ones): no footer rules them out",
+    )
     args = parser.parse_args()
+    if args.ids_in_range:
+        IN_RANGE["on"] = True
+        IDS[:] = [args.rows + 1 + 2 * n for n in range(20)]  # odd, inside [0, 2 * rows)
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
     local_warehouse(work)
@@ -266,7 +284,9 @@ def main() -> None:
                 f"{median['node_and_verification_ratio']:.2f}x; per table {median['purge_node_s'] / size * 1000:.0f} ms"
             )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        suffix = "" if args.parallelism == 4 else f"-parallelism-{args.parallelism}"
+        suffix = ("" if args.parallelism == 4 else f"-parallelism-{args.parallelism}") + (
+            "-ids-in-range" if args.ids_in_range else ""
+        )
         (RESULTS / f"purge_many{suffix}.json").write_text(json.dumps(results, indent=2) + "\n")
         if len(results) > 1:
             plot(results, RESULTS / f"purge_many{suffix}.png")

@@ -239,7 +239,7 @@
     {%- set narrow_sql = compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
         compliance.quote_ident(view)) if bounds and info.partition_columns else none -%}
     {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds, 'scan_sql': scan_sql,
-        'scan': {'database': database, 'table': table, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,
+        'scan': {'database': database, 'table': table, 'location': info.location, 'partition_columns': info.partition_columns, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,
             'path': identifier.path, 'bounds': bounds}}) }}
 {%- endmacro %}
 

@@ -16,10 +16,11 @@ id, largest id], or only NULLs); then
   table, as before.
 
 The answer is the same as the full scan's: a file is left out only when its statistics prove it
-holds no listed id.  What is read first is bounded: the partitions are visited in a fixed
-pseudo-random order, and once 64 files have been read without one that rules out every id the
-footers are given up and the table is scanned (with ids spread over the range no file ever
-does).  Only a partitioned parquet table on the local filesystem (a `file:` warehouse), read by
+holds no listed id.  What is read first is bounded: up to 64 files under the table's directory,
+from partitions picked at random, without a metastore call; when none of them rules out every
+id (ids spread over the range), the footers are given up and the table is scanned, for a few
+milliseconds.  Otherwise the partitions are listed from the metastore and every file's footer is
+read.  Only a partitioned parquet table on the local filesystem (a `file:` warehouse), read by
 Spark's own parquet reader, with an integral identifier of the id column's type, is narrowed; a
 partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
 scan.
@@ -35,7 +36,7 @@ import random
 from typing import Any
 
 from python_hooks.catalog import background, files, metastore, tables
-from python_hooks.catalog.jvm import scala_list
+from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import result
 from python_hooks.purge import file_level
 
@@ -60,30 +61,72 @@ def _partition_files(directory: str) -> list[str] | None:
     return sorted(found)
 
 
+def _sample(root: str, depth: int, seed: str) -> list[str]:
+    """Up to GIVE_UP_AFTER data files under a local table directory, from partition directories
+    picked at random (`col=value` names, `depth` levels down), without asking the metastore."""
+    rng = random.Random(seed)
+    found: list[str] = []
+
+    def visit(directory: str, level: int) -> None:
+        try:
+            with os.scandir(directory) as entries:
+                listed = [e for e in entries if not e.name.startswith(("_", "."))]
+        except OSError:
+            return
+        if level == depth:
+            found.extend(e.path for e in listed if e.is_file() and e.stat().st_size > 0)
+            return
+        children = [e.path for e in listed if e.is_dir() and "=" in e.name]
+        rng.shuffle(children)
+        for child in children:
+            if len(found) >= GIVE_UP_AFTER:
+                return
+            visit(child, level + 1)
+
+    visit(root, 0)
+    return found[:GIVE_UP_AFTER]
+
+
 def candidate_files(
-    spark: Any, database: str, table: str, path: list[str], bounds: tuple[int, int]
+    spark: Any,
+    database: str,
+    table: str,
+    path: list[str],
+    bounds: tuple[int, int],
+    location: str | None = None,
+    partition_columns: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """{partitions: [{pairs, files}], files, read} of the partitions with files that may hold a
-    listed id (`files` of them only), or None when the footers do not narrow the scan."""
+    listed id (`files` of them only), or None when the footers do not narrow the scan.
+
+    First a sample of the files under the table's `location` (up to 64, from partitions picked at
+    random, no metastore call): when none of them rules out every id, the footers are given up.
+    Only then are the partitions listed from the metastore and every file's footer read.
+    """
+    if any("." in part for part in path):
+        return None
+    if location is None or partition_columns is None:
+        meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
+        location = path_string(spark, meta.location())
+        partition_columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    root = files.local_path(location)
+    columns = list(partition_columns)
+    if root is None or not columns:
+        return None
+    sampled = _sample(root, len(columns), f"{database}.{table}")
+    if not any((file_level.arrow_parquet_file(name, path, bounds) or (0, False))[1] for name in sampled):
+        return None
     meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
-    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-    if (
-        not columns
-        or files.storage_format(meta) != "parquet"
-        or not file_level.reads_like_the_table(spark, meta, "parquet")
-        or any("." in part for part in path)
-    ):
+    if files.storage_format(meta) != "parquet" or not file_level.reads_like_the_table(spark, meta, "parquet"):
         return None
     listed = metastore.partition_locations(spark, database, table, columns)
     local = [files.local_path(location) for _, location in listed]
     if any(directory is None for directory in local):
         return None
-    order = list(range(len(listed)))
-    random.Random(f"{database}.{table}").shuffle(order)
     partitions: list[dict[str, Any]] = []
     read = clean = 0
-    for index in order:
-        found = _partition_files(local[index])  # type: ignore[arg-type]
+    for (pairs, _), directory in zip(listed, local, strict=True):
+        found = _partition_files(directory)  # type: ignore[arg-type]
         if found is None:
             return None
         candidates = []
@@ -97,9 +140,7 @@ def candidate_files(
             else:
                 candidates.append("file:" + name)  # a Hadoop Path string again, for Spark's reader
         if candidates:
-            partitions.append({"pairs": [list(pair) for pair in listed[index][0]], "files": candidates})
-        if clean == 0 and read >= GIVE_UP_AFTER:
-            return None
+            partitions.append({"pairs": [list(pair) for pair in pairs], "files": candidates})
     if clean == 0:
         return None
     return {"partitions": partitions, "files": read, "read": read - clean}
@@ -108,15 +149,24 @@ def candidate_files(
 def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """The id scan of one table: {ok, error, rows, narrowed}; never raises.
 
-    `spec`: {database, table, sql (the scan of the table), narrow_sql (the same scan of `view`),
-    view, path (the identifier's field path), bounds (purge_id_bounds)}.  `narrowed` says what
+    `spec`: {database, table, location, partition_columns, sql (the scan of the table),
+    narrow_sql (the same scan of `view`), view, path (the identifier's field path), bounds
+    (purge_id_bounds)}.  `narrowed` says what
     the footers did: None when the table was scanned whole, else {files, read, partitions}.
     """
     bounds = file_level.usable_bounds(spec.get("bounds"))
     narrowed = None
     if bounds is not None and spec.get("narrow_sql"):
         try:
-            narrowed = candidate_files(spark, spec["database"], spec["table"], list(spec["path"]), bounds)
+            narrowed = candidate_files(
+                spark,
+                spec["database"],
+                spec["table"],
+                list(spec["path"]),
+                bounds,
+                spec.get("location"),
+                spec.get("partition_columns"),
+            )
         except Exception:  # noqa: BLE001 - the footers are an optimisation: the full scan decides
             narrowed = None
     if narrowed is None:
