@@ -289,7 +289,10 @@
     {#- the units of work: every partition, or the table itself -#}
     {%- set units = [] -%}
     {%- if partition_columns -%}
-        {%- for part in compliance.catalog_list_partitions(database, table) -%}
+        {#- a table whose footers ruled out every file comes with the listing they were read from (nothing to rewrite) -#}
+        {%- set listing = scan.partitions if (scan.partitions is defined and scan.partitions is not none and not scan.rows)
+            else compliance.catalog_list_partitions(database, table) -%}
+        {%- for part in listing -%}
             {%- do units.append({'pairs': part['values'], 'spec': adapter.partition_path(part['values']), 'location': part.location}) -%}
         {%- endfor -%}
     {%- else -%}

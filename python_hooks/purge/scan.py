@@ -25,7 +25,7 @@ Spark's own parquet reader, with an integral identifier of the id column's type,
 partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
 scan.
 
-    run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions} | None}
+    run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions} | None[, partitions]}
     read_ahead(spark, {key: spec}, workers)   # catalog.background's threads; collect(key) gives run's result
 """
 
@@ -143,7 +143,11 @@ def candidate_files(
             partitions.append({"pairs": [list(pair) for pair in pairs], "files": candidates})
     if clean == 0:
         return None
-    return {"partitions": partitions, "files": read, "read": read - clean}
+    listing = sorted(
+        ({"values": [list(pair) for pair in pairs], "location": location} for pairs, location in listed),
+        key=lambda part: [value for _, value in part["values"]],
+    )
+    return {"partitions": partitions, "files": read, "read": read - clean, "listing": listing}
 
 
 def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +157,9 @@ def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
     narrow_sql (the same scan of `view`), view, path (the identifier's field path), bounds
     (purge_id_bounds)}.  `narrowed` says what
     the footers did: None when the table was scanned whole, else {files, read, partitions}.
+    When they rule out every file, `partitions` is the table's partition listing they were read
+    from (as catalog.tables.list_partitions gives it): every partition is SKIPPED, and the purge
+    lists nothing again.
     """
     bounds = file_level.usable_bounds(spec.get("bounds"))
     narrowed = None
@@ -177,7 +184,8 @@ def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
         "partitions": len(narrowed["partitions"]),
     }
     if not narrowed["partitions"]:
-        return result(rows=[], narrowed=summary)
+        # no partition holds a listed id: the listing just read serves for their SKIPPED rows
+        return result(rows=[], narrowed=summary, partitions=narrowed["listing"])
     view = str(spec["view"])
     made = file_level.candidate_view(spark, spec["database"], spec["table"], view, narrowed["partitions"])
     if not made["ok"]:
