@@ -12,8 +12,8 @@ id, largest id], or only NULLs); then
 - no file can hold a listed id: the table is not scanned at all (no partition has ids);
 - some can: the same scan SQL reads a temporary view over only those files (the table's data
   schema, the partition's values as columns, as `file_level.candidate_view` builds it);
-- every file can (ids spread over the range), or the footers cannot decide: the scan reads the
-  table, as before.
+- every file can (ids spread over the range), more than a quarter of them can, or the footers
+  cannot decide: the scan reads the table, as before.
 
 The answer is the same as the full scan's: a file is left out only when its statistics prove it
 holds no listed id.  What is read first is bounded: up to 64 files under the table's directory,
@@ -42,6 +42,13 @@ from python_hooks.purge import file_level
 
 # files read before the footers are given up when none of them rules out every listed id
 GIVE_UP_AFTER = 64
+# The view over the files that may hold an id is one file scan per partition, unioned: it pays
+# off when it leaves most of the table out.  With more than a quarter of the files left to read,
+# or more than this many partitions among them, the table is scanned whole (Spark's row-group
+# skipping still applies).  A table of 10 partitions with half its files ruled out was scanned in
+# 250 ms over the view against 80 ms whole.
+NARROW_AT_MOST = 0.25
+VIEW_PARTITIONS_AT_MOST = 64
 
 
 def _partition_files(directory: str) -> list[str] | None:
@@ -142,6 +149,9 @@ def candidate_files(
         if candidates:
             partitions.append({"pairs": [list(pair) for pair in pairs], "files": candidates})
     if clean == 0:
+        return None
+    left = read - clean
+    if left and (left > NARROW_AT_MOST * read or len(partitions) > VIEW_PARTITIONS_AT_MOST):
         return None
     listing = sorted(
         ({"values": [list(pair) for pair in pairs], "location": location} for pairs, location in listed),

@@ -170,7 +170,8 @@ class TestScanNarrowedByFooters:
 
 
 def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, tmp_path):
-    """With ids spread over the range no file is ever ruled out: reading stops after 64 files."""
+    """With ids spread over the range no file is ever ruled out: reading stops after 64 files; with
+    more than a quarter of the files left to read the table is scanned whole."""
     from python_hooks.purge import scan
 
     spark.sql("drop database if exists p_giveup cascade")
@@ -184,4 +185,14 @@ def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, tmp_path):
     ruled_out = scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (5000, 5001))
     assert ruled_out is not None and ruled_out["read"] == 0 and ruled_out["partitions"] == []
     assert ruled_out["files"] >= 100
+    # half of the files ruled out: a view over the other half would cost more than the scan it saves
+    spark.sql("drop table p_giveup.t")
+    spark.sql("create table p_giveup.t (guestid bigint) partitioned by (ds int) stored as parquet")
+    for low in (0, 1000):
+        spark.sql(
+            f"insert into p_giveup.t partition (ds) select /*+ COALESCE(1) */ id, cast(id % 4 as int)"
+            f" from range({low}, {low + 1000})"
+        )
+    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (1500, 1501)) is None
+    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (5000, 5001))["read"] == 0
     spark.sql("drop database p_giveup cascade")
