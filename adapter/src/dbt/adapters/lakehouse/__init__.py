@@ -5,15 +5,19 @@ materialization still applies, and adds:
 
 * a ``session`` submission method, so Python models run in the local Spark session;
 * ``@available`` Hadoop FileSystem methods (list, exists, move, delete, ...) for macros and hooks;
-* one run per warehouse: a second dbt command against a warehouse in use stops at once.
+* one run per warehouse: a second dbt command against a warehouse in use stops at once;
+* Python's garbage collector tuned for a command that holds a manifest (gc_tuning.py).
 """
 
 from dbt.adapters.base import AdapterPlugin
+from dbt.adapters.lakehouse import gc_tuning
 from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, LakehouseCredentials
 from dbt.adapters.lakehouse.impl import LakehouseAdapter
 from dbt.include import lakehouse
 
 __all__ = ["LakehouseAdapter", "LakehouseConnectionManager", "LakehouseCredentials", "Plugin"]
+
+gc_tuning.tune()
 
 Plugin = AdapterPlugin(
     adapter=LakehouseAdapter,  # type: ignore[arg-type]
