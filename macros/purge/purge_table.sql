@@ -141,7 +141,10 @@
     {%- if ns.column is none -%}
         {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " has no column " ~ tojson(column) ~ " (var compliance_id_column); its columns are: " ~ (info.columns.keys() | list | join(', ')) ~ ". Nothing was purged.") -%}
     {%- endif -%}
-    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
+    {#- the relation of the ids as shipped (not overridden): the scan may then read the id table's files itself (python_hooks/purge/scan.py) -#}
+    {%- set as_shipped = (compliance.purge_ids_relation(parts[0], parts[1], ns.column) | trim)
+        == (compliance.default__purge_ids_relation(parts[0], parts[1], ns.column) | trim) -%}
+    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name, 'as_shipped': as_shipped}) }}
 {%- endmacro %}
 
 {#-
@@ -240,7 +243,8 @@
         compliance.quote_ident(view)) if bounds and info.partition_columns else none -%}
     {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds, 'scan_sql': scan_sql,
         'scan': {'database': database, 'table': table, 'location': info.location, 'partition_columns': info.partition_columns, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,
-            'path': identifier.path, 'bounds': bounds}}) }}
+            'path': identifier.path, 'bounds': bounds,
+            'ids': {'database': ids.database, 'table': ids.table, 'column': ids.column} if ids.as_shipped else none}}) }}
 {%- endmacro %}
 
 {#- Purge one table (planned by purge_table_plan, or planned here); returns its result rows. -#}
@@ -273,7 +277,8 @@
     {%- if scan.narrowed -%}
         {%- do compliance.purge_say(name ~ ": the footers' min/max rule out " ~ (scan.narrowed.files - scan.narrowed.read) ~ " of "
             ~ scan.narrowed.files ~ " file(s): " ~ ("the scan read " ~ scan.narrowed.read ~ " file(s) in " ~ scan.narrowed.partitions
-            ~ " partition(s)" if scan.narrowed.read else "no file can hold a listed id, nothing was scanned")) -%}
+            ~ " partition(s)" ~ (" (" ~ scan.narrowed.by ~ ", in this process)" if scan.narrowed.by else "")
+            if scan.narrowed.read else "no file can hold a listed id, nothing was scanned")) -%}
     {%- endif -%}
     {%- if not scan.ok -%}
         {%- set reason = "Table " ~ name ~ ": the scan for listed ids failed: " ~ scan.error -%}

@@ -16,7 +16,18 @@ id, largest id], or only NULLs); then
   cannot decide: the scan reads the table, as before.
 
 The answer is the same as the full scan's: a file is left out only when its statistics prove it
-holds no listed id.  What is read first is bounded: up to 64 files under the table's directory,
+holds no listed id.
+
+The files left are counted in this process too, by pyarrow, when that is safe and small: the
+listed ids are read from the id table's own files (an unpartitioned parquet table on the local
+filesystem, through the relation as shipped, `purge_ids_relation` not overridden, at most
+IDS_AT_MOST of them, loaded once per state of the id table), each candidate file's identifier
+column is read and matched against them (`pyarrow.compute.is_in`: equality of signed integers,
+NULLs matching nothing, as the semi-join), at most ROWS_AT_MOST rows in all.  It is the same
+count the scan's Spark job gives, without that job and the broadcast of the ids it builds (50M
+rows, 5 candidate files of 130,000 rows, 500,000 ids: 60 ms against 390 ms).  Anything else (an
+overridden relation, a partitioned or ORC id table, a file pyarrow reads differently) is the
+Spark scan over the view, as before.  What is read first is bounded: up to 64 files under the table's directory,
 from partitions picked at random, without a metastore call; when none of them rules out every
 id (ids spread over the range), the footers are given up and the table is scanned, for a few
 milliseconds.  Otherwise the partitions are listed from the metastore and every file's footer is
@@ -25,7 +36,7 @@ Spark's own parquet reader, with an integral identifier of the id column's type,
 partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
 scan.
 
-    run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions} | None[, partitions]}
+    run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions, by} | None[, partitions]}
     read_ahead(spark, {key: spec}, workers)   # catalog.background's threads; collect(key) gives run's result
 """
 
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 from typing import Any
 
 from python_hooks.catalog import background, files, metastore, tables
@@ -49,6 +61,10 @@ GIVE_UP_AFTER = 64
 # 250 ms over the view against 80 ms whole.
 NARROW_AT_MOST = 0.25
 VIEW_PARTITIONS_AT_MOST = 64
+# the candidate files are counted by pyarrow in this process up to this many listed ids (8 bytes
+# each, plus pyarrow's hash set of them) and this many rows in the files
+IDS_AT_MOST = 20_000_000
+ROWS_AT_MOST = 20_000_000
 
 
 def _partition_files(directory: str) -> list[str] | None:
@@ -131,7 +147,7 @@ def candidate_files(
     if any(directory is None for directory in local):
         return None
     partitions: list[dict[str, Any]] = []
-    read = clean = 0
+    read = clean = rows = 0
     for (pairs, _), directory in zip(listed, local, strict=True):
         found = _partition_files(directory)  # type: ignore[arg-type]
         if found is None:
@@ -146,6 +162,7 @@ def candidate_files(
                 clean += 1
             else:
                 candidates.append("file:" + name)  # a Hadoop Path string again, for Spark's reader
+                rows += decided[0]
         if candidates:
             partitions.append({"pairs": [list(pair) for pair in pairs], "files": candidates})
     if clean == 0:
@@ -157,7 +174,142 @@ def candidate_files(
         ({"values": [list(pair) for pair in pairs], "location": location} for pairs, location in listed),
         key=lambda part: [value for _, value in part["values"]],
     )
-    return {"partitions": partitions, "files": read, "read": read - clean, "listing": listing}
+    return {"partitions": partitions, "files": read, "read": read - clean, "rows": rows, "listing": listing}
+
+
+_IDS_LOCK = threading.Lock()
+# the one id set held: {"key": the id table and its files' state, "values": pyarrow int64 array}
+_IDS: dict[str, Any] = {}
+
+
+def _column_named(names: list[str], wanted: str) -> str | None | bool:
+    """The one name equal to `wanted` ignoring case (Spark's resolution), None when there is
+    none, False when several are (Spark would refuse; so does this)."""
+    found = [name for name in names if name.lower() == wanted.lower()]
+    return found[0] if len(found) == 1 else (None if not found else False)
+
+
+def _signed_int64(values: Any) -> Any | None:
+    import pyarrow as pa
+
+    kind = values.type
+    if not pa.types.is_integer(kind) or pa.types.is_unsigned_integer(kind):
+        return None
+    return values.cast(pa.int64())
+
+
+def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
+    """The listed ids as one pyarrow int64 array (NULLs dropped), read from the id table's files,
+    or None when they cannot be read that way: the table is partitioned, not parquet read by
+    Spark's own reader, not on the local filesystem, has a sub-directory, a file without the
+    column or with a non-integral one, or more than IDS_AT_MOST rows.  Kept for the next table
+    while the id table's files are unchanged (names, sizes, modification times)."""
+    if not ids:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    meta = metastore.session_catalog(spark).getTableMetadata(
+        metastore.identifier(spark, str(ids["database"]), str(ids["table"]))
+    )
+    if [str(c) for c in scala_list(meta.partitionColumnNames())]:
+        return None
+    if files.storage_format(meta) != "parquet" or not file_level.reads_like_the_table(spark, meta, "parquet"):
+        return None
+    root = files.local_path(path_string(spark, meta.location()))
+    found = _partition_files(root) if root is not None else None
+    if found is None:
+        return None
+    states = []
+    for name in found:
+        stat = os.stat(name)
+        states.append((name, stat.st_size, stat.st_mtime_ns))
+    key = repr((ids["database"], ids["table"], ids["column"], states))
+    with _IDS_LOCK:
+        if _IDS.get("key") == key:
+            return _IDS["values"]
+        parts = []
+        total = 0
+        for name in found:
+            handle = pq.ParquetFile(name)
+            total += int(handle.metadata.num_rows)
+            if total > IDS_AT_MOST:
+                return None
+            column = _column_named(handle.schema_arrow.names, str(ids["column"]))
+            if not column:
+                return None
+            values = _signed_int64(handle.read(columns=[column]).column(0).combine_chunks())
+            if values is None:
+                return None
+            parts.append(pc.drop_null(values))
+        values = pa.concat_arrays(parts) if parts else pa.array([], pa.int64())
+        _IDS.clear()
+        _IDS.update(key=key, values=values)
+        return values
+
+
+def _identifier_values(name: str, path: list[str]) -> Any | None:
+    """The identifier's values in one local parquet file as int64 (NULL where Spark reads NULL:
+    a row whose struct is NULL, or a file without the column), or None when pyarrow would read
+    them differently from Spark (several columns equal but for case, a non-integral type)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    handle = pq.ParquetFile(name)
+    column = _column_named(handle.schema_arrow.names, path[0])
+    if column is False:
+        return None
+    if column is None:
+        return pa.nulls(int(handle.metadata.num_rows), pa.int64())
+    values = handle.read(columns=[column]).column(0).combine_chunks()
+    for field in path[1:]:
+        if not pa.types.is_struct(values.type):
+            return None
+        names = [values.type.field(i).name for i in range(values.type.num_fields)]
+        inner = _column_named(names, field)
+        if not inner:
+            return None
+        values = pc.struct_field(values, [names.index(inner)])
+    return _signed_int64(values)
+
+
+def arrow_count(spark: Any, spec: dict[str, Any], narrowed: dict[str, Any]) -> list[list[Any]] | None:
+    """The scan's rows (each partition's values as the metastore lists them, then its rows
+    holding a listed id; partitions with none left out) for the candidate files of `narrowed`,
+    counted by pyarrow in this process; None when `listed_ids` cannot read the ids, the files
+    hold more than ROWS_AT_MOST rows, or a file is not read as Spark reads it."""
+    if int(narrowed.get("rows") or 0) > ROWS_AT_MOST:
+        return None
+    ids = listed_ids(spark, spec.get("ids"))
+    if ids is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    path = list(spec["path"])
+    chunks = []
+    lengths = []
+    for part in narrowed["partitions"]:
+        length = 0
+        for name in part["files"]:
+            values = _identifier_values(files.local_path(name) or name, path)
+            if values is None:
+                return None
+            chunks.append(values)
+            length += len(values)
+        lengths.append(length)
+    # one hash set of the ids for every file: matched rows, NULLs matching nothing
+    matched = pc.is_in(pa.concat_arrays(chunks), value_set=ids, skip_nulls=True) if chunks else None
+    rows = []
+    offset = 0
+    for part, length in zip(narrowed["partitions"], lengths, strict=True):
+        count = int(pc.sum(matched.slice(offset, length)).as_py() or 0) if length else 0
+        offset += length
+        if count:
+            rows.append([value for _, value in part["pairs"]] + [count])
+    return rows
 
 
 def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
@@ -192,10 +344,17 @@ def run(spark: Any, spec: dict[str, Any]) -> dict[str, Any]:
         "files": narrowed["files"],
         "read": narrowed["read"],
         "partitions": len(narrowed["partitions"]),
+        "by": None,  # Spark's scan of the view; "pyarrow" when counted in this process
     }
     if not narrowed["partitions"]:
         # no partition holds a listed id: the listing just read serves for their SKIPPED rows
         return result(rows=[], narrowed=summary, partitions=narrowed["listing"])
+    try:
+        counted = arrow_count(spark, spec, narrowed)
+    except Exception:  # noqa: BLE001 - pyarrow is an optimisation: Spark's scan decides
+        counted = None
+    if counted is not None:
+        return result(rows=counted, narrowed={**summary, "by": "pyarrow"})
     view = str(spec["view"])
     made = file_level.candidate_view(spark, spec["database"], spec["table"], view, narrowed["partitions"])
     if not made["ok"]:

@@ -131,9 +131,10 @@ class TestScanNarrowedByFooters:
         _, logs = purge(NARROW)
 
         # clustered: 7 of 8 files ruled out, one read; elsewhere: nothing read at all; spread: no line
+        # the one file left is counted by pyarrow against the id table's own files, with no Spark job
         assert (
             f"{NARROW}.clustered: the footers' min/max rule out 7 of 8 file(s): the scan read 1 file(s) in 1 partition(s)"
-            in logs
+            " (pyarrow, in this process)" in logs
         )
         assert (
             f"{NARROW}.elsewhere: the footers' min/max rule out 8 of 8 file(s): no file can hold a listed id, nothing was scanned"
@@ -167,6 +168,82 @@ class TestScanNarrowedByFooters:
             in logs
         )
         assert remaining_ids(spark, f"{NARROW}.clustered") == 0
+
+    def test_ids_pyarrow_cannot_read_as_spark_does_are_scanned_by_spark(self, project, spark, id_table):
+        narrow_tables(spark)
+        # the same ids in an ORC table: the files left are scanned by Spark over the view
+        spark.sql("drop table if exists p_ids.ids_orc")
+        spark.sql("create table p_ids.ids_orc (guestid bigint) stored as orc")
+        spark.sql("insert into p_ids.ids_orc select guestid from p_ids.ids")
+        before = table_rows(spark, f"{NARROW}.clustered")
+        _, logs = purge(f"{NARROW}.clustered", compliance_id_table="p_ids.ids_orc")
+        line = next(line for line in logs.splitlines() if f"{NARROW}.clustered: the footers" in line)
+        assert line.endswith("the scan read 1 file(s) in 1 partition(s)"), line
+        assert table_rows(spark, f"{NARROW}.clustered") == kept_rows(before)
+        rows = last_run(log_rows(spark, project, NARROW))
+        assert {(r.partition_spec, r.state, r.rows_purged) for r in rows} == {
+            ("ds=a", "COMMITTED", 3),
+            ("ds=b", "SKIPPED", 0),
+        }
+        spark.sql("drop table p_ids.ids_orc")
+
+
+def test_pyarrow_counts_what_the_scan_counts(spark):
+    """The count of the candidate files in this process (scan.arrow_count) against Spark's
+    semi-join over the same files: a struct identifier, NULL structs and NULL ids, repeated and
+    NULL listed ids, a file written before the column existed."""
+    from python_hooks.catalog import metastore
+    from python_hooks.purge import file_level, scan
+
+    spark.sql("drop database if exists p_arrow cascade")
+    spark.sql("create database p_arrow")
+    spark.sql("create table p_arrow.ids (guestid bigint) using parquet")
+    spark.sql("insert into p_arrow.ids values (7), (8), (8), (null), (400)")
+    spark.sql("create table p_arrow.t (payload string) partitioned by (hr int) stored as parquet")
+    spark.sql("insert into p_arrow.t partition (hr = 5) values ('before the column')")
+    spark.sql("alter table p_arrow.t add columns (who struct<id: bigint, name: string>)")
+    spark.sql("""insert into p_arrow.t partition (hr = 5) select /*+ COALESCE(1) */ concat('x', id),
+        case when id = 3 then null else named_struct('id', case when id = 4 then null else id end, 'name', 'n') end
+        from range(0, 20)""")
+    spark.sql("""insert into p_arrow.t partition (hr = 6) select /*+ COALESCE(1) */ 'y', named_struct('id', id % 10, 'name', 'n')
+        from range(0, 30)""")
+    spark.sql("insert into p_arrow.t partition (hr = 7) select 'z', named_struct('id', 8L, 'name', 'n')")
+
+    narrowed = scan.candidate_files(spark, "p_arrow", "t", ["who", "id"], (7, 400))
+    assert narrowed is None  # every file admits the range: nothing ruled out
+    partitions = [
+        {
+            "pairs": [list(pair) for pair in pairs],
+            "files": [
+                "file:" + str(f)
+                for f in sorted(Path(place.removeprefix("file:")).iterdir())
+                if not f.name.startswith((".", "_"))
+            ],
+        }
+        for pairs, place in metastore.partition_locations(spark, "p_arrow", "t", ["hr"])
+    ]
+    spec = {"path": ["who", "id"], "ids": {"database": "p_arrow", "table": "ids", "column": "guestid"}}
+    counted = scan.arrow_count(spark, spec, {"partitions": partitions, "rows": 52})
+    assert counted is not None
+    by_arrow = {tuple(row[:-1]): row[-1] for row in counted}
+
+    assert file_level.candidate_view(spark, "p_arrow", "t", "v_arrow", partitions)["ok"]
+    by_spark = {
+        (str(r.hr),): r.n
+        for r in spark.sql(
+            "select hr, count(*) as n from v_arrow a left semi join (select guestid from p_arrow.ids where guestid is not null) b"
+            " on a.who.id = b.guestid group by hr"
+        ).collect()
+    }
+    file_level.drop_view(spark, "v_arrow")
+    # rows 7, 8 of hr=5 (a NULL struct and a NULL id match nothing); 7, 8, 17, 18, 27, 28 of hr=6; hr=7's row
+    assert by_arrow == {("5",): 2, ("6",): 6, ("7",): 1}
+    assert by_spark == by_arrow
+    # an identifier pyarrow would read differently (a string) is left to Spark
+    assert (
+        scan.arrow_count(spark, {**spec, "path": ["payload"]}, {"partitions": partitions, "rows": 52}) is None
+    )
+    spark.sql("drop database p_arrow cascade")
 
 
 def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, tmp_path):
