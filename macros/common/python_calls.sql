@@ -73,6 +73,10 @@
     {{ return(adapter.python_hook('python_hooks.purge.scan:run', spec=spec)) }}
 {%- endmacro %}
 
+{% macro purge_read_id_bounds(ids) -%}
+    {{ return(adapter.python_hook('python_hooks.purge.scan:id_bounds', ids=ids)) }}
+{%- endmacro %}
+
 {% macro purge_scan_read_ahead(scans, workers) -%}
     {{ return(adapter.python_hook('python_hooks.purge.scan:read_ahead', scans=scans, workers=workers)) }}
 {%- endmacro %}

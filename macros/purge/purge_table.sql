@@ -157,6 +157,13 @@
 {% macro purge_id_bounds(id_database, id_table, id_column, id_type) -%}
     {%- set integral = id_type in ('tinyint', 'smallint', 'int', 'bigint') -%}
     {%- if not (integral or id_type == 'string') -%}{{ return(none) }}{%- endif -%}
+    {%- if integral -%}
+        {#- read from the id table's own files by pyarrow when it can (python_hooks/purge/scan.py), kept for the scans -#}
+        {%- set read = compliance.purge_read_id_bounds({'database': id_database, 'table': id_table, 'column': id_column}) -%}
+        {%- if read.ok and read.read -%}
+            {{ return({'type': id_type, 'min': read.bounds[0] | string, 'max': read.bounds[1] | string} if read.bounds else none) }}
+        {%- endif -%}
+    {%- endif -%}
     {%- set column = compliance.quote_ident(id_column) -%}
     {%- set row = run_query('select min(' ~ column ~ '), max(' ~ column ~ ') from ' ~ compliance.table_ref(id_database, id_table)
         ~ ' where ' ~ column ~ ' is not null').rows[0] -%}

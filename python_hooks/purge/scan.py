@@ -249,6 +249,25 @@ def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
         return values
 
 
+def id_bounds(spark: Any, ids: dict[str, Any]) -> dict[str, Any]:
+    """{ok, error, read, bounds}: the smallest and largest listed id ([min, max], or None when
+    no id is listed) from the ids `listed_ids` reads, with `read` true; `read` false when they
+    cannot be read that way (the caller asks Spark: `purge_id_bounds`).  The ids stay loaded for
+    the scans of the run."""
+    try:
+        values = listed_ids(spark, ids)
+    except Exception:  # noqa: BLE001 - pyarrow is an optimisation: Spark's query decides
+        values = None
+    if values is None:
+        return result(read=False, bounds=None)
+    if len(values) == 0:
+        return result(read=True, bounds=None)
+    import pyarrow.compute as pc
+
+    extremes = pc.min_max(values)
+    return result(read=True, bounds=[int(extremes["min"].as_py()), int(extremes["max"].as_py())])
+
+
 def _identifier_values(name: str, path: list[str]) -> Any | None:
     """The identifier's values in one local parquet file as int64 (NULL where Spark reads NULL:
     a row whose struct is NULL, or a file without the column), or None when pyarrow would read

@@ -243,6 +243,16 @@ def test_pyarrow_counts_what_the_scan_counts(spark):
     assert (
         scan.arrow_count(spark, {**spec, "path": ["payload"]}, {"partitions": partitions, "rows": 52}) is None
     )
+    # the id range the scans filter on, read from the same files (no Spark query)
+    ids = {"database": "p_arrow", "table": "ids", "column": "guestid"}
+    assert scan.id_bounds(spark, ids) == {"ok": True, "error": None, "read": True, "bounds": [7, 400]}
+    spark.sql("insert into p_arrow.ids values (-3)")  # a new file: read again
+    assert scan.id_bounds(spark, ids)["bounds"] == [-3, 400]
+    spark.sql("create table p_arrow.nulls (guestid bigint) using parquet")
+    spark.sql("insert into p_arrow.nulls values (null)")
+    assert scan.id_bounds(spark, {**ids, "table": "nulls"})["bounds"] is None
+    spark.sql("create table p_arrow.orc_ids (guestid bigint) stored as orc")
+    assert scan.id_bounds(spark, {**ids, "table": "orc_ids"})["read"] is False
     spark.sql("drop database p_arrow cascade")
 
 
