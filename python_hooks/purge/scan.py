@@ -206,10 +206,6 @@ def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
     while the id table's files are unchanged (names, sizes, modification times)."""
     if not ids:
         return None
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
     meta = metastore.session_catalog(spark).getTableMetadata(
         metastore.identifier(spark, str(ids["database"]), str(ids["table"]))
     )
@@ -227,26 +223,36 @@ def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
         states.append((name, stat.st_size, stat.st_mtime_ns))
     key = repr((ids["database"], ids["table"], ids["column"], states))
     with _IDS_LOCK:
-        if _IDS.get("key") == key:
-            return _IDS["values"]
-        parts = []
-        total = 0
-        for name in found:
-            handle = pq.ParquetFile(name)
-            total += int(handle.metadata.num_rows)
-            if total > IDS_AT_MOST:
-                return None
-            column = _column_named(handle.schema_arrow.names, str(ids["column"]))
-            if not column:
-                return None
-            values = _signed_int64(handle.read(columns=[column]).column(0).combine_chunks())
-            if values is None:
-                return None
-            parts.append(pc.drop_null(values))
-        values = pa.concat_arrays(parts) if parts else pa.array([], pa.int64())
-        _IDS.clear()
-        _IDS.update(key=key, values=values)
-        return values
+        if _IDS.get("key") != key:
+            # a refusal is kept too: the next table does not read the id table's footers again
+            _IDS.clear()
+            _IDS.update(key=key, values=_read_ids(found, str(ids["column"])))
+        return _IDS["values"]
+
+
+def _read_ids(found: list[str], column_name: str) -> Any | None:
+    """The non-NULL values of `column_name` in the parquet files `found`, as one int64 array;
+    None for more than IDS_AT_MOST rows, a file without the column or with a type other than a
+    signed integer."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    parts = []
+    total = 0
+    for name in found:
+        handle = pq.ParquetFile(name)
+        total += int(handle.metadata.num_rows)
+        if total > IDS_AT_MOST:
+            return None
+        column = _column_named(handle.schema_arrow.names, column_name)
+        if not column:
+            return None
+        values = _signed_int64(handle.read(columns=[column]).column(0).combine_chunks())
+        if values is None:
+            return None
+        parts.append(pc.drop_null(values))
+    return pa.concat_arrays(parts) if parts else pa.array([], pa.int64())
 
 
 def id_bounds(spark: Any, ids: dict[str, Any]) -> dict[str, Any]:
