@@ -307,6 +307,8 @@ def arrow_count(spark: Any, spec: dict[str, Any], narrowed: dict[str, Any]) -> l
     hold more than ROWS_AT_MOST rows, or a file is not read as Spark reads it."""
     if int(narrowed.get("rows") or 0) > ROWS_AT_MOST:
         return None
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true":
+        return None  # names here are matched ignoring case, as Spark does by default
     ids = listed_ids(spark, spec.get("ids"))
     if ids is None:
         return None

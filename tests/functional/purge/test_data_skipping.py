@@ -243,6 +243,12 @@ def test_pyarrow_counts_what_the_scan_counts(spark):
     assert (
         scan.arrow_count(spark, {**spec, "path": ["payload"]}, {"partitions": partitions, "rows": 52}) is None
     )
+    # a session matching names by case is left to Spark (pyarrow matches them ignoring case)
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        assert scan.arrow_count(spark, spec, {"partitions": partitions, "rows": 52}) is None
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
     # the id range the scans filter on, read from the same files (no Spark query)
     ids = {"database": "p_arrow", "table": "ids", "column": "guestid"}
     assert scan.id_bounds(spark, ids) == {"ok": True, "error": None, "read": True, "bounds": [7, 400]}
