@@ -248,10 +248,15 @@
     {%- set view = '__purge_scan_' ~ database ~ '__' ~ table -%}
     {%- set narrow_sql = compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
         compliance.quote_ident(view)) if bounds and info.partition_columns else none -%}
+    {#- pyarrow may count the files the footers leave only for the scan as shipped: the ids' relation, the scan and the identifier expression not overridden -#}
+    {%- set as_shipped = ids.as_shipped and narrow_sql is not none
+        and (narrow_sql | trim) == (compliance.default__purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
+            compliance.quote_ident(view)) | trim)
+        and (compliance.purge_identifier_expr('a', identifier.path) | trim) == (compliance.default__purge_identifier_expr('a', identifier.path) | trim) -%}
     {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds, 'scan_sql': scan_sql,
         'scan': {'database': database, 'table': table, 'location': info.location, 'partition_columns': info.partition_columns, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,
             'path': identifier.path, 'bounds': bounds,
-            'ids': {'database': ids.database, 'table': ids.table, 'column': ids.column} if ids.as_shipped else none}}) }}
+            'ids': {'database': ids.database, 'table': ids.table, 'column': ids.column} if as_shipped else none}}) }}
 {%- endmacro %}
 
 {#- Purge one table (planned by purge_table_plan, or planned here); returns its result rows. -#}

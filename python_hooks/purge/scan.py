@@ -63,8 +63,11 @@ NARROW_AT_MOST = 0.25
 VIEW_PARTITIONS_AT_MOST = 64
 # the candidate files are counted by pyarrow in this process up to this many listed ids (8 bytes
 # each, plus pyarrow's hash set of them) and this many rows in the files
-IDS_AT_MOST = 20_000_000
+IDS_AT_MOST = 5_000_000
 ROWS_AT_MOST = 20_000_000
+# one count at a time (the scans are read ahead on several threads): each holds the hash set of
+# the ids and the identifier values of its files
+_COUNTING = threading.Semaphore(1)
 
 
 def _partition_files(directory: str) -> list[str] | None:
@@ -220,13 +223,17 @@ def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
     states = []
     for name in found:
         stat = os.stat(name)
-        states.append((name, stat.st_size, stat.st_mtime_ns))
+        states.append((name, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
     key = repr((ids["database"], ids["table"], ids["column"], states))
     with _IDS_LOCK:
         if _IDS.get("key") != key:
             # a refusal is kept too: the next table does not read the id table's footers again
             _IDS.clear()
-            _IDS.update(key=key, values=_read_ids(found, str(ids["column"])))
+            try:
+                values = _read_ids(found, str(ids["column"]))
+            except Exception:  # noqa: BLE001 - a file pyarrow cannot read: Spark reads the ids
+                values = None
+            _IDS.update(key=key, values=values)
         return _IDS["values"]
 
 
@@ -309,13 +316,25 @@ def arrow_count(spark: Any, spec: dict[str, Any], narrowed: dict[str, Any]) -> l
         return None
     if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true":
         return None  # names here are matched ignoring case, as Spark does by default
+    path = list(spec["path"])
+    if path[0].lower() in {str(column).lower() for column in spec.get("partition_columns") or []}:
+        return None  # Spark reads a partition column from the partition's value, not the files
+    bounds = file_level.usable_bounds(spec.get("bounds"))
+    if bounds is None:
+        return None
     ids = listed_ids(spark, spec.get("ids"))
     if ids is None:
         return None
+    with _COUNTING:
+        return _count(narrowed, path, ids, bounds)
+
+
+def _count(
+    narrowed: dict[str, Any], path: list[str], ids: Any, bounds: tuple[int, int]
+) -> list[list[Any]] | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    path = list(spec["path"])
     chunks = []
     lengths = []
     for part in narrowed["partitions"]:
@@ -327,8 +346,15 @@ def arrow_count(spark: Any, spec: dict[str, Any], narrowed: dict[str, Any]) -> l
             chunks.append(values)
             length += len(values)
         lengths.append(length)
-    # one hash set of the ids for every file: matched rows, NULLs matching nothing
-    matched = pc.is_in(pa.concat_arrays(chunks), value_set=ids, skip_nulls=True) if chunks else None
+    # one hash set of the ids for every file: matched rows, NULLs matching nothing, and within
+    # the scan's `between` (the range read at the start of the run)
+    matched = None
+    if chunks:
+        values = pa.concat_arrays(chunks)
+        matched = pc.and_(
+            pc.is_in(values, value_set=ids, skip_nulls=True),
+            pc.and_(pc.greater_equal(values, bounds[0]), pc.less_equal(values, bounds[1])),
+        )
     rows = []
     offset = 0
     for part, length in zip(narrowed["partitions"], lengths, strict=True):

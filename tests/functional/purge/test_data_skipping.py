@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     descriptor,
     kept_rows,
@@ -188,6 +191,30 @@ class TestScanNarrowedByFooters:
         spark.sql("drop table p_ids.ids_orc")
 
 
+class TestOverriddenScanIsLeftToSpark:
+    """A project that overrides how the identifier is read (or the scan, or the ids' relation)
+    gets Spark's scan of the files the footers leave: pyarrow cannot honour the override."""
+
+    @pytest.fixture(scope="class")
+    def macros(self):
+        return {
+            **repo_files("macros"),
+            "override_identifier.sql": (
+                "{% macro lakehouse__purge_identifier_expr(alias, path) -%}"
+                "({{ compliance.default__purge_identifier_expr(alias, path) }})"
+                "{%- endmacro %}"
+            ),
+        }
+
+    def test_the_override_is_scanned_by_spark(self, project, spark, id_table):
+        narrow_tables(spark)
+        before = table_rows(spark, f"{NARROW}.clustered")
+        _, logs = purge(f"{NARROW}.clustered")
+        line = next(line for line in logs.splitlines() if f"{NARROW}.clustered: the footers" in line)
+        assert line.endswith("the scan read 1 file(s) in 1 partition(s)"), line
+        assert table_rows(spark, f"{NARROW}.clustered") == kept_rows(before)
+
+
 def test_pyarrow_counts_what_the_scan_counts(spark):
     """The count of the candidate files in this process (scan.arrow_count) against Spark's
     semi-join over the same files: a struct identifier, NULL structs and NULL ids, repeated and
@@ -222,7 +249,12 @@ def test_pyarrow_counts_what_the_scan_counts(spark):
         }
         for pairs, place in metastore.partition_locations(spark, "p_arrow", "t", ["hr"])
     ]
-    spec = {"path": ["who", "id"], "ids": {"database": "p_arrow", "table": "ids", "column": "guestid"}}
+    spec = {
+        "path": ["who", "id"],
+        "partition_columns": ["hr"],
+        "bounds": {"type": "bigint", "min": "7", "max": "400"},
+        "ids": {"database": "p_arrow", "table": "ids", "column": "guestid"},
+    }
     counted = scan.arrow_count(spark, spec, {"partitions": partitions, "rows": 52})
     assert counted is not None
     by_arrow = {tuple(row[:-1]): row[-1] for row in counted}
@@ -239,6 +271,17 @@ def test_pyarrow_counts_what_the_scan_counts(spark):
     # rows 7, 8 of hr=5 (a NULL struct and a NULL id match nothing); 7, 8, 17, 18, 27, 28 of hr=6; hr=7's row
     assert by_arrow == {("5",): 2, ("6",): 6, ("7",): 1}
     assert by_spark == by_arrow
+    # the scan's `between`: with the range 7..7 only the rows holding 7 count
+    narrower = {**spec, "bounds": {"type": "bigint", "min": "7", "max": "7"}}
+    assert {
+        tuple(r[:-1]): r[-1]
+        for r in scan.arrow_count(spark, narrower, {"partitions": partitions, "rows": 52})
+    } == {
+        ("5",): 1,
+        ("6",): 3,
+    }
+    # an identifier that is a partition column is read by Spark from the partition's value
+    assert scan.arrow_count(spark, {**spec, "path": ["hr"]}, {"partitions": partitions, "rows": 52}) is None
     # an identifier pyarrow would read differently (a string) is left to Spark
     assert (
         scan.arrow_count(spark, {**spec, "path": ["payload"]}, {"partitions": partitions, "rows": 52}) is None

@@ -11,8 +11,9 @@ When dbt loads this adapter (before it reads the manifest), the objects alive th
 Spark's modules) are frozen out of the collector's reach (`gc.freeze`) and the young
 generation's threshold is raised from 700 to 10,000 allocations, so that the load runs without
 a full collection and young garbage (a node's Jinja contexts) is still collected as it goes.
-Nothing is kept that the collector would have freed but cyclic garbage that lives a little
-longer; reference-counted objects are freed as always.
+Reference-counted objects are freed as always.  What it costs: cyclic garbage already alive at
+that moment is never collected (frozen), and newer cyclic garbage lives a little longer, py4j
+proxies in such cycles included (their JVM objects stay pinned until the next collection).
 
 `DBT_LAKEHOUSE_GC_TUNING=0` leaves the collector as Python set it.
 """
