@@ -20,14 +20,16 @@ holds no listed id.
 
 The files left are counted in this process too, by pyarrow, when that is safe and small: the
 listed ids are read from the id table's own files (an unpartitioned parquet table on the local
-filesystem, through the relation as shipped, `purge_ids_relation` not overridden, at most
-IDS_AT_MOST of them, loaded once per state of the id table), each candidate file's identifier
-column is read and matched against them (`pyarrow.compute.is_in`: equality of signed integers,
-NULLs matching nothing, as the semi-join), at most ROWS_AT_MOST rows in all.  It is the same
-count the scan's Spark job gives, without that job and the broadcast of the ids it builds (50M
-rows, 5 candidate files of 130,000 rows, 500,000 ids: 60 ms against 390 ms).  Anything else (an
-overridden relation, a partitioned or ORC id table, a file pyarrow reads differently) is the
-Spark scan over the view, as before.  What is read first is bounded: up to 64 files under the table's directory,
+filesystem, at most IDS_AT_MOST of them, loaded once per state of the id table), each candidate
+file's identifier column is read and matched against them (`pyarrow.compute.is_in`: equality of
+signed integers, NULLs matching nothing, as the semi-join, within the scan's `between`), at most
+ROWS_AT_MOST rows in all.  It is the same count the scan's Spark job gives, without that job and
+the broadcast of the ids it builds (50M rows, 5 candidate files of 130,000 rows, 500,000 ids:
+60 ms against 390 ms).  Only the scan as shipped is counted so (`purge_ids_relation`,
+`purge_scan_sql`, `purge_identifier_expr` not overridden: the spec then carries `ids`).
+Anything else (an override, a partitioned or ORC id table, an identifier that is a partition
+column, a case-sensitive session, a file pyarrow reads differently) is the Spark scan over the
+view, as before.  What is read first is bounded: up to 64 files under the table's directory,
 from partitions picked at random, without a metastore call; when none of them rules out every
 id (ids spread over the range), the footers are given up and the table is scanned, for a few
 milliseconds.  Otherwise the partitions are listed from the metastore and every file's footer is
