@@ -141,10 +141,7 @@
     {%- if ns.column is none -%}
         {%- do exceptions.raise_compiler_error("The id table " ~ name ~ " has no column " ~ tojson(column) ~ " (var compliance_id_column); its columns are: " ~ (info.columns.keys() | list | join(', ')) ~ ". Nothing was purged.") -%}
     {%- endif -%}
-    {#- the relation of the ids as shipped (not overridden): the scan may then read the id table's files itself (python_hooks/purge/scan.py) -#}
-    {%- set as_shipped = (compliance.purge_ids_relation(parts[0], parts[1], ns.column) | trim)
-        == (compliance.default__purge_ids_relation(parts[0], parts[1], ns.column) | trim) -%}
-    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name, 'as_shipped': as_shipped}) }}
+    {{ return({'database': parts[0], 'table': parts[1], 'column': ns.column, 'type': info.columns[ns.column], 'name': name}) }}
 {%- endmacro %}
 
 {#-
@@ -248,10 +245,11 @@
     {%- set view = '__purge_scan_' ~ database ~ '__' ~ table -%}
     {%- set narrow_sql = compliance.purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
         compliance.quote_ident(view)) if bounds and info.partition_columns else none -%}
-    {#- pyarrow may count the files the footers leave only for the scan as shipped: the ids' relation, the scan and the identifier expression not overridden -#}
-    {%- set as_shipped = ids.as_shipped and narrow_sql is not none
+    {#- pyarrow may count the files the footers leave only for the scan as shipped: the scan, the ids' relation and the identifier expression not overridden -#}
+    {%- set as_shipped = narrow_sql is not none
         and (narrow_sql | trim) == (compliance.default__purge_scan_sql(database, table, info.partition_columns, identifier.path, ids.database, ids.table, ids.column, bounds,
             compliance.quote_ident(view)) | trim)
+        and (compliance.purge_ids_relation(ids.database, ids.table, ids.column) | trim) == (compliance.default__purge_ids_relation(ids.database, ids.table, ids.column) | trim)
         and (compliance.purge_identifier_expr('a', identifier.path) | trim) == (compliance.default__purge_identifier_expr('a', identifier.path) | trim) -%}
     {{ return({'skip': false, 'info': info, 'error': none, 'identifier': identifier, 'bounds': bounds, 'scan_sql': scan_sql,
         'scan': {'database': database, 'table': table, 'location': info.location, 'partition_columns': info.partition_columns, 'sql': scan_sql, 'narrow_sql': narrow_sql, 'view': view,

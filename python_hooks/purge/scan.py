@@ -16,7 +16,14 @@ id, largest id], or only NULLs); then
   cannot decide: the scan reads the table, as before.
 
 The answer is the same as the full scan's: a file is left out only when its statistics prove it
-holds no listed id.
+holds no listed id.  What is read first is bounded: up to 64 files under the table's directory,
+from partitions picked at random, without a metastore call; when none of them rules out every
+id (ids spread over the range), the footers are given up and the table is scanned, for a few
+milliseconds.  Otherwise the partitions are listed from the metastore and every file's footer is
+read.  Only a partitioned parquet table on the local filesystem (a `file:` warehouse), read by
+Spark's own parquet reader, with an integral identifier of the id column's type, is narrowed; a
+partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
+scan.
 
 The files left are counted in this process too, by pyarrow, when that is safe and small: the
 listed ids are read from the id table's own files (an unpartitioned parquet table on the local
@@ -29,14 +36,7 @@ the broadcast of the ids it builds (50M rows, 5 candidate files of 130,000 rows,
 `purge_scan_sql`, `purge_identifier_expr` not overridden: the spec then carries `ids`).
 Anything else (an override, a partitioned or ORC id table, an identifier that is a partition
 column, a case-sensitive session, a file pyarrow reads differently) is the Spark scan over the
-view, as before.  What is read first is bounded: up to 64 files under the table's directory,
-from partitions picked at random, without a metastore call; when none of them rules out every
-id (ids spread over the range), the footers are given up and the table is scanned, for a few
-milliseconds.  Otherwise the partitions are listed from the metastore and every file's footer is
-read.  Only a partitioned parquet table on the local filesystem (a `file:` warehouse), read by
-Spark's own parquet reader, with an integral identifier of the id column's type, is narrowed; a
-partition with a sub-directory, or any file pyarrow cannot read, leaves the table to the full
-scan.
+view, as before.
 
     run(spark, spec)  ->  {ok, error, rows, narrowed: {files, read, partitions, by} | None[, partitions]}
     read_ahead(spark, {key: spec}, workers)   # catalog.background's threads; collect(key) gives run's result
@@ -89,6 +89,12 @@ def _partition_files(directory: str) -> list[str] | None:
     return sorted(found)
 
 
+def _read_as_parquet(spark: Any, meta: Any) -> bool:
+    """The table's files are parquet and Spark reads them with its own parquet reader (what
+    pyarrow reads is then what Spark reads)."""
+    return files.storage_format(meta) == "parquet" and file_level.reads_like_the_table(spark, meta, "parquet")
+
+
 def _sample(root: str, depth: int, seed: str) -> list[str]:
     """Up to GIVE_UP_AFTER data files under a local table directory, from partition directories
     picked at random (`col=value` names, `depth` levels down), without asking the metastore."""
@@ -96,15 +102,18 @@ def _sample(root: str, depth: int, seed: str) -> list[str]:
     found: list[str] = []
 
     def visit(directory: str, level: int) -> None:
+        if level == depth:
+            found.extend(_partition_files(directory) or [])
+            return
         try:
             with os.scandir(directory) as entries:
-                listed = [e for e in entries if not e.name.startswith(("_", "."))]
+                children = [
+                    e.path
+                    for e in entries
+                    if e.is_dir() and "=" in e.name and not e.name.startswith(("_", "."))
+                ]
         except OSError:
             return
-        if level == depth:
-            found.extend(e.path for e in listed if e.is_file() and e.stat().st_size > 0)
-            return
-        children = [e.path for e in listed if e.is_dir() and "=" in e.name]
         rng.shuffle(children)
         for child in children:
             if len(found) >= GIVE_UP_AFTER:
@@ -145,7 +154,7 @@ def candidate_files(
     if not any((file_level.arrow_parquet_file(name, path, bounds) or (0, False))[1] for name in sampled):
         return None
     meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
-    if files.storage_format(meta) != "parquet" or not file_level.reads_like_the_table(spark, meta, "parquet"):
+    if not _read_as_parquet(spark, meta):
         return None
     listed = metastore.partition_locations(spark, database, table, columns)
     local = [files.local_path(location) for _, location in listed]
@@ -206,17 +215,15 @@ def _signed_int64(values: Any) -> Any | None:
 def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
     """The listed ids as one pyarrow int64 array (NULLs dropped), read from the id table's files,
     or None when they cannot be read that way: the table is partitioned, not parquet read by
-    Spark's own reader, not on the local filesystem, has a sub-directory, a file without the
-    column or with a non-integral one, or more than IDS_AT_MOST rows.  Kept for the next table
+    Spark's own reader, not on the local filesystem, has a sub-directory, a file whose column is
+    not a signed integer, or more than IDS_AT_MOST rows.  Kept for the next table
     while the id table's files are unchanged (names, sizes, modification times)."""
     if not ids:
         return None
     meta = metastore.session_catalog(spark).getTableMetadata(
         metastore.identifier(spark, str(ids["database"]), str(ids["table"]))
     )
-    if [str(c) for c in scala_list(meta.partitionColumnNames())]:
-        return None
-    if files.storage_format(meta) != "parquet" or not file_level.reads_like_the_table(spark, meta, "parquet"):
+    if [str(c) for c in scala_list(meta.partitionColumnNames())] or not _read_as_parquet(spark, meta):
         return None
     root = files.local_path(path_string(spark, meta.location()))
     found = _partition_files(root) if root is not None else None
@@ -240,9 +247,9 @@ def listed_ids(spark: Any, ids: dict[str, Any] | None) -> Any | None:
 
 
 def _read_ids(found: list[str], column_name: str) -> Any | None:
-    """The non-NULL values of `column_name` in the parquet files `found`, as one int64 array;
-    None for more than IDS_AT_MOST rows, a file without the column or with a type other than a
-    signed integer."""
+    """The non-NULL values of `column_name` in the parquet files `found`, as one int64 array
+    (a file without the column holds none, as Spark reads it); None for more than IDS_AT_MOST
+    rows or a file `_identifier_values` does not read as Spark does."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -250,14 +257,10 @@ def _read_ids(found: list[str], column_name: str) -> Any | None:
     parts = []
     total = 0
     for name in found:
-        handle = pq.ParquetFile(name)
-        total += int(handle.metadata.num_rows)
+        total += int(pq.read_metadata(name).num_rows)
         if total > IDS_AT_MOST:
             return None
-        column = _column_named(handle.schema_arrow.names, column_name)
-        if not column:
-            return None
-        values = _signed_int64(handle.read(columns=[column]).column(0).combine_chunks())
+        values = _identifier_values(name, [column_name])
         if values is None:
             return None
         parts.append(pc.drop_null(values))
