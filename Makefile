@@ -7,7 +7,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-ADAPTER_SRC := $(shell find adapter -type f \( -name '*.py' -o -name '*.sql' -o -name '*.yml' -o -name '*.toml' -o -name '*.properties' \) 2>/dev/null)
 
 export DBT_PROFILES_DIR := $(CURDIR)
 ifneq ($(DBT_TARGET),cluster)
@@ -30,11 +29,14 @@ help:
 	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
 
 # ---- setup ---------------------------------------------------------------------------------
-$(VENV)/.installed: requirements.txt constraints.txt $(ADAPTER_SRC)
+$(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
-	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./adapter
+	@# editable, so an edit of the adapter or of python_hooks takes effect at once; the
+	@# host-project test installs the distribution as a user does
+	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall -e .
+	rm -rf build
 	@touch $@
 
 java:

@@ -3,7 +3,7 @@
     on-run-start loads what the previous commands could not (refused runs, commands without
     on-run-end); on-run-end loads this invocation from the in-memory results, since
     run_results.json is only written after on-run-end.  Both render no SQL: the work happens
-    in python_hooks.audit through compliance.audit_load_pending / audit_load_run, and a failure is logged as a
+    in python_hooks.audit through adapter.audit_load_pending / audit_load_run, and a failure is logged as a
     warning without failing the run.
 -#}
 
@@ -13,7 +13,7 @@
 
 {% macro default__audit_on_run_start() -%}
     {%- if execute and compliance.bool_var('audit_enabled', true) -%}
-        {%- set report = compliance.audit_load_pending(
+        {%- set report = adapter.audit_load_pending(
             invocation_id=invocation_id,
             target_schema=target.schema,
             target_path=flags.TARGET_PATH,
@@ -29,7 +29,7 @@
 
 {% macro default__audit_on_run_end(results) -%}
     {%- if execute and compliance.bool_var('audit_enabled', true) -%}
-        {%- set report = compliance.audit_load_run(
+        {%- set report = adapter.audit_load_run(
             results=results,
             invocation_id=invocation_id,
             invocation_args=invocation_args_dict,

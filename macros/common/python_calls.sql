@@ -1,8 +1,6 @@
 {#-
-    Every call from a macro into the project's Python, one macro each, each with its target
-    written out (`package.module:function`) so that grep finds the callers of a function.  The
-    function receives the SparkSession first and returns plain Python; see python_hooks/.
-    Calls that must not stop a macro return {ok, error, ...} (python_hooks/errors.py).
+    The purge's remaining calls into Python by name (being replaced by the purge engine's typed
+    adapter methods, adapter/src/dbt/adapters/lakehouse/compliance.py, as every other capability's).
 -#}
 
 {#- ---- catalog: metastore reads and guarded statements (python_hooks/catalog/) ---- -#}
@@ -81,17 +79,11 @@
     {{ return(adapter.python_hook('python_hooks.purge.scan:read_ahead', scans=scans, workers=workers)) }}
 {%- endmacro %}
 
-{% macro onboard_read_list(file) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.onboarding:read_list', path=file | string)) }}
-{%- endmacro %}
 
-{% macro onboard_plan(entries) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.onboarding:plan', entries=entries)) }}
-{%- endmacro %}
 
-{% macro onboard_apply(rows) -%}
-    {{ return(adapter.python_hook('python_hooks.purge.onboarding:apply', rows=rows)) }}
-{%- endmacro %}
+
+
+
 
 {% macro purge_location_snapshots(database, table, locations, exclude, count_rows=true, skip_by=none) -%}
     {{ return(adapter.python_hook('python_hooks.purge.commit_check:location_snapshots', database=database, table=table,
@@ -132,95 +124,3 @@
     {{ return(adapter.python_hook('python_hooks.purge.staging:partition_row_counts', database=database, table=table)) }}
 {%- endmacro %}
 
-{#- ---- retention (python_hooks/retention/) ---- -#}
-
-{% macro retention_base_tables(stale_relation) -%}
-    {{ return(adapter.python_hook('python_hooks.retention.engine:base_tables', stale_relation=stale_relation)) }}
-{%- endmacro %}
-
-{% macro retention_validate_policies(rows, defaults, min_hours, allow_short) -%}
-    {{ return(adapter.python_hook('python_hooks.retention.policy:validate_policies', rows=rows, defaults=defaults,
-        min_hours=min_hours, allow_short=allow_short)) }}
-{%- endmacro %}
-
-{% macro retention_run(invocation_id, policies, defaults, dry_run, now, stale_relation, view_name) -%}
-    {{ return(adapter.python_hook('python_hooks.retention.engine:run_retention', invocation_id=invocation_id,
-        policies=policies, defaults=defaults, dry_run=dry_run, now=now, stale_relation=stale_relation,
-        view_name=view_name)) }}
-{%- endmacro %}
-
-{#- ---- restore (python_hooks/restore/) ---- -#}
-
-{% macro restore_plan(table, partition, backup, now) -%}
-    {{ return(adapter.python_hook('python_hooks.restore.plan:plan_restore', table=table, partition=partition,
-        backup=backup, now=now)) }}
-{%- endmacro %}
-
-{#- ---- audit (python_hooks/audit/) ---- -#}
-
-{% macro audit_load_pending(invocation_id, target_schema, target_path, project_dir) -%}
-    {{ return(adapter.python_hook('python_hooks.audit.artifacts:load_pending', invocation_id=invocation_id,
-        target_schema=target_schema, target_path=target_path, project_dir=project_dir)) }}
-{%- endmacro %}
-
-{% macro audit_load_run(results, invocation_id, invocation_args, target_name, target_schema, dbt_version,
-    project_name, run_started_at, target_path, project_dir, write_graph, write_openlineage) -%}
-    {{ return(adapter.python_hook('python_hooks.audit.artifacts:load_run', results=results,
-        invocation_id=invocation_id, invocation_args=invocation_args, target_name=target_name,
-        target_schema=target_schema, dbt_version=dbt_version, project_name=project_name,
-        run_started_at=run_started_at, target_path=target_path, project_dir=project_dir,
-        write_graph=write_graph, write_openlineage=write_openlineage)) }}
-{%- endmacro %}
-
-{% macro catalog_side_table_adoption_candidates(databases=none) -%}
-    {{ return(adapter.python_hook('python_hooks.catalog.side_tables:adoption_candidates', databases=databases)) }}
-{%- endmacro %}
-
-{#- ---- compaction (python_hooks/compaction/) ---- -#}
-
-{% macro compaction_write_plan(plan, sql) -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.plan:write_plan', database=plan.schema, table=plan.identifier, sql=sql)) }}
-{%- endmacro %}
-
-{% macro compaction_apply_session_conf(settings) -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:apply', settings=settings)) }}
-{%- endmacro %}
-
-{% macro compaction_restore_settings() -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.session_settings:restore')) }}
-{%- endmacro %}
-
-{% macro compaction_read_plan(plan) -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.records:read_plan', database=plan.schema, table=plan.identifier)) }}
-{%- endmacro %}
-
-{% macro compaction_record_completion(plan_rows, output, watermarks, log, late_counts_sql=none) -%}
-    {{ return(adapter.python_hook('python_hooks.compaction.records:record_completion', plan=plan_rows,
-        output=[output.schema, output.identifier], watermarks=[watermarks.schema, watermarks.identifier],
-        log=[log.schema, log.identifier], late_counts_sql=late_counts_sql)) }}
-{%- endmacro %}
-
-{#- ---- erasure evidence (python_hooks/erasure/) ---- -#}
-
-{% macro erasure_write_certificate(request, runs, tables, copies, verification, target_path, project_dir) -%}
-    {{ return(adapter.python_hook('python_hooks.erasure.certificate:write_certificate', request=request, runs=runs,
-        tables=tables, copies=copies, verification=verification, target_path=target_path, project_dir=project_dir)) }}
-{%- endmacro %}
-
-{% macro erasure_verify_bytes(invocation_id, requests, stale_relation, view_name) -%}
-    {{ return(adapter.python_hook('python_hooks.erasure.verification:verify_requests', invocation_id=invocation_id,
-        requests=requests, stale_relation=stale_relation, view_name=view_name)) }}
-{%- endmacro %}
-
-{% macro erasure_describe_tables(tables) -%}
-    {{ return(adapter.python_hook('python_hooks.erasure.coverage:describe_tables', tables=tables)) }}
-{%- endmacro %}
-
-{% macro erasure_match_columns(tables, names, patterns) -%}
-    {{ return(adapter.python_hook('python_hooks.erasure.coverage:match_columns', tables=tables, names=names, patterns=patterns)) }}
-{%- endmacro %}
-
-{% macro erasure_downstream_tables(edges_relation, nodes_relation, onboarded, exempt_tags) -%}
-    {{ return(adapter.python_hook('python_hooks.erasure.coverage:downstream_tables', edges_relation=edges_relation | string,
-        nodes_relation=nodes_relation | string, onboarded=onboarded, exempt_tags=exempt_tags)) }}
-{%- endmacro %}

@@ -46,11 +46,11 @@ alter table {{ compliance.table_ref(database, side_table) }} set {{ compliance.t
     {%- set do_apply = compliance.parse_bool(apply, 'adopt_side_tables argument apply') -%}
     {%- set patterns = compliance.parse_table_patterns(scope, 'adopt_side_tables argument scope') -%}
     {%- set databases = [] -%}
-    {%- for database in compliance.catalog_list_databases() if not patterns or compliance.database_selected(database, patterns) -%}
+    {%- for database in adapter.catalog_databases() if not patterns or compliance.database_selected(database, patterns) -%}
         {%- do databases.append(database) -%}
     {%- endfor -%}
     {%- set candidates = [] -%}
-    {%- for row in compliance.catalog_side_table_adoption_candidates(databases) -%}
+    {%- for row in adapter.side_table_adoption_candidates(databases) -%}
         {%- if not patterns or compliance.table_selected(row.database, row.table, patterns, []) -%}
             {%- do candidates.append(row) -%}
         {%- endif -%}

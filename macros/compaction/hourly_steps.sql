@@ -74,7 +74,7 @@
 {%- set source_relation = compliance.compaction_input(given.get('source')) -%}
 {%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
 {#- from the catalog: three `describe extended` statements per run otherwise (compile, pre- and post-hook) -#}
-{%- set described = compliance.catalog_describe_table(source_relation.schema, source_relation.identifier) -%}
+{%- set described = adapter.describe_table(source_relation.schema, source_relation.identifier) -%}
 {%- if not described.exists -%}
         {{ exceptions.raise_compiler_error(
             "Hourly input " ~ source_relation ~ " of model " ~ model.name ~ " does not exist; build or land it first,"
@@ -129,7 +129,7 @@
     {%- set plan_sql = compliance.hourly_plan_sql(inputs.source, inputs.counts, inputs.watermarks, inputs.log,
         inputs.late if late_exists else none, settings, late_after) -%}
     {%- do log("compaction " ~ settings.dataset ~ ": plan query into " ~ inputs.plan ~ ":\n" ~ plan_sql, info=false) -%}
-    {%- set planned = compliance.compaction_write_plan(inputs.plan, plan_sql) -%}
+    {%- set planned = adapter.compaction_write_plan(inputs.plan.schema, inputs.plan.identifier, plan_sql) -%}
     {%- do log("compaction " ~ settings.dataset ~ ": plan " ~ tojson(planned), info=false) -%}
     {% if settings.recompact_from_output %}
         {%- set target_exists = adapter.get_relation(database=none, schema=this.schema, identifier=this.identifier) is not none -%}
@@ -148,7 +148,7 @@
         {% endcall %}
     {% endif %}
     {#- the model's session_conf, for its statement only (python_hooks/compaction/session_settings.py) -#}
-    {%- do compliance.compaction_apply_session_conf(config.get('session_conf') or {}) -%}
+    {%- do adapter.session_conf_apply(config.get('session_conf') or {}) -%}
     {%- endif -%}
 {% endmacro %}
 
@@ -156,12 +156,12 @@
 {%- if execute -%}
 {%- set inputs = compliance.hourly_inputs() -%}
 {%- set settings = inputs.settings -%}
-{%- do compliance.compaction_restore_settings() -%}
+{%- do adapter.session_conf_restore() -%}
 {%- set column_list -%}
 {%- for column in inputs.columns -%}{{ compliance.quote_ident(column) }}{{ ", " if not loop.last }}{%- endfor -%}
 {%- endset -%}
 {#- the plan, read once: what each hour gets, for the statements below and the records -#}
-{%- set plan_rows = compliance.compaction_read_plan(inputs.plan) -%}
+{%- set plan_rows = adapter.compaction_read_plan(inputs.plan.schema, inputs.plan.identifier) -%}
 {%- set actions = plan_rows | map(attribute='action') | unique | list -%}
 {%- set late_counts_sql = none -%}
 {% if not settings.recompact_from_output %}
@@ -194,8 +194,8 @@
     {#- completion records (compact, recompact, copy_late; rows out from the published
         partitions' footers), then every hour of the plan into the log: one parquet file each,
         no Spark job (python_hooks/compaction/records.py) -#}
-    {%- set recorded = compliance.compaction_record_completion(
-        plan_rows, this, inputs.watermarks, inputs.log, late_counts_sql) -%}
+    {%- set recorded = adapter.compaction_record_completion(plan_rows, [this.schema, this.identifier],
+        [inputs.watermarks.schema, inputs.watermarks.identifier], [inputs.log.schema, inputs.log.identifier], late_counts_sql) -%}
     {% do log("compaction " ~ settings.dataset ~ ": " ~ tojson(recorded), info=false) %}
     {% call statement('drop_recompact_staging') %}
         drop table if exists {{ inputs.recompact }}

@@ -34,7 +34,7 @@
             ~ ' and invocation_id = (select max_by(invocation_id, verified_at) from ' ~ compliance.table_ref(schema, 'erasure_verification') ~ ' ' ~ where ~ ')'
             ~ ' order by table_name, location') -%}
     {%- endif -%}
-    {%- set written = compliance.erasure_write_certificate(found[0], runs, tables, copies, verification, flags.TARGET_PATH, flags.PROJECT_DIR) -%}
+    {%- set written = adapter.erasure_write_certificate(found[0], runs, tables, copies, verification, flags.TARGET_PATH, flags.PROJECT_DIR) -%}
     {%- do log("Erasure certificate for request " ~ request_key ~ " (status " ~ written.status ~ "): " ~ written.markdown ~ " and " ~ written.json, info=true) -%}
     {{ return(written) }}
 {% endmacro %}

@@ -117,12 +117,12 @@ from values
 
     {#- (a) every selected table of the whitelisted databases, described in one call per database -#}
     {%- set selected = [] -%}
-    {%- for database in compliance.catalog_list_databases() if compliance.database_selected(database, whitelist) -%}
-        {%- for table in compliance.catalog_list_tables(database) if compliance.table_selected(database, table, whitelist, blacklist) -%}
+    {%- for database in adapter.catalog_databases() if compliance.database_selected(database, whitelist) -%}
+        {%- for table in adapter.catalog_tables(database) if compliance.table_selected(database, table, whitelist, blacklist) -%}
             {%- do selected.append([database, table]) -%}
         {%- endfor -%}
     {%- endfor -%}
-    {%- set described = compliance.erasure_describe_tables(selected) -%}
+    {%- set described = adapter.coverage_describe_tables(selected) -%}
     {%- set onboarded = described | selectattr('descriptor') | list -%}
     {%- set onboarded_ids = onboarded | map(attribute='table_id') | list -%}
     {%- set names = compliance.pii_coverage_identifier_names(onboarded, var('compliance_id_column', '')) -%}
@@ -130,7 +130,7 @@ from values
     {%- for table in described if not (table.descriptor or table.side_table or table.is_view or table.table_id == id_table) -%}
         {%- do candidates.append(table) -%}
     {%- endfor -%}
-    {%- set matched = compliance.erasure_match_columns(candidates, names, var('pii_column_patterns', [])) -%}
+    {%- set matched = adapter.coverage_match_columns(candidates, names, var('pii_column_patterns', [])) -%}
     {%- set findings = [] -%}
     {%- for table in candidates if table.table_id in matched -%}
         {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'pii_column_without_descriptor',
@@ -138,7 +138,7 @@ from values
     {%- endfor -%}
 
     {#- (b) tables downstream of an onboarded table in the lineage, not onboarded themselves -#}
-    {%- set lineage = compliance.erasure_downstream_tables(edges_relation, nodes_relation, onboarded_ids, exempt_tags) -%}
+    {%- set lineage = adapter.coverage_downstream_tables(edges_relation | string, nodes_relation | string, onboarded_ids, exempt_tags) -%}
     {%- if not lineage.ok -%}
         {%- do exceptions.warn("pii_coverage: the lineage tables " ~ edges_relation ~ " / " ~ nodes_relation ~ " could not be read ("
             ~ lineage.error ~ "), so tables downstream of onboarded ones are not listed; run any dbt command with the audit on first.") -%}
@@ -148,10 +148,10 @@ from values
         {%- do downstream_pairs.append(row.table_id.split('.', 1)) -%}
     {%- endfor -%}
     {%- set downstream_described = {} -%}
-    {%- for table in compliance.erasure_describe_tables(downstream_pairs) -%}
+    {%- for table in adapter.coverage_describe_tables(downstream_pairs) -%}
         {%- do downstream_described.update({table.table_id: table}) -%}
     {%- endfor -%}
-    {%- set downstream_matched = compliance.erasure_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
+    {%- set downstream_matched = adapter.coverage_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
     {%- for row in lineage.tables -%}
         {%- set table = downstream_described.get(row.table_id) -%}
         {%- if table and not (table.side_table or table.is_view or table.table_id == id_table) -%}

@@ -62,10 +62,10 @@
     logged.  {field, path, type}
 -#}
 {% macro erasure_verify_identifier(database, table, logged_field, ids) -%}
-    {%- set info = compliance.catalog_describe_table(database, table) -%}
+    {%- set info = adapter.describe_table(database, table) -%}
     {%- set current = compliance.purge_resolve_identifier(info, ids) if info.exists and 'dataset.descriptor' in info.properties else {'error': true} -%}
     {%- if current.error -%}
-        {%- set resolved = compliance.catalog_resolve_field(database, table, logged_field) if info.exists else none -%}
+        {%- set resolved = adapter.resolve_field(database, table, logged_field) if info.exists else none -%}
         {{ return({'field': logged_field, 'path': resolved.path if resolved else logged_field.split('.'), 'type': resolved.type if resolved else none}) }}
     {%- endif -%}
     {%- if current.field != logged_field -%}
@@ -159,7 +159,7 @@
     {%- for request_id in request_ids -%}
         {%- do requests.append(compliance.erasure_verify_request(request_id)) -%}
     {%- endfor -%}
-    {%- set result = compliance.erasure_verify_bytes(invocation_id, requests, [target.schema, 'stale_data_records'],
+    {%- set result = adapter.erasure_verify_requests(invocation_id, requests, [target.schema, 'stale_data_records'],
         compliance.erasure_verification_view()) -%}
     {%- do compliance.erasure_verify_report(result) -%}
     {{ return(result) }}

@@ -15,11 +15,7 @@
 {% macro onboard_tables(file=none, tables=none, dry_run=false) %}
     {%- set dry_run = compliance.parse_bool(dry_run, 'onboard: dry_run') -%}
     {%- if file -%}
-        {%- set listed = compliance.onboard_read_list(file) -%}
-        {%- if not listed.ok -%}
-            {%- do exceptions.raise_compiler_error("onboard_tables: " ~ listed.error ~ " Nothing was changed.") -%}
-        {%- endif -%}
-        {%- set entries = listed.entries -%}
+        {%- set entries = adapter.onboard_read_list(file | string) -%}
     {%- elif tables is mapping -%}
         {%- set entries = [] -%}
         {%- for name, identifier in tables.items() -%}{%- do entries.append({'table': name, 'identifier': identifier}) -%}{%- endfor -%}
@@ -34,7 +30,7 @@
         {%- endif -%}
     {%- endfor -%}
 
-    {%- set rows = compliance.onboard_plan(entries) -%}
+    {%- set rows = adapter.onboard_plan(entries) -%}
     {%- do compliance.onboard_check_id_type(rows) -%}
     {%- set refused = rows | selectattr('status', 'equalto', 'refused') | list -%}
     {%- if refused and rows | length == 1 -%}
@@ -53,8 +49,8 @@
             ~ (" (it was " ~ row.before ~ ")" if row.before is not none else ""), info=true) -%}
     {%- endfor -%}
     {%- if changes and not dry_run -%}
-        {%- set applied = compliance.onboard_apply(changes) -%}
-        {%- if not applied.ok -%}
+        {%- set applied = adapter.onboard_apply(changes) -%}
+        {%- if applied.failed -%}
             {%- set lines = [] -%}
             {%- for name, error in applied.failed.items() -%}{%- do lines.append("  " ~ name ~ ": " ~ error) -%}{%- endfor -%}
             {%- do exceptions.raise_compiler_error("onboard_tables: " ~ applied.failed | length ~ " table(s) could not be written (the other "
@@ -76,7 +72,7 @@
 {% macro onboard_check_id_type(rows) %}
     {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
     {%- if id_table | length != 2 or not var('compliance_id_column', '') -%}{{ return(none) }}{%- endif -%}
-    {%- set id_info = compliance.catalog_describe_table(id_table[0], id_table[1]) -%}
+    {%- set id_info = adapter.describe_table(id_table[0], id_table[1]) -%}
     {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
     {%- for row in rows if id_type and row.status != 'refused' and not compliance.purge_types_comparable(row.type, id_type) -%}
         {%- do row.update({'status': 'refused', 'error': row.table ~ "." ~ row.field ~ " is " ~ row.type ~ " but the id column "

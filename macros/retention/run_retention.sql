@@ -1,6 +1,6 @@
 {#
     Retention's hooks.  The `retention` model's pre-hook runs every retention operation (Python,
-    through compliance.retention_run, so that one failing location is logged and the rest go on) and
+    through adapter.retention_run, so that one failing location is logged and the rest go on) and
     leaves the attempts in a temporary view that the model selects; `retention_log` appends them
     and its post-hook then fails the run when any attempt of this invocation failed.  A dry run
     of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
@@ -23,17 +23,17 @@
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
     {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
-    {%- do compliance.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
+    {%- do adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
-    {%- for pair in compliance.retention_base_tables(stale_relation) -%}
+    {%- for pair in adapter.retention_base_tables(stale_relation) -%}
         {%- if compliance.retention_in_scope(pair[0], pair[1], scope) -%}
             {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- set result = compliance.retention_run(
+    {%- set result = adapter.retention_run(
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,

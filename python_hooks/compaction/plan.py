@@ -7,33 +7,18 @@ are collected, the table is made from the query's schema (metadata only) and the
 appended as one parquet file (`records.append`: no Spark job; Spark's writer where a column
 type needs it).  The table holds exactly what `create table ... as` would have put in it.
 
-The post-hook of the same node needs the rows again (`records.read_plan`): they are kept here,
-under the table's name, until that one read takes them, so the post-hook runs no query for
-them.  A pre-hook that fails before the rows are written leaves nothing kept.
+The post-hook of the same node reads the rows again from the table (`records.read_plan`, one
+small query): nothing is kept in this process between the hooks.
 
     write_plan(spark, "db", "t__plan", sql) -> {rows, written_by}
-    taken = take_plan("db", "t__plan")   # the rows of the last write_plan, once; else None
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from python_hooks.catalog import metastore
-
-_lock = threading.Lock()
-_kept: dict[tuple[str, str], list[dict[str, Any]]] = {}
-
-
-def _key(database: str, table: str) -> tuple[str, str]:
-    return (database.lower(), table.lower())
-
-
-def take_plan(database: str, table: str) -> list[dict[str, Any]] | None:
-    """The rows `write_plan` wrote to this table in this process, once; None when there are none."""
-    with _lock:
-        return _kept.pop(_key(database, table), None)
+from python_hooks.compaction.records import append
 
 
 def write_plan(spark: Any, database: str, table: str, sql: str) -> dict[str, Any]:
@@ -44,10 +29,6 @@ def write_plan(spark: Any, database: str, table: str, sql: str) -> dict[str, Any
     parquet file.  Returns {rows, written_by} for the run's log; raises on any failure (the
     pre-hook fails, and the model with it, before anything is published).
     """
-    from python_hooks.compaction.records import append
-
-    with _lock:
-        _kept.pop(_key(database, table), None)
     frame = spark.sql(sql)
     rows = [row.asDict() for row in frame.collect()]
     name = metastore.table_name(database, table)
@@ -57,6 +38,4 @@ def write_plan(spark: Any, database: str, table: str, sql: str) -> dict[str, Any
     spark.sql(f"drop table if exists {name}")
     spark.sql(f"create table {name} ({columns}) using parquet")
     written_by = append(spark, database, table, rows)
-    with _lock:
-        _kept[_key(database, table)] = rows
     return {"rows": len(rows), "written_by": written_by}

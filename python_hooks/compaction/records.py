@@ -5,8 +5,7 @@ published partitions into `compaction_watermarks`, then the plan into `compactio
 is a Spark job with its commit protocol and a metastore refresh: 1.0 s of the post-hook's
 1.3 s at 5M rows on a 2-core machine.  Here:
 
-- the plan (one row per hour of the window, a few dozen) is read once (`read_plan`), or not at
-  all: the pre-hook that wrote it keeps its rows for this read (`plan.write_plan`);
+- the plan (one row per hour of the window, a few dozen) is read once (`read_plan`);
 - the rows of each published hour come from the footers of its partition's data files (one
   listing of the output's partitions, one footer read per file); an hour whose files cannot be
   counted that way (another format, a sub-directory, an unreadable footer) is counted by one
@@ -30,7 +29,6 @@ from typing import Any
 
 from python_hooks.catalog import files, metastore, parquet_append
 from python_hooks.catalog.jvm import scala_list
-from python_hooks.compaction.plan import take_plan
 
 # the actions that publish an hour, and those that write a completion record
 PUBLISHING = ("compact", "recompact")
@@ -38,11 +36,7 @@ COMPLETING = ("compact", "recompact", "copy_late")
 
 
 def read_plan(spark: Any, database: str, table: str) -> list[dict[str, Any]]:
-    """Every row of the plan table, as dicts: the rows this node's pre-hook wrote to it
-    (`plan.write_plan` keeps them), else one small Spark job."""
-    kept = take_plan(database, table)
-    if kept is not None:
-        return kept
+    """Every row of the plan table, as dicts (one small Spark job)."""
     name = metastore.table_name(database, table)
     return [row.asDict() for row in spark.table(name).collect()]
 

@@ -22,19 +22,20 @@ import yaml
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.tables import DESCRIPTOR, field_in_schema, read_schema
-from python_hooks.errors import result
+from python_hooks.errors import ConfigError
 
 _TABLE_NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
 EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
 
 
-def read_list(spark: Any, path: str) -> dict[str, Any]:
-    """The entries of a yml or csv list: {ok, error, entries: [{table, identifier}]}; never raises."""
+def read_list(spark: Any, path: str) -> list[dict[str, Any]]:
+    """The entries ({table, identifier}) of a yml or csv list; ConfigError naming the file and
+    what is wrong with it otherwise."""
     file = Path(str(path))
     if not file.is_file():
-        return result(
-            f"{path}: no such file (give the path of a yml or csv list, relative to the directory dbt runs in).",
-            entries=[],
+        raise ConfigError(
+            f"onboard_tables: {path}: no such file (give the path of a yml or csv list, relative to the"
+            " directory dbt runs in). Nothing was changed."
         )
     try:
         if file.suffix.lower() == ".csv":
@@ -42,18 +43,21 @@ def read_list(spark: Any, path: str) -> dict[str, Any]:
                 reader = csv.DictReader(handle)
                 header = [name.strip().lower() for name in reader.fieldnames or []]
                 if "table" not in header or "identifier" not in header:
-                    return result(
-                        f"{path}: its header is {','.join(header) or '(empty)'}; it needs the columns table,identifier.",
-                        entries=[],
+                    raise ConfigError(
+                        f"onboard_tables: {path}: its header is {','.join(header) or '(empty)'}; it needs the"
+                        " columns table,identifier. Nothing was changed."
                     )
                 entries = [{k.strip().lower(): v for k, v in row.items() if k} for row in reader]
         elif file.suffix.lower() in (".yml", ".yaml"):
             entries = _yml_entries(yaml.safe_load(file.read_text(encoding="utf-8")))
         else:
-            return result(f"{path}: not a .yml, .yaml or .csv file.", entries=[])
+            raise ConfigError(f"onboard_tables: {path}: not a .yml, .yaml or .csv file. Nothing was changed.")
     except (OSError, UnicodeDecodeError, csv.Error, yaml.YAMLError, ValueError) as exc:
-        return result(f"{path}: {str(exc).splitlines()[0]}. Expected for example:\n{EXAMPLE}", entries=[])
-    return result(entries=[{"table": e.get("table"), "identifier": e.get("identifier")} for e in entries])
+        raise ConfigError(
+            f"onboard_tables: {path}: {str(exc).splitlines()[0]}. Expected for example:\n{EXAMPLE}\n"
+            "Nothing was changed."
+        ) from exc
+    return [{"table": e.get("table"), "identifier": e.get("identifier")} for e in entries]
 
 
 def _yml_entries(document: Any) -> list[dict[str, Any]]:
@@ -171,7 +175,8 @@ def _check(row: dict[str, Any], meta: Any) -> None:
 
 
 def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write the descriptor of every added or changed row: {ok, error, written: [db.table], failed: {db.table: error}}."""
+    """Write the descriptor of every added or changed row: {written: [db.table], failed: {db.table: error}}
+    (a table that could not be written does not stop the others)."""
     by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
     for row in rows:
         if row["status"] in ("added", "changed"):
@@ -184,6 +189,4 @@ def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
                 written.append(f"{database}.{table}")
             else:
                 failed[f"{database}.{table}"] = error
-    return result(
-        f"{len(failed)} table(s) could not be written" if failed else None, written=written, failed=failed
-    )
+    return {"written": written, "failed": failed}

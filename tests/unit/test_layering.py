@@ -1,14 +1,18 @@
-"""The import layering of the project's Python (import-linter's idea, with ast; no network).
+"""The import layering of the product's Python (import-linter's idea, with ast; no network).
 
-    adapter (dbt.adapters.lakehouse)   imports nothing from python_hooks
-    python_hooks.errors                the one error type and result shape; imports no package of python_hooks
+    dbt.adapters.lakehouse             the adapter plugin; only its `compliance` module (the typed
+                                       entry points for macros) imports python_hooks, and only the
+                                       capability packages
+    python_hooks.errors                the error hierarchy; imports no package of python_hooks
     python_hooks.catalog               metastore and filesystem primitives; imports no capability package
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
-                                       and errors only,
-                                       never each other
+                                       and errors only, never each other
+    python_hooks -> the adapter        only its leaf modules (errors, filesystem, partitions, scala,
+                                       cancellation, run_lock), never impl, compliance or connections
 
-and no module imports another module's `_private` names (`from m import _x`, or `m._x` on an
-imported module).
+Relative imports are resolved and checked like absolute ones.  No module imports another
+module's `_private` names (`from m import _x`, or `m._x` on an imported module), and the graph of
+imports between the project's modules (nested imports included) has no cycle.
 """
 
 from __future__ import annotations
@@ -19,16 +23,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ADAPTER = REPO / "adapter" / "src" / "dbt" / "adapters" / "lakehouse"
+ADAPTER_ROOT = REPO / "adapter" / "src"
+ADAPTER = ADAPTER_ROOT / "dbt" / "adapters" / "lakehouse"
 HOOKS = REPO / "python_hooks"
 CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction")
+ADAPTER_LEAVES = {
+    f"dbt.adapters.lakehouse.{name}"
+    for name in ("errors", "filesystem", "partitions", "scala", "cancellation", "run_lock")
+}
 
 
 def _module_name(path: Path) -> str:
-    if path.is_relative_to(HOOKS):
-        parts = path.relative_to(REPO).with_suffix("").parts
-    else:
-        parts = ("dbt", "adapters", "lakehouse", *path.relative_to(ADAPTER).with_suffix("").parts)
+    root = REPO if path.is_relative_to(HOOKS) else ADAPTER_ROOT
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -36,14 +43,26 @@ def _sources() -> list[Path]:
     return sorted([*HOOKS.rglob("*.py"), *ADAPTER.rglob("*.py")])
 
 
-def _imports(tree: ast.AST) -> list[tuple[str, list[str], int]]:
-    """(module imported, names taken from it, line) for every import of a file, nested ones too."""
+def _is_package(path: Path) -> bool:
+    return path.name == "__init__.py"
+
+
+def _imports(tree: ast.AST, me: str, package: bool) -> list[tuple[str, list[str], int]]:
+    """(module imported, names taken from it, line) for every import of a file, nested ones too;
+    relative imports resolved against `me` (a package's own name when `package`)."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, [], node.lineno) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, [alias.name for alias in node.names], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = me.split(".")
+                base = base if package else base[:-1]
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            found.append((module, [alias.name for alias in node.names], node.lineno))
     return found
 
 
@@ -55,32 +74,55 @@ def _package(module: str) -> str | None:
     return ".".join(parts[:2]) if len(parts) > 1 else "python_hooks"
 
 
+def _known(module: str) -> bool:
+    if module.startswith("python_hooks"):
+        path = REPO / Path(*module.split("."))
+    elif module.startswith("dbt.adapters.lakehouse"):
+        path = ADAPTER_ROOT / Path(*module.split("."))
+    else:
+        return False
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imported_modules(module: str, names: list[str]) -> list[str]:
     """The modules an import statement reaches: `from python_hooks.catalog import tables` reaches
     python_hooks.catalog.tables when that is a module, else python_hooks.catalog."""
-    reached = []
-    for name in names or [""]:
-        candidate = f"{module}.{name}" if name else module
-        path = REPO / Path(*candidate.split("."))
-        reached.append(candidate if (path.with_suffix(".py").is_file() or path.is_dir()) else module)
-    return reached
+    return [f"{module}.{name}" if name and _known(f"{module}.{name}") else module for name in names or [""]]
 
 
-def _violations() -> list[str]:
-    return [problem for path in _sources() for problem in _file_violations(path, path.read_text())]
+def _edges(path: Path, text: str) -> list[tuple[str, str, int]]:
+    """(importer, imported project module, line) of one file."""
+    me = _module_name(path)
+    tree = ast.parse(text, str(path))
+    return [
+        (me, target, line)
+        for module, names, line in _imports(tree, me, _is_package(path))
+        for target in _imported_modules(module, names)
+        if _known(target)
+    ]
 
 
 def _file_violations(path: Path, text: str) -> list[str]:
     problems = []
-    tree = ast.parse(text, str(path))
     me = _module_name(path)
+    tree = ast.parse(text, str(path))
     my_package = _package(me)
-    for module, names, line in _imports(tree):
+    for module, names, line in _imports(tree, me, _is_package(path)):
         where = f"{path.relative_to(REPO)}:{line}"
         for target in _imported_modules(module, names):
             theirs = _package(target)
             if me.startswith("dbt.adapters.lakehouse") and target.startswith("python_hooks"):
-                problems.append(f"{where}: the adapter imports {target}")
+                if me != "dbt.adapters.lakehouse.compliance":
+                    problems.append(f"{where}: the adapter imports {target} (only its compliance module may)")
+                elif theirs not in {f"python_hooks.{c}" for c in CAPABILITIES} | {"python_hooks.catalog"}:
+                    problems.append(f"{where}: the adapter's entry points import {target}, not a capability")
+            if (
+                my_package is not None
+                and target.startswith("dbt.adapters.lakehouse")
+                and _known(target)
+                and target not in ADAPTER_LEAVES
+            ):
+                problems.append(f"{where}: {me} imports the adapter's {target} (only its leaf modules)")
             if my_package == "python_hooks.catalog" and theirs not in (
                 None,
                 "python_hooks.catalog",
@@ -105,24 +147,16 @@ def _file_violations(path: Path, text: str) -> list[str]:
 
 def _private_attribute_uses(path: Path, tree: ast.AST) -> list[str]:
     """`module._name` where `module` is a project module imported by this file."""
+    me = _module_name(path)
     project_modules: set[str] = set()
+    for module, names, _ in _imports(tree, me, _is_package(path)):
+        if not module.startswith(("python_hooks", "dbt.adapters.lakehouse")):
+            continue
+        for name in names:
+            if _known(f"{module}.{name}"):
+                project_modules.add(name)
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.module
-            and node.module.split(".")[0]
-            in (
-                "python_hooks",
-                "dbt",
-            )
-        ):
-            for alias in node.names:
-                target = f"{node.module}.{alias.name}"
-                if (REPO / Path(*target.split("."))).with_suffix(".py").is_file() or target.startswith(
-                    "dbt.adapters.lakehouse."
-                ):
-                    project_modules.add(alias.asname or alias.name)
-        elif isinstance(node, ast.Import):
+        if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("python_hooks"):
                     project_modules.add(alias.asname or alias.name.split(".")[0])
@@ -137,14 +171,65 @@ def _private_attribute_uses(path: Path, tree: ast.AST) -> list[str]:
     ]
 
 
+def _cycles(edges: list[tuple[str, str, int]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (or a module importing itself),
+    each as a sorted list: Tarjan's algorithm over the import graph."""
+    graph: dict[str, set[str]] = {}
+    for source, target, _ in edges:
+        graph.setdefault(source, set()).add(target)
+        graph.setdefault(target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph[node]:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
 def test_the_sources_are_found():
     names = {_module_name(p) for p in _sources()}
-    assert {"python_hooks.catalog.metastore", "python_hooks.errors", "dbt.adapters.lakehouse.impl"} <= names
+    assert {
+        "python_hooks.catalog.metastore",
+        "python_hooks.errors",
+        "dbt.adapters.lakehouse.impl",
+        "dbt.adapters.lakehouse.compliance",
+    } <= names
     assert all(f"python_hooks.{c}" in names for c in CAPABILITIES)
 
 
 def test_the_layers_import_only_downwards():
-    assert _violations() == []
+    assert [problem for path in _sources() for problem in _file_violations(path, path.read_text())] == []
+
+
+def test_the_imports_have_no_cycle():
+    edges = [edge for path in _sources() for edge in _edges(path, path.read_text())]
+    assert len(edges) > 50  # the graph was built
+    assert _cycles(edges) == []
 
 
 @pytest.mark.parametrize(
@@ -154,10 +239,26 @@ def test_the_layers_import_only_downwards():
             "from python_hooks.retention import engine\n",
             "python_hooks.restore imports python_hooks.retention",
         ),
+        ("from ..retention import engine\n", "python_hooks.restore imports python_hooks.retention"),
+        ("from . import plan\nplan._secret()\n", "private name plan._secret"),
         ("from python_hooks.catalog.metastore import _catalog\n", "private name"),
         ("from python_hooks.catalog import metastore\nmetastore._jvm(None)\n", "private name metastore._jvm"),
+        ("from dbt.adapters.lakehouse import impl\n", "imports the adapter's dbt.adapters.lakehouse.impl"),
     ],
 )
 def test_a_violation_is_found(source, expected):
     problems = _file_violations(HOOKS / "restore" / "probe.py", source)
     assert any(expected in problem for problem in problems), problems
+
+
+def test_the_adapter_reaches_python_hooks_only_through_its_entry_points():
+    problems = _file_violations(ADAPTER / "impl.py", "from python_hooks.purge import engine\n")
+    assert any("only its compliance module may" in problem for problem in problems), problems
+
+
+def test_a_cycle_is_found_relative_imports_included():
+    edges = [
+        *_edges(HOOKS / "compaction" / "plan.py", "from . import records\n"),
+        *_edges(HOOKS / "compaction" / "records.py", "def f():\n    from .plan import take_plan\n"),
+    ]
+    assert _cycles(edges) == [["python_hooks.compaction.plan", "python_hooks.compaction.records"]]

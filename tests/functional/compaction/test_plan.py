@@ -54,14 +54,11 @@ class TestPlanTable:
             spark, f"select * from {database}.by_ctas"
         )
 
-    def test_the_post_hook_takes_the_rows_once_then_reads_the_table(self, spark, database):
+    def test_the_post_hook_reads_the_rows_the_pre_hook_wrote(self, spark, database):
         plan.write_plan(spark, database, "hourly__plan", PLAN)
-        jobs = set(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
-        kept = records.read_plan(spark, database, "hourly__plan")
-        assert set(spark.sparkContext.statusTracker().getJobIdsForGroup(None)) == jobs  # no query
-        assert plan.take_plan(database, "hourly__plan") is None  # taken once
-        read = records.read_plan(spark, database, "hourly__plan")  # now from the table
-        assert sorted(tuple(r.values()) for r in kept) == sorted(tuple(r.values()) for r in read)
+        read = records.read_plan(spark, database, "hourly__plan")
+        expected = [row.asDict() for row in spark.sql(PLAN).collect()]
+        assert sorted(tuple(r.values()) for r in read) == sorted(tuple(r.values()) for r in expected)
         assert {r["action"] for r in read} == {"compact", "hold"}
 
     def test_a_new_plan_replaces_the_old_one_and_its_columns(self, spark, database):

@@ -6,7 +6,8 @@ materialization still applies, and adds:
 * a ``session`` submission method, so Python models run in the local Spark session;
 * ``@available`` Hadoop FileSystem methods (list, exists, move, delete, ...) for macros and hooks;
 * one run per warehouse: a second dbt command against a warehouse in use stops at once;
-* Python's garbage collector tuned for a command that holds a manifest (gc_tuning.py).
+* Python's garbage collector tuned for a command that holds a manifest, when asked
+  (`DBT_LAKEHOUSE_GC_TUNING=1`, gc_tuning.py): importing it changes nothing outside it otherwise.
 """
 
 from dbt.adapters.base import AdapterPlugin

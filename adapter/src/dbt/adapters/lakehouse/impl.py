@@ -11,6 +11,7 @@ from typing import Any
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.lakehouse import filesystem, partitions, relations
+from dbt.adapters.lakehouse.compliance import ComplianceMethods
 from dbt.adapters.lakehouse.connections import (
     LakehouseConnectionManager,
     lock_warehouse,
@@ -25,7 +26,7 @@ def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
     return []
 
 
-class LakehouseAdapter(SparkAdapter):
+class LakehouseAdapter(ComplianceMethods, SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
 
     @classmethod

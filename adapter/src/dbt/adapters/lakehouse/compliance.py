@@ -1,0 +1,285 @@
+"""The product's entry points for macros: one small group of typed `@available` methods per
+capability, each a thin call into that capability's public module of `python_hooks`.
+
+This is the only place where Jinja reaches the product's Python (`adapter.<method>(...)`, each
+named literally, so grep finds every caller).  A method takes plain values, passes the session
+first, and returns what the capability returns; errors are raised (dbt.adapters.lakehouse.errors)
+and reach dbt as the runtime error of the node or operation.  The capability modules are imported
+when first called, so that loading the adapter costs nothing for commands that never call them.
+During parsing (`execute` false) the methods return None (or an empty list) without starting Spark.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt.adapters.base import available
+from dbt.adapters.base.meta import AdapterMeta
+
+
+def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
+    return []
+
+
+class ComplianceMethods(metaclass=AdapterMeta):
+    """Mixed into LakehouseAdapter; `spark_session()` is the adapter's."""
+
+    def spark_session(self) -> Any:  # pragma: no cover - LakehouseAdapter defines it
+        raise NotImplementedError
+
+    # ---- the catalog ---------------------------------------------------------------------------
+    @available.parse(_empty_list)
+    def catalog_databases(self) -> list[str]:
+        """Every database of the metastore, lower case, sorted."""
+        from python_hooks.catalog import tables
+
+        return tables.list_databases(self.spark_session())
+
+    @available.parse(_empty_list)
+    def catalog_tables(self, database: str) -> list[str]:
+        """The tables (not temporary views) of `database`, lower case, sorted; [] when it is missing."""
+        from python_hooks.catalog import tables
+
+        return tables.list_tables(self.spark_session(), database)
+
+    @available.parse_none
+    def describe_table(self, database: str, table: str) -> dict[str, Any]:
+        """{exists, database, table, table_type, provider, location, partition_columns,
+        data_columns, columns: {name: type}, properties} from the metastore only."""
+        from python_hooks.catalog import tables
+
+        return tables.describe_table(self.spark_session(), database, table)
+
+    @available.parse_none
+    def resolve_field(self, database: str, table: str, field: str) -> dict[str, Any] | None:
+        """A column or struct field (`metadata.guestid`, any case): {path, type}, or None."""
+        from python_hooks.catalog import tables
+
+        return tables.resolve_field(self.spark_session(), database, table, field)
+
+    @available.parse(_empty_list)
+    def side_table_adoption_candidates(self, databases: list[str] | None = None) -> list[dict[str, Any]]:
+        """Unregistered tables named like side tables, with whether each can be adopted and why."""
+        from python_hooks.catalog import side_tables
+
+        return side_tables.adoption_candidates(self.spark_session(), databases)
+
+    # ---- onboarding ----------------------------------------------------------------------------
+    @available.parse(_empty_list)
+    def onboard_read_list(self, path: str) -> list[dict[str, Any]]:
+        """The entries ({table, identifier}) of a yml or csv onboarding list; ConfigError otherwise."""
+        from python_hooks.purge import onboarding
+
+        return onboarding.read_list(self.spark_session(), path)
+
+    @available.parse(_empty_list)
+    def onboard_plan(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each entry checked against the metastore: {entry, table, field, type, status, ...}."""
+        from python_hooks.purge import onboarding
+
+        return onboarding.plan(self.spark_session(), entries)
+
+    @available.parse_none
+    def onboard_apply(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The planned descriptors written: {written: [table], failed: {table: error}}."""
+        from python_hooks.purge import onboarding
+
+        return onboarding.apply(self.spark_session(), rows)
+
+    # ---- retention -----------------------------------------------------------------------------
+    @available.parse(_empty_list)
+    def retention_base_tables(self, stale_relation: list[str] | None = None) -> list[list[str]]:
+        """[database, table] of every table retention may clean around."""
+        from python_hooks.retention import engine
+
+        return engine.base_tables(self.spark_session(), stale_relation)
+
+    @available.parse_none
+    def retention_validate_policies(
+        self, rows: list[dict[str, Any]], defaults: dict[str, Any], min_hours: Any, allow_short: Any
+    ) -> None:
+        """Every retention var and seed row checked; ConfigError naming the first bad one."""
+        from python_hooks.retention import policy
+
+        policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short)
+
+    @available.parse_none
+    def retention_run(
+        self,
+        invocation_id: str,
+        policies: dict[str, dict[str, Any]],
+        defaults: dict[str, Any],
+        dry_run: bool,
+        now: Any,
+        stale_relation: list[str],
+        view_name: str,
+    ) -> dict[str, Any]:
+        """One retention pass: deletes (or lists) what is past its policy, never anything live."""
+        from python_hooks.retention import engine
+
+        return engine.run_retention(
+            self.spark_session(), invocation_id, policies, defaults, dry_run, now, stale_relation, view_name
+        )
+
+    # ---- restore -------------------------------------------------------------------------------
+    @available.parse_none
+    def restore_plan(self, table: str, partition: str | None, backup: str | None, now: Any) -> dict[str, Any]:
+        """Every check of a restore, before the first change: the locations and names it uses."""
+        from python_hooks.restore import plan
+
+        return plan.plan_restore(self.spark_session(), table, partition, backup, now)
+
+    # ---- compaction ----------------------------------------------------------------------------
+    @available.parse_none
+    def compaction_write_plan(self, database: str, table: str, sql: str) -> dict[str, Any]:
+        """The hourly plan's rows (from `sql`) written as one parquet file of `database.table`."""
+        from python_hooks.compaction import plan
+
+        return plan.write_plan(self.spark_session(), database, table, sql)
+
+    @available.parse(_empty_list)
+    def compaction_read_plan(self, database: str, table: str) -> list[dict[str, Any]]:
+        """The hourly plan's rows, as the pre-hook wrote them."""
+        from python_hooks.compaction import records
+
+        return records.read_plan(self.spark_session(), database, table)
+
+    @available.parse_none
+    def compaction_record_completion(
+        self,
+        plan: list[dict[str, Any]],
+        output: list[str],
+        watermarks: list[str],
+        log: list[str],
+        late_counts_sql: str | None = None,
+    ) -> dict[str, Any]:
+        """The hours published: watermarks and the compaction log appended."""
+        from python_hooks.compaction import records
+
+        return records.record_completion(self.spark_session(), plan, output, watermarks, log, late_counts_sql)
+
+    @available.parse_none
+    def session_conf_apply(self, settings: dict[str, Any] | None) -> dict[str, str]:
+        """A model's `session_conf` set for its statement; the session's values kept to put back."""
+        from python_hooks.compaction import session_settings
+
+        return session_settings.apply(self.spark_session(), settings)
+
+    @available.parse_none
+    def session_conf_restore(self) -> dict[str, str | None]:
+        """The settings `session_conf_apply` changed, put back as the session had them."""
+        from python_hooks.compaction import session_settings
+
+        return session_settings.restore(self.spark_session())
+
+    # ---- erasure evidence ----------------------------------------------------------------------
+    @available.parse_none
+    def erasure_verify_requests(
+        self,
+        invocation_id: str,
+        requests: list[dict[str, Any]],
+        stale_relation: list[str],
+        view_name: str,
+    ) -> dict[str, Any]:
+        """Reads the bytes of every location a request's data may still be in (docs/erasure.md)."""
+        from python_hooks.erasure import verification
+
+        return verification.verify_requests(
+            self.spark_session(), invocation_id, requests, stale_relation, view_name
+        )
+
+    @available.parse_none
+    def erasure_write_certificate(
+        self,
+        request: dict[str, Any],
+        runs: list[dict[str, Any]],
+        tables: list[dict[str, Any]],
+        copies: list[dict[str, Any]],
+        verification: list[dict[str, Any]],
+        target_path: str | None,
+        project_dir: str | None,
+    ) -> dict[str, Any]:
+        """The request's certificate (JSON and Markdown) under `<target>/erasure/`."""
+        from python_hooks.erasure import certificate
+
+        return certificate.write_certificate(
+            self.spark_session(), request, runs, tables, copies, verification, target_path, project_dir
+        )
+
+    @available.parse(_empty_list)
+    def coverage_describe_tables(self, tables: list[Any]) -> list[dict[str, Any]]:
+        """The tables' columns, field paths and onboarding, for the coverage check."""
+        from python_hooks.erasure import coverage
+
+        return coverage.describe_tables(self.spark_session(), tables)
+
+    @available.parse_none
+    def coverage_match_columns(
+        self, tables: list[dict[str, Any]], names: list[str], patterns: Any
+    ) -> dict[str, list[str]]:
+        """{table: [fields]} of the fields named like an identifier in use or a PII pattern."""
+        from python_hooks.erasure import coverage
+
+        return coverage.match_columns(self.spark_session(), tables, names, patterns)
+
+    @available.parse_none
+    def coverage_downstream_tables(
+        self, edges_relation: str, nodes_relation: str, onboarded: list[str], exempt_tags: list[str]
+    ) -> dict[str, Any]:
+        """The tables built downstream of an onboarded one, from the audit's lineage tables."""
+        from python_hooks.erasure import coverage
+
+        return coverage.downstream_tables(
+            self.spark_session(), edges_relation, nodes_relation, onboarded, exempt_tags
+        )
+
+    # ---- audit ---------------------------------------------------------------------------------
+    @available.parse_none
+    def audit_load_pending(
+        self, invocation_id: str, target_schema: str, target_path: str | None, project_dir: str | None
+    ) -> dict[str, Any]:
+        """on-run-start: loads what earlier commands could not; a report, never an error."""
+        from python_hooks.audit import artifacts
+
+        return artifacts.load_pending(
+            self.spark_session(),
+            invocation_id=invocation_id,
+            target_schema=target_schema,
+            target_path=target_path,
+            project_dir=project_dir,
+        )
+
+    @available.parse_none
+    def audit_load_run(
+        self,
+        results: Any,
+        invocation_id: str,
+        invocation_args: Any,
+        target_name: str | None,
+        target_schema: str,
+        dbt_version: str | None,
+        project_name: str | None,
+        run_started_at: Any,
+        target_path: str | None,
+        project_dir: str | None,
+        write_graph: bool,
+        write_openlineage: bool,
+    ) -> dict[str, Any]:
+        """on-run-end: this invocation's results, lineage and graph; a report, never an error."""
+        from python_hooks.audit import artifacts
+
+        return artifacts.load_run(
+            self.spark_session(),
+            results=results,
+            invocation_id=invocation_id,
+            invocation_args=invocation_args,
+            target_name=target_name,
+            target_schema=target_schema,
+            dbt_version=dbt_version,
+            project_name=project_name,
+            run_started_at=run_started_at,
+            target_path=target_path,
+            project_dir=project_dir,
+            write_graph=write_graph,
+            write_openlineage=write_openlineage,
+        )
