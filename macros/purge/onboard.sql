@@ -30,8 +30,7 @@
         {%- endif -%}
     {%- endfor -%}
 
-    {%- set rows = adapter.onboard_plan(entries) -%}
-    {%- do compliance.onboard_check_id_type(rows) -%}
+    {%- set rows = adapter.onboard_plan(entries, var('compliance_id_table', '') | string, var('compliance_id_column', '') | string) -%}
     {%- set refused = rows | selectattr('status', 'equalto', 'refused') | list -%}
     {%- if refused and rows | length == 1 -%}
         {%- do exceptions.raise_compiler_error("onboard: " ~ refused[0].error) -%}
@@ -66,18 +65,6 @@
             ~ counts.unchanged ~ " unchanged" ~ (" (dry run: nothing was written)" if dry_run else ""), info=true) -%}
     {%- endif -%}
     {%- do compliance.onboard_note_unselected(rows) -%}
-{% endmacro %}
-
-{#- Refuses (in the rows) an identifier that cannot be compared with the id column without a lossy cast. -#}
-{% macro onboard_check_id_type(rows) %}
-    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
-    {%- if id_table | length != 2 or not var('compliance_id_column', '') -%}{{ return(none) }}{%- endif -%}
-    {%- set id_info = adapter.describe_table(id_table[0], id_table[1]) -%}
-    {%- set id_type = id_info.columns.get(var('compliance_id_column')) if id_info.exists else none -%}
-    {%- for row in rows if id_type and row.status != 'refused' and not compliance.purge_types_comparable(row.type, id_type) -%}
-        {%- do row.update({'status': 'refused', 'error': row.table ~ "." ~ row.field ~ " is " ~ row.type ~ " but the id column "
-            ~ var('compliance_id_table') ~ "." ~ var('compliance_id_column') ~ " is " ~ id_type ~ "; they cannot be compared safely."}) -%}
-    {%- endfor -%}
 {% endmacro %}
 
 {% macro onboard_note_unselected(rows) %}

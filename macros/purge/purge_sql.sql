@@ -1,7 +1,9 @@
 -- noqa: disable=LT02
 {#
     The SQL of one purge, clause by clause (Gobblin's five Hive steps).  These macros only build
-    text; purge_table.sql runs it.  Names and literals go through compliance.quote_ident /
+    text: purge_render.sql composes them into a plan's statements and the engine
+    (python_hooks/purge/execution.py) runs exactly what they return, so overriding one of them
+    (`<project>__purge_rewrite_sql`, ...) changes what runs.  Names and literals go through compliance.quote_ident /
     compliance.sql_string, so partition values with spaces, colons or quotes are safe.
 #}
 
@@ -103,15 +105,6 @@ where {{ compliance.partition_predicate(partition_pairs, 'a') }}
 {%- endif %}
 {%- endmacro %}
 
-{#- Rows of one partition (or of the whole table when there are no pairs). -#}
-{% macro purge_count_sql(database, table, partition_pairs) -%}
-select count(*) as row_count
-from {{ compliance.table_ref(database, table) }}
-{%- if partition_pairs %}
-where {{ compliance.partition_predicate(partition_pairs) }}
-{%- endif %}
-{%- endmacro %}
-
 {#- Step 3: the backup table, like the source; external, so dropping it never deletes data. -#}
 {% macro purge_backup_table_sql(database, backup_table, table, location, properties={}) -%}
     {{ return(adapter.dispatch('purge_backup_table_sql', 'compliance')(database, backup_table, table, location, properties)) }}
@@ -181,21 +174,20 @@ where
     {%- endfor %}
 {%- endmacro %}
 
-{#- Rows per partition of a (staging) table, partition values as strings. -#}
-{% macro purge_count_by_partition_sql(database, table, partition_columns) -%}
-select
-    {%- for column in partition_columns %}
-    cast({{ compliance.quote_ident(column) }} as string) as {{ compliance.quote_ident(column) }},
-    {%- endfor %}
-    count(*) as row_count
-from {{ compliance.table_ref(database, table) }}
-group by
-    {%- for column in partition_columns %}
-    {{ compliance.quote_ident(column) }}{{ "," if not loop.last }}
-    {%- endfor %}
-{%- endmacro %}
-
 {#- Step 3 for several partitions at once: one ALTER TABLE ... ADD with a location per partition. -#}
 {% macro purge_backup_partitions_sql(database, backup_table, partitions) -%}
     {{ return(compliance.add_partitions_sql(database, backup_table, partitions)) }}
+{%- endmacro %}
+
+{#-
+    Statements run just before a partition's commit check, between its rewrite and its swap:
+    none by default.  An extension point (tests use it to simulate a concurrent writer, or a
+    failure that stops one table); returns a list of statements.
+-#}
+{% macro purge_before_swap_sql(database, table, partition_pairs, old_location) -%}
+    {{ return(adapter.dispatch('purge_before_swap_sql', 'compliance')(database, table, partition_pairs, old_location)) }}
+{%- endmacro %}
+
+{% macro default__purge_before_swap_sql(database, table, partition_pairs, old_location) -%}
+    {{ return([]) }}
 {%- endmacro %}

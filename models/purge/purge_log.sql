@@ -13,8 +13,10 @@ final as (
     select run_results.*
     from run_results
     {%- if is_incremental() %}
-        where run_results.invocation_id not in (
-            select distinct logged.invocation_id from {{ this }} as logged
+        -- the purge node appends its rows itself (so that what it committed is recorded even when
+        -- this model never runs): only rows it could not append arrive here
+        where run_results.purge_log_id not in (
+            select logged.purge_log_id from {{ this }} as logged
         )
     {%- endif %}
 

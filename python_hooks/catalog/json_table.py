@@ -10,7 +10,8 @@ the rows on every run.
 
     replace_rows(spark, database, table, columns=[[name, type], ...], rows=[{name: value}])
 
-Timestamps are given as `yyyy-MM-dd HH:mm:ss[.ffffff]` strings (UTC, as dbt's macros make them).
+Timestamps are given as `yyyy-MM-dd HH:mm:ss[.ffffff]` strings in UTC, and the table reads them
+in UTC whatever the session's time zone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from typing import Any
 from python_hooks.catalog.files import publish_file
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.metastore import identifier, provider, quote, session_catalog, table_name
-from python_hooks.errors import result
 
 FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
@@ -39,7 +39,8 @@ def _layout_matches(spark: Any, database: str, table: str, columns: list[list[st
     fields = [(str(f.name()), str(f.dataType().simpleString())) for f in meta.schema().fields()]
     options = meta.storage().properties()
     failfast = options.contains("mode") and str(options.apply("mode")).upper() == "FAILFAST"
-    return failfast and fields == [(name, data_type) for name, data_type in columns]
+    utc = options.contains("timeZone") and str(options.apply("timeZone")) == "UTC"
+    return failfast and utc and fields == [(name, data_type) for name, data_type in columns]
 
 
 def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> None:
@@ -47,7 +48,7 @@ def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> 
     spark.sql(
         f"create table {table_name(database, table)} ("
         + ", ".join(f"{quote(name)} {data_type}" for name, data_type in columns)
-        + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}', mode 'FAILFAST')"
+        + f") using json options (timestampFormat '{TIMESTAMP_FORMAT}', timeZone 'UTC', mode 'FAILFAST')"
     )
 
 
@@ -59,8 +60,8 @@ def _location(spark: Any, database: str, table: str) -> Any:
 
 def replace_rows(
     spark: Any, database: str, table: str, columns: list[list[str]], rows: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Make `database.table` hold exactly `rows`; {ok, error, created}.
+) -> bool:
+    """Make `database.table` hold exactly `rows`; True when the table was (re)created.
 
     The table is (re)created when it is missing or laid out differently (another format, other
     columns).  The rows go to a hidden temporary file; the old data file is then deleted and the
@@ -68,24 +69,21 @@ def replace_rows(
     that instant sees no rows.  Any other file in the directory is removed.  The table reads in
     FAILFAST mode: a value that does not fit its column is an error, not a silent NULL.
     """
-    try:
-        created = False
-        if not _layout_matches(spark, database, table, columns):
-            _create(spark, database, table, columns)
-            created = True
-        directory = _location(spark, database, table)
-        fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
-        names = [name for name, _ in columns]
-        text = "".join(
-            json.dumps({name: row.get(name) for name in names}, ensure_ascii=False, default=str) + "\n"
-            for row in rows
-        )
-        publish_file(spark, directory, FILE_NAME, text.encode("utf-8"), replace=True)
-        for status in fs.listStatus(directory):
-            child = status.getPath()
-            if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):
-                fs.delete(child, True)
-        spark.catalog.refreshTable(table_name(database, table))
-    except Exception as exc:  # noqa: BLE001 - the caller fails the node with this message
-        return result(exc, created=False)
-    return result(created=created)
+    created = False
+    if not _layout_matches(spark, database, table, columns):
+        _create(spark, database, table, columns)
+        created = True
+    directory = _location(spark, database, table)
+    fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
+    names = [name for name, _ in columns]
+    text = "".join(
+        json.dumps({name: row.get(name) for name in names}, ensure_ascii=False, default=str) + "\n"
+        for row in rows
+    )
+    publish_file(spark, directory, FILE_NAME, text.encode("utf-8"), replace=True)
+    for status in fs.listStatus(directory):
+        child = status.getPath()
+        if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):
+            fs.delete(child, True)
+    spark.catalog.refreshTable(table_name(database, table))
+    return created

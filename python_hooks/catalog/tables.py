@@ -181,3 +181,16 @@ def set_partition_locations(
     except Exception as exc:  # noqa: BLE001 - the caller swaps one partition at a time instead
         return result(exc)
     return result()
+
+
+def field_paths(schema: Any, prefix: str = "") -> list[str]:
+    """Every column and nested struct field of a schema as a dotted path (`metadata.guestid`)."""
+    from pyspark.sql.types import StructType
+
+    paths = []
+    for item in schema.fields:
+        path = f"{prefix}{item.name}"
+        paths.append(path)
+        if isinstance(item.dataType, StructType):
+            paths.extend(field_paths(item.dataType, f"{path}."))
+    return paths

@@ -92,8 +92,11 @@ def _identifier_of(descriptor: str | None) -> str | None:
     return spec.get("identifierField") if isinstance(spec, dict) else None
 
 
-def plan(spark: Any, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each entry checked against the metastore, in order; nothing is written.
+def plan(
+    spark: Any, entries: list[dict[str, Any]], id_table: str | None = None, id_column: str | None = None
+) -> list[dict[str, Any]]:
+    """Each entry checked against the metastore, in order, and against the id column's type when
+    the id table (`id_table`, `id_column`: the purge's vars) exists; nothing is written.
 
     Each: {entry (1-based), table, identifier (as given), field (the table's own spelling),
     type, before (the current descriptor), descriptor (the one to write), status: added,
@@ -131,7 +134,34 @@ def plan(spark: Any, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         if not row["error"]:
             _check(row, found.get(row["table"]))
+    _check_id_type(spark, rows, id_table, id_column)
     return rows
+
+
+def _check_id_type(
+    spark: Any, rows: list[dict[str, Any]], id_table: str | None, id_column: str | None
+) -> None:
+    """Refuse an identifier that cannot be compared with the id column without a lossy cast."""
+    from python_hooks.catalog import tables
+    from python_hooks.purge.planning import types_comparable
+
+    name = str(id_table or "").strip().lower()
+    if not _TABLE_NAME.match(name) or not str(id_column or "").strip():
+        return
+    described = tables.describe_table(spark, *name.split("."))
+    if not described["exists"]:
+        return
+    column = next((c for c in described["columns"] if c.lower() == str(id_column).strip().lower()), None)
+    if column is None:
+        return
+    id_type = described["columns"][column]
+    for row in rows:
+        if row["status"] != "refused" and row["type"] and not types_comparable(row["type"], id_type):
+            row.update(
+                status="refused",
+                error=f"{row['table']}.{row['field']} is {row['type']} but the id column {name}.{column} is {id_type};"
+                " they cannot be compared safely.",
+            )
 
 
 def _tables_by_name(spark: Any, wanted: dict[str, list[str]]) -> dict[str, Any]:

@@ -66,43 +66,6 @@ def test_a_bad_pattern_names_the_entry_and_the_accepted_forms(bad):
     assert "db, db.table, db*, db.table*" in str(error.value)
 
 
-def test_working_tables_are_never_candidates():
-    assert render("purge_is_working_table", "event_backup_1487154972824") is True
-    assert render("purge_is_working_table", "event_staging_1487154972824") is True
-    assert render("purge_is_working_table", "event_trash_1487154972824") is True
-    assert render("purge_is_working_table", "event_backup") is False
-    assert render("purge_is_working_table", "event") is False
-
-
-def test_descriptor_parsing():
-    ok = render(
-        "purge_identifier_from_descriptor",
-        "db.t",
-        '{"complianceSpec": {"identifierField": " metadata.guestid "}}',
-    )
-    assert ok == {"field": "metadata.guestid"}
-    broken = render("purge_identifier_from_descriptor", "db.t", "{nope")
-    assert broken["error"].startswith("Table db.t: its dataset.descriptor is not valid JSON")
-    missing = render("purge_identifier_from_descriptor", "db.t", '{"complianceSpec": {"x": 1}}')
-    assert "has no complianceSpec.identifierField" in missing["error"]
-
-
-@pytest.mark.parametrize(
-    ("left", "right", "ok"),
-    [
-        ("bigint", "int", True),
-        ("decimal(20,0)", "bigint", True),
-        ("string", "varchar(10)", True),
-        ("string", "bigint", False),
-        ("struct<a:int>", "bigint", False),
-        ("date", "date", True),
-        (None, "bigint", False),
-    ],
-)
-def test_identifier_and_id_types_must_be_comparable(left, right, ok):
-    assert render("purge_types_comparable", left, right) is ok
-
-
 ID_ARGS = ("u_purger", "guestids", "guestid")
 
 
@@ -203,11 +166,6 @@ def test_partitions_with_ids_are_rewritten_by_one_dynamic_insert():
     )
     assert "a.`metadata`, a.`payload`, a.`ds`, a.`hr` from `db`.`t` as a left anti join" in sql
     assert sql.endswith("where (a.`ds` = 'a' and a.`hr` = '01') or (a.`ds` = 'b\\'c' and a.`hr` = '02')")
-    counts = squash(render("purge_count_by_partition_sql", "db", "t_staging_1", ["ds", "hr"]))
-    assert counts == (
-        "select cast(`ds` as string) as `ds`, cast(`hr` as string) as `hr`, count(*) as row_count "
-        "from `db`.`t_staging_1` group by `ds`, `hr`"
-    )
 
 
 def test_backup_partitions_are_added_by_one_statement():
@@ -223,3 +181,106 @@ def test_backup_partitions_are_added_by_one_statement():
         "alter table `db`.`t_backup_1` add if not exists "
         "partition (`ds` = 'a') location 'file:/w/t/ds=a' partition (`ds` = 'b:c') location 'file:/w/t/ds=b%3Ac'"
     )
+
+
+def _plan():
+    """A scanned plan of two tables, built with the engine's own types (no warehouse)."""
+    from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
+    from python_hooks.purge.units import partition_of, whole_table
+
+    config = PurgeConfig("inv-1", 1700000000000, "audit", [], [], "u_purger.guestids", "guestid")
+    ids = IdSource("u_purger", "guestids", "guestid", "bigint", (1001, 1003))
+    events = TablePlan(
+        "db",
+        "events",
+        "file:/w/db.db/events",
+        "file:/w/db.db",
+        ["ds"],
+        ["string"],
+        ["metadata", "payload"],
+        "parquet",
+        False,
+        Identifier("metadata.guestid", ["metadata", "guestid"], "bigint"),
+        staging="events_staging_1700000000000",
+        staging_location="file:/w/db.db/events/1700000000000",
+        backup="events_backup_1700000000000",
+        backup_location="file:/w/db.db/events_backup_1700000000000",
+        candidate_view="__purge_candidates_db__events",
+        scan_view="__purge_scan_db__events",
+        scan="files",
+    )
+    hit = partition_of(events, [["ds", "a'b"]], "file:/w/db.db/events/ds=a%27b")
+    hit.rows_purged = 3
+    events.todo = [hit]
+    flat = TablePlan(
+        "db",
+        "flat",
+        "file:/w/db.db/flat",
+        "file:/w/db.db",
+        [],
+        [],
+        ["guestid"],
+        "orc",
+        False,
+        Identifier("guestid", ["guestid"], "bigint"),
+        staging="flat_staging_1700000000000",
+        staging_location="file:/w/db.db/flat/_purge_1700000000000",
+        backup="flat_backup_1700000000000",
+        backup_location="file:/w/db.db/flat",
+        scan_view="__purge_scan_db__flat",
+    )
+    flat.todo = [whole_table(flat)]
+    return PurgePlan(config, ids, [events, flat])
+
+
+def test_a_plan_renders_its_scans_over_the_table_or_the_files_the_footers_left():
+    scans = render("purge_render_scans", _plan())
+    assert set(scans) == {"db.events", "db.flat"}
+    assert "from `db`.`events` as a" in squash(scans["db.events"]["table"])
+    assert "from `__purge_scan_db__events` as a" in squash(scans["db.events"]["files"])
+    assert "between 1001 and 1003" in squash(scans["db.events"]["table"])
+    assert scans["db.flat"]["files"] == ""
+
+
+def test_a_plan_renders_every_statement_the_engine_runs():
+    statements = render("purge_render_statements", _plan())
+    events = statements["db.events"]
+    assert squash(events["create_staging"]).startswith(
+        "create table `db`.`events_staging_1700000000000` like `db`.`events` location 'file:/w/db.db/events/1700000000000'"
+    )
+    assert "'lakehouse.side_table' = 'staging'" in events["create_staging"]
+    assert "'lakehouse.side_table' = 'backup'" in events["create_backup"]
+    assert squash(events["add_backup_partitions"]) == (
+        "alter table `db`.`events_backup_1700000000000` add if not exists partition (`ds` = 'a\\'b')"
+        " location 'file:/w/db.db/events/ds=a%27b'"
+    )
+    assert "from `__purge_candidates_db__events` as a" in squash(events["rewrite_files"])
+    part = events["partitions"]["ds=a%27b"]
+    assert squash(part["swap"]) == (
+        "alter table `db`.`events` partition (`ds` = 'a\\'b')"
+        " set location 'file:/w/db.db/events/1700000000000/ds=a%27b'"
+    )
+    assert part["before_swap"] == []
+    flat = statements["db.flat"]
+    assert flat["rewrite_files"] == "" and flat["add_backup_partitions"] == ""
+    assert squash(flat["partitions"][""]["swap"]) == (
+        "alter table `db`.`flat` set location 'file:/w/db.db/flat/_purge_1700000000000'"
+    )
+    assert squash(flat["rewrite"]).startswith(
+        "insert overwrite table `db`.`flat_staging_1700000000000` select"
+    )
+
+
+def test_the_script_lists_the_statements_in_the_order_they_run():
+    plan = _plan()
+    script = render("purge_script", plan, render("purge_render_statements", plan))
+    order = [
+        script.index(f)
+        for f in (
+            "create table `db`.`events_staging",
+            "add if not exists",
+            "insert into table",
+            "set location",
+        )
+    ]
+    assert order == sorted(order)

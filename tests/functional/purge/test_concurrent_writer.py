@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from python_hooks.catalog import metastore
-from tests.conftest import repo_files
+from python_hooks.purge import execution
 from tests.functional.purge.conftest import (
     descriptor,
     kept_rows,
@@ -34,19 +34,7 @@ from tests.functional.purge.conftest import (
     table_rows,
 )
 from tests.functional.purge.writer import local, sha256
-
-# Test-only: before the commit check of the partition (or unpartitioned table) named in the var
-# `purge_test_writer`, run the writer process on its live directory and wait for it.
-WRITER_MACRO = """
-{% macro lakehouse__purge_before_swap(database, table, partition_pairs, old_location) %}
-    {%- set key = database ~ '.' ~ table ~ ('/' ~ adapter.partition_path(partition_pairs) if partition_pairs else '') -%}
-    {%- set action = var('purge_test_writer', {}).get(key) -%}
-    {%- if action -%}
-        {%- do adapter.python_hook('tests.functional.purge.writer:run',
-            action=action, location=old_location, report=var('purge_test_writer_report')) -%}
-    {%- endif -%}
-{% endmacro %}
-"""
+from tests.functional.purge.writer import run as run_writer
 
 DB = "p_conc"
 A = [["ds", "a"]]
@@ -95,11 +83,20 @@ def partition_rows(rows: list[str], ds: str) -> list[str]:
     return [r for r in rows if json.loads(r).get("ds") == ds]
 
 
-class TestConcurrentWriter:
-    @pytest.fixture(scope="class")
-    def macros(self):
-        return {**repo_files("macros"), "purge_test_writer.sql": WRITER_MACRO}
+def writer_before_commit_check(writer: dict[str, str], report: str) -> Any:
+    """The engine's seam before the commit check (execution.before_commit_check): for the
+    partitions (or unpartitioned tables) named in `writer`, run the writer process on its live
+    directory and wait for it."""
 
+    def before(spark: Any, table: Any, part: Any) -> None:
+        action = writer.get(table.name + (f"/{part.spec}" if part.spec else ""))
+        if action:
+            run_writer(spark, action, location=part.location, report=report)
+
+    return before
+
+
+class TestConcurrentWriter:
     @pytest.fixture(scope="class")
     def first_run(self, project, spark, id_table, tmp_path_factory):
         make_tables(spark)
@@ -114,9 +111,9 @@ class TestConcurrentWriter:
         report = tmp_path_factory.mktemp("writer") / "changes.jsonl"
         writer = {f"{DB}.{t}" + ("/ds=a" if p else ""): action for t, (action, p) in TABLES.items()}
         # whether the run fails is asserted below, so that a broken check fails the tests, not this fixture
-        results, logs = purge(
-            DB, expect_pass=None, purge_test_writer=writer, purge_test_writer_report=str(report)
-        )
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(execution, "before_commit_check", writer_before_commit_check(writer, str(report)))
+            results, logs = purge(DB, expect_pass=None)
         changes = {}
         for line in report.read_text().splitlines():
             change = json.loads(line)

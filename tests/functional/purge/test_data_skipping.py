@@ -3,10 +3,11 @@
 whose statistics lie outside the listed ids are not read.  The results must not change: whole
 rows compared, and a table whose identifier type differs from the id column's gets no range.
 
-Before that, the files' footers narrow the scan (python_hooks/purge/scan.py): a table none of
-whose files can hold a listed id is not scanned, one with some is scanned over those files only,
-and one the footers cannot vouch for (ids spread over the range, a sub-directory) is scanned
-whole.  The purge must be the same either way."""
+Before that, the files' footers narrow the scan (python_hooks/purge/skipping.py, read through the
+Hadoop FileSystem by python_hooks/catalog/file_facts.py): a table none of whose files can hold a
+listed id is not scanned, one with some is scanned over those files only, and one the footers
+cannot vouch for (ids spread over the range, a sub-directory) is scanned whole.  The purge must
+be the same either way, and the footer rule must never rule out a file that holds an id."""
 
 from __future__ import annotations
 
@@ -70,10 +71,10 @@ class TestDataSkipping:
         # the scans as the purge ran them (dbt's debug log)
         log = (Path(logs_dir) / "dbt.log").read_text()
         records = re.split(r"\n(?=\S*\d\d:\d\d:\d\d\.\d+ \[)", log)
-        scans = [r for r in records if "left semi join" in r and "as rows_purged" in r and f"`{DB}`" in r]
-        clustered = [s for s in scans if "`clustered`" in s]
+        scans = [r for r in records if "left semi join" in r and "as rows_purged" in r]
+        clustered = [s for s in scans if f"purge step scan ({DB}.clustered" in s]
         assert clustered and all("between 1001 and 1003" in s for s in clustered), clustered[-1:]
-        int_scan = [s for s in scans if "`int_ids`" in s]
+        int_scan = [s for s in scans if f"purge step scan ({DB}.int_ids" in s]
         assert int_scan and not any("between" in s for s in int_scan)
 
     @staticmethod
@@ -133,11 +134,10 @@ class TestScanNarrowedByFooters:
         before = {t: table_rows(spark, f"{NARROW}.{t}") for t in ("clustered", "elsewhere", "spread")}
         _, logs = purge(NARROW)
 
-        # clustered: 7 of 8 files ruled out, one read; elsewhere: nothing read at all; spread: no line
-        # the one file left is counted by pyarrow against the id table's own files, with no Spark job
+        # clustered: 7 of 8 files ruled out, one read by Spark; elsewhere: nothing read at all; spread: no line
         assert (
             f"{NARROW}.clustered: the footers' min/max rule out 7 of 8 file(s): the scan read 1 file(s) in 1 partition(s)"
-            " (pyarrow, in this process)" in logs
+            in logs
         )
         assert (
             f"{NARROW}.elsewhere: the footers' min/max rule out 8 of 8 file(s): no file can hold a listed id, nothing was scanned"
@@ -172,9 +172,9 @@ class TestScanNarrowedByFooters:
         )
         assert remaining_ids(spark, f"{NARROW}.clustered") == 0
 
-    def test_ids_pyarrow_cannot_read_as_spark_does_are_scanned_by_spark(self, project, spark, id_table):
+    def test_an_orc_id_table_narrows_the_same(self, project, spark, id_table):
         narrow_tables(spark)
-        # the same ids in an ORC table: the files left are scanned by Spark over the view
+        # the same ids in an ORC table: its range is read by Spark, the files left scanned over the view
         spark.sql("drop table if exists p_ids.ids_orc")
         spark.sql("create table p_ids.ids_orc (guestid bigint) stored as orc")
         spark.sql("insert into p_ids.ids_orc select guestid from p_ids.ids")
@@ -191,9 +191,9 @@ class TestScanNarrowedByFooters:
         spark.sql("drop table p_ids.ids_orc")
 
 
-class TestOverriddenScanIsLeftToSpark:
-    """A project that overrides how the identifier is read (or the scan, or the ids' relation)
-    gets Spark's scan of the files the footers leave: pyarrow cannot honour the override."""
+class TestOverriddenIdentifierIsHonoured:
+    """A project that overrides how the identifier is read gets its override in every statement
+    the engine runs (the scan over the files the footers leave, and the rewrite)."""
 
     @pytest.fixture(scope="class")
     def macros(self):
@@ -206,132 +206,176 @@ class TestOverriddenScanIsLeftToSpark:
             ),
         }
 
-    def test_the_override_is_scanned_by_spark(self, project, spark, id_table):
+    def test_the_override_is_in_what_runs(self, project, spark, id_table, logs_dir):
         narrow_tables(spark)
         before = table_rows(spark, f"{NARROW}.clustered")
         _, logs = purge(f"{NARROW}.clustered")
         line = next(line for line in logs.splitlines() if f"{NARROW}.clustered: the footers" in line)
         assert line.endswith("the scan read 1 file(s) in 1 partition(s)"), line
         assert table_rows(spark, f"{NARROW}.clustered") == kept_rows(before)
+        log = (Path(logs_dir) / "dbt.log").read_text()
+        assert (
+            "on (a.`guestid`) = b.`guestid`" in log
+        )  # the overridden expression, in the scan and the rewrite
 
 
-def test_pyarrow_counts_what_the_scan_counts(spark):
-    """The count of the candidate files in this process (scan.arrow_count) against Spark's
-    semi-join over the same files: a struct identifier, NULL structs and NULL ids, repeated and
-    NULL listed ids, a file written before the column existed."""
-    from python_hooks.catalog import files, metastore
-    from python_hooks.purge import file_level, scan
+def _write_files(directory: Path, seed: int) -> None:
+    """Parquet files of every shape the footer rule must get right, with random values around the
+    listed ids: int16, int32 and int64 identifiers under a bigint column (several row groups),
+    a file without the column, a struct without the field, NULL structs and NULL ids."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    spark.sql("drop database if exists p_arrow cascade")
-    spark.sql("create database p_arrow")
-    spark.sql("create table p_arrow.ids (guestid bigint) using parquet")
-    spark.sql("insert into p_arrow.ids values (7), (8), (8), (null), (400)")
-    spark.sql("create table p_arrow.t (payload string) partitioned by (hr int) stored as parquet")
-    spark.sql("insert into p_arrow.t partition (hr = 5) values ('before the column')")
-    spark.sql("alter table p_arrow.t add columns (who struct<id: bigint, name: string>)")
-    spark.sql("""insert into p_arrow.t partition (hr = 5) select /*+ COALESCE(1) */ concat('x', id),
-        case when id = 3 then null else named_struct('id', case when id = 4 then null else id end, 'name', 'n') end
-        from range(0, 20)""")
-    spark.sql("""insert into p_arrow.t partition (hr = 6) select /*+ COALESCE(1) */ 'y', named_struct('id', id % 10, 'name', 'n')
-        from range(0, 30)""")
-    spark.sql("insert into p_arrow.t partition (hr = 7) select 'z', named_struct('id', 8L, 'name', 'n')")
+    rng = np.random.default_rng(seed)
 
-    narrowed = scan.candidate_files(spark, "p_arrow", "t", ["who", "id"], (7, 400))
-    assert narrowed is None  # every file admits the range: nothing ruled out
-    partitions = [
-        {
-            "pairs": [list(pair) for pair in pairs],
-            "files": ["file:" + f for f in scan._partition_files(files.local_path(place))],
-        }
-        for pairs, place in metastore.partition_locations(spark, "p_arrow", "t", ["hr"])
-    ]
-    # hr=5 has two files: one written before the column existed
-    assert sorted(len(part["files"]) for part in partitions) == [1, 1, 2]
-    spec = {
-        "path": ["who", "id"],
-        "partition_columns": ["hr"],
-        "bounds": {"type": "bigint", "min": "7", "max": "400"},
-        "ids": {"database": "p_arrow", "table": "ids", "column": "guestid"},
-    }
+    def ids(n: int, low: int, high: int, kind: pa.DataType) -> pa.Array:
+        values = rng.integers(low, high, n)
+        nulls = rng.random(n) < 0.1
+        return pa.array([None if null else int(v) for v, null in zip(values, nulls, strict=True)], kind)
 
-    def by_partition(counted):
-        return None if counted is None else {tuple(row[:-1]): row[-1] for row in counted}
+    def who(column: pa.Array, drop_field: bool = False) -> pa.Array:
+        names = pa.array([f"n{i}" for i in range(len(column))])
+        if drop_field:
+            return pa.StructArray.from_arrays([names], ["name"])
+        structs = pa.StructArray.from_arrays([column, names], ["id", "name"])
+        mask = pa.array(rng.random(len(column)) < 0.1)
+        return pa.StructArray.from_arrays([column, names], ["id", "name"], mask=mask) if seed % 2 else structs
 
-    by_arrow = by_partition(scan.arrow_count(spark, spec, {"partitions": partitions, "rows": 52}))
-
-    assert file_level.candidate_view(spark, "p_arrow", "t", "v_arrow", partitions)["ok"]
-    by_spark = {
-        (str(r.hr),): r.n
-        for r in spark.sql(
-            "select hr, count(*) as n from v_arrow a left semi join (select guestid from p_arrow.ids where guestid is not null) b"
-            " on a.who.id = b.guestid group by hr"
-        ).collect()
-    }
-    file_level.drop_view(spark, "v_arrow")
-    # rows 7, 8 of hr=5 (a NULL struct and a NULL id match nothing); 7, 8, 17, 18, 27, 28 of hr=6; hr=7's row
-    assert by_arrow == {("5",): 2, ("6",): 6, ("7",): 1}
-    assert by_spark == by_arrow
-    # the scan's `between`: with the range 7..7 only the rows holding 7 count
-    narrower = {**spec, "bounds": {"type": "bigint", "min": "7", "max": "7"}}
-    assert by_partition(scan.arrow_count(spark, narrower, {"partitions": partitions, "rows": 52})) == {
-        ("5",): 1,
-        ("6",): 3,
-    }
-    # an identifier that is a partition column is read by Spark from the partition's value
-    assert scan.arrow_count(spark, {**spec, "path": ["hr"]}, {"partitions": partitions, "rows": 52}) is None
-    # an identifier pyarrow would read differently (a string) is left to Spark
-    assert (
-        scan.arrow_count(spark, {**spec, "path": ["payload"]}, {"partitions": partitions, "rows": 52}) is None
+    shapes = []
+    for number in range(12):
+        kind = [pa.int16(), pa.int32(), pa.int64()][number % 3]
+        low = int(rng.integers(0, 30_000))
+        column = ids(200, low, low + int(rng.integers(1, 2_000)), kind)
+        shapes.append(
+            (
+                f"f{number:02d}.parquet",
+                pa.table({"guestid": column, "who": who(column), "payload": pa.array(["x"] * 200)}),
+            )
+        )
+    shapes.append(("no_column.parquet", pa.table({"payload": pa.array(["y"] * 5)})))
+    column = ids(50, 0, 30_000, pa.int64())
+    shapes.append(
+        (
+            "no_field.parquet",
+            pa.table(
+                {"guestid": column, "who": who(column, drop_field=True), "payload": pa.array(["z"] * 50)}
+            ),
+        )
     )
-    # a session matching names by case is left to Spark (pyarrow matches them ignoring case)
-    spark.conf.set("spark.sql.caseSensitive", "true")
-    try:
-        assert scan.arrow_count(spark, spec, {"partitions": partitions, "rows": 52}) is None
-    finally:
-        spark.conf.unset("spark.sql.caseSensitive")
-    # the id range the scans filter on, read from the same files (no Spark query)
-    ids = {"database": "p_arrow", "table": "ids", "column": "guestid"}
-    assert scan.id_bounds(spark, ids) == {"ok": True, "error": None, "read": True, "bounds": [7, 400]}
-    spark.sql("insert into p_arrow.ids values (-3)")  # a new file: read again
-    assert scan.id_bounds(spark, ids)["bounds"] == [-3, 400]
-    spark.sql("create table p_arrow.nulls (guestid bigint) using parquet")
-    spark.sql("insert into p_arrow.nulls values (null)")
-    assert scan.id_bounds(spark, {**ids, "table": "nulls"})["bounds"] is None
-    # an id table file written before its id column existed holds no id (Spark reads NULLs there)
-    spark.sql("create table p_arrow.late_ids (note string) using parquet")
-    spark.sql("insert into p_arrow.late_ids values ('before the column')")
-    spark.sql("alter table p_arrow.late_ids add columns (guestid bigint)")
-    spark.sql("insert into p_arrow.late_ids values ('after', 9)")
-    assert scan.id_bounds(spark, {**ids, "table": "late_ids"})["bounds"] == [9, 9]
-    spark.sql("create table p_arrow.orc_ids (guestid bigint) stored as orc")
-    assert scan.id_bounds(spark, {**ids, "table": "orc_ids"})["read"] is False
-    spark.sql("drop database p_arrow cascade")
+    shapes.append(
+        (
+            "all_null.parquet",
+            pa.table(
+                {
+                    "guestid": pa.nulls(20, pa.int64()),
+                    "who": pa.nulls(20, pa.struct([("id", pa.int64()), ("name", pa.string())])),
+                    "payload": pa.array(["n"] * 20),
+                }
+            ),
+        )
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, table in shapes:
+        pq.write_table(table, directory / name, row_group_size=int(rng.integers(40, 120)))
 
 
-def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, tmp_path):
-    """With ids spread over the range no file is ever ruled out: reading stops after 64 files; with
-    more than a quarter of the files left to read the table is scanned whole."""
-    from python_hooks.purge import scan
+def _truth(spark, path: str) -> dict[str, int]:
+    """Rows of one file holding a listed id, by Spark's semi-join, for each identifier path: the
+    file read alone with its identifier's own integer type (Spark reads no table whose files mix
+    int16/int32/int64 under one column), compared with the bigint ids as Spark compares them."""
+    import pyarrow.parquet as pq
 
+    names = {16: "smallint", 32: "int", 64: "bigint"}
+    arrow = pq.read_schema(path.removeprefix("file:"))
+    kind = names[arrow.field("guestid").type.bit_width] if "guestid" in arrow.names else "bigint"
+    schema = f"guestid {kind}, who struct<id: {kind}, name: string>, payload string"
+    spark.read.schema(schema).parquet(path).createOrReplaceTempView("parity_file")
+    counts = {}
+    for column, expression in (("guestid", "a.guestid"), ("who.id", "a.who.id")):
+        counts[column] = spark.sql(
+            f"select count(*) from parity_file a left semi join (select guestid from parity_ids"
+            f" where guestid is not null) b on cast({expression} as bigint) = b.guestid"
+        ).collect()[0][0]
+    spark.catalog.dropTempView("parity_file")
+    return counts
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_footer_rule_never_rules_out_a_file_that_holds_an_id(spark, tmp_path, seed):
+    """Parity on generated data: each file's count of rows holding a listed id, by Spark's own
+    semi-join, against the footer rule (file_facts.may_hold): a file with such a row is never
+    ruled out, and the rule is not vacuous (it rules out files)."""
+    import numpy as np
+
+    from python_hooks.catalog.file_facts import FileFacts, may_hold
+
+    directory = tmp_path / f"files{seed}"
+    _write_files(directory, seed)
+    rng = np.random.default_rng(1000 + seed)
+    listed = [int(v) for v in rng.integers(0, 30_000, 40)]
+    listed += listed[:5] + [None]  # repeated and NULL listed ids
+    spark.createDataFrame([(v,) for v in listed], "guestid bigint").createOrReplaceTempView("parity_ids")
+    bounds = (min(v for v in listed if v is not None), max(v for v in listed if v is not None))
+    paths = sorted(f"file:{p}" for p in directory.glob("*.parquet"))
+    facts = FileFacts(spark)
+    truth = {path: _truth(spark, path) for path in paths}
+    ruled_out = held = 0
+    for column in ("guestid", "who.id"):
+        footers = facts.footers(paths, "parquet", column)
+        for path in paths:
+            if truth[path][column] > 0:
+                held += 1
+                assert may_hold(footers[path], bounds), (column, path, footers[path])
+            elif not may_hold(footers[path], bounds):
+                ruled_out += 1
+    assert ruled_out > 0 and held > 0
+    spark.catalog.dropTempView("parity_ids")
+
+
+def _plan_of(spark, whitelist: str):
+    from python_hooks.purge import planning
+
+    database, _, table = whitelist.partition(".")
+    return planning.plan_purge(
+        spark,
+        {
+            "invocation_id": "skipping-test",
+            "run_ts": 1,
+            "target_schema": "p_giveup",
+            "whitelist": [{"database": database, "table": table or None, "prefix": False, "text": whitelist}],
+            "blacklist": [],
+            "id_table": "p_ids.ids",
+            "id_column": "guestid",
+        },
+    )
+
+
+def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, id_table):
+    """With ids spread over the range no sampled file is ruled out: the table is scanned whole;
+    with every file ruled out it is not scanned; with half of them left, a view over that half
+    would cost more than the scan it saves: scanned whole."""
     spark.sql("drop database if exists p_giveup cascade")
     spark.sql("create database p_giveup")
-    spark.sql("create table p_giveup.t (guestid bigint) partitioned by (ds int) stored as parquet")
+    spark.sql(f"""create table p_giveup.spread (guestid bigint) partitioned by (ds int) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
     spark.sql(
-        "insert into p_giveup.t partition (ds) select id % 1000, cast(id % 100 as int) from range(100000)"
+        "insert into p_giveup.spread partition (ds) select id % 2000, cast(id % 100 as int) from range(100000)"
     )
-    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (500, 501)) is None
-    # the same table with the ids outside every file's range: all 100 partitions' files ruled out
-    ruled_out = scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (5000, 5001))
-    assert ruled_out is not None and ruled_out["read"] == 0 and ruled_out["partitions"] == []
-    assert ruled_out["files"] >= 100
-    # half of the files ruled out: a view over the other half would cost more than the scan it saves
-    spark.sql("drop table p_giveup.t")
-    spark.sql("create table p_giveup.t (guestid bigint) partitioned by (ds int) stored as parquet")
+    spark.sql(f"""create table p_giveup.far (guestid bigint) partitioned by (ds int) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(
+        "insert into p_giveup.far partition (ds) select 5000 + id % 1000, cast(id % 100 as int) from range(100000)"
+    )
+    spark.sql(f"""create table p_giveup.half (guestid bigint) partitioned by (ds int) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
     for low in (0, 1000):
         spark.sql(
-            f"insert into p_giveup.t partition (ds) select /*+ COALESCE(1) */ id, cast(id % 4 as int)"
+            f"insert into p_giveup.half partition (ds) select /*+ COALESCE(1) */ id, cast(id % 4 as int)"
             f" from range({low}, {low + 1000})"
         )
-    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (1500, 1501)) is None
-    assert scan.candidate_files(spark, "p_giveup", "t", ["guestid"], (5000, 5001))["read"] == 0
+    scans = {t.table: t.scan for t in _plan_of(spark, "p_giveup").tables}
+    assert scans == {"spread": "table", "far": "none", "half": "table"}
+    far = next(t for t in _plan_of(spark, "p_giveup.far").tables)
+    assert far.narrowed.files_left == 0 and far.narrowed.files_read >= 100 and len(far.listing) == 100
     spark.sql("drop database p_giveup cascade")

@@ -1,8 +1,9 @@
 """A concurrent writer for the purge's commit check: a second OS process that changes a partition's
 files between the rewrite and the swap.
 
-`run` is called in the dbt process by the test's `lakehouse__purge_before_swap` override (through
-`adapter.python_hook`); it starts this file as a separate Python process (plain file operations and
+`run` is called in the dbt process by the test's replacement of the purge engine's seam before the
+commit check (python_hooks/purge/execution.py `before_commit_check`); it starts this file as a
+separate Python process (plain file operations and
 pyarrow, no Spark, no metastore) and waits for it.  The child appends one JSON line per change to
 the report file, which the test reads:
 

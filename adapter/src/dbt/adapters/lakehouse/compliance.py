@@ -24,6 +24,8 @@ def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
 class ComplianceMethods(metaclass=AdapterMeta):
     """Mixed into LakehouseAdapter; `spark_session()` is the adapter's."""
 
+    cancellation: Any  # LakehouseAdapter's (cancellation.py)
+
     def spark_session(self) -> Any:  # pragma: no cover - LakehouseAdapter defines it
         raise NotImplementedError
 
@@ -64,6 +66,47 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
         return side_tables.adoption_candidates(self.spark_session(), databases)
 
+    # ---- the purge engine: plan -> render -> execute (docs/architecture.md) ---------------------
+    @available.parse_none
+    def purge_plan(self, config: dict[str, Any]) -> Any:
+        """The node's typed plan (python_hooks/purge/planning.py): the journal completed into
+        purge_log first, then the id table, the selected tables, their identifiers, partitions
+        and locations, and what their files' footers rule out."""
+        from python_hooks.purge import planning
+
+        self.cancellation.check("the purge was not started")
+        return planning.plan_purge(self.spark_session(), config)
+
+    @available.parse_none
+    def purge_scan(self, plan: Any, scans: dict[str, dict[str, str]]) -> Any:
+        """The plan with the partitions holding listed ids, from the scans the macros rendered."""
+        from python_hooks.purge import scanning
+
+        return scanning.run_scans(self.spark_session(), plan, scans, self.cancellation)
+
+    @available.parse_none
+    def purge_execute(self, plan: Any, statements: dict[str, Any], relation: Any) -> dict[str, Any]:
+        """The rendered statements run table by table; the records written; the summary."""
+        from python_hooks.purge import execution
+
+        return execution.execute(
+            self.spark_session(), plan, statements, self.cancellation, [relation.schema, relation.identifier]
+        )
+
+    @available.parse_none
+    def purge_id_source(self, id_table: str, id_column: str) -> dict[str, Any]:
+        """The checked id table: {database, table, column, type, name}."""
+        from python_hooks.purge import planning
+
+        return planning.id_source_of(self.spark_session(), id_table, id_column)
+
+    @available.parse_none
+    def purge_resolve_identifier(self, database: str, table: str, ids: dict[str, Any]) -> dict[str, Any]:
+        """A table's identifier as the purge reads it: {field, path, type}, or {error}."""
+        from python_hooks.purge import planning
+
+        return planning.identifier_of(self.spark_session(), database, table, ids)
+
     # ---- onboarding ----------------------------------------------------------------------------
     @available.parse(_empty_list)
     def onboard_read_list(self, path: str) -> list[dict[str, Any]]:
@@ -73,11 +116,14 @@ class ComplianceMethods(metaclass=AdapterMeta):
         return onboarding.read_list(self.spark_session(), path)
 
     @available.parse(_empty_list)
-    def onboard_plan(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Each entry checked against the metastore: {entry, table, field, type, status, ...}."""
+    def onboard_plan(
+        self, entries: list[dict[str, Any]], id_table: str | None = None, id_column: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Each entry checked against the metastore (and the id column's type, when the id table
+        exists): {entry, table, field, type, status, ...}."""
         from python_hooks.purge import onboarding
 
-        return onboarding.plan(self.spark_session(), entries)
+        return onboarding.plan(self.spark_session(), entries, id_table, id_column)
 
     @available.parse_none
     def onboard_apply(self, rows: list[dict[str, Any]]) -> dict[str, Any]:

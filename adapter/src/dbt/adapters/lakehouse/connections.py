@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
 from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.lakehouse.cancellation import Cancellation
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
@@ -62,8 +64,14 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     return result
 
 
+# the connection dbt runs its hooks on: its statements still run after a cancellation
+HOOK_CONNECTION = "master"
+
+
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
+    # the adapter's, set when it makes this manager (cancellation.py)
+    cancellation: Cancellation | None = None
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
@@ -72,6 +80,38 @@ class LakehouseConnectionManager(SparkConnectionManager):
             creds.server_side_parameters = session_parameters(creds.server_side_parameters)
             lock_warehouse(creds.server_side_parameters)
         return super().open(connection)
+
+    def add_query(self, sql: str, *args: Any, **kwargs: Any) -> tuple[Connection, Any]:
+        """dbt-spark's, in the Spark job group of the connection (so `cancel` stops its jobs),
+        and refused on a node's connection once the run was cancelled."""
+        connection = self.get_thread_connection()
+        if self.cancellation is not None:
+            if connection.name != HOOK_CONNECTION:
+                self.cancellation.check(f"{connection.name} was not run")
+            self.cancellation.active = True
+        set_job_group(connection.name)
+        return super().add_query(sql, *args, **kwargs)
+
+    def cancel(self, connection: Connection) -> None:
+        """dbt's interrupt: the connection's Spark jobs are cancelled, and the product's work
+        (the purge engine, retention) stops at its next safe point."""
+        if self.cancellation is not None:
+            self.cancellation.request("KeyboardInterrupt")
+        from dbt.adapters.lakehouse.python_job import running_session
+
+        session = running_session()
+        if session is not None and connection.name:
+            session.sparkContext.cancelJobGroup(connection.name)
+
+
+def set_job_group(name: str | None) -> None:
+    """Put this thread's Spark jobs in the group `name` (a connection's, i.e. a node's), with
+    interruption on cancel, when a session runs."""
+    from dbt.adapters.lakehouse.python_job import running_session
+
+    session = running_session()
+    if session is not None and name:
+        session.sparkContext.setJobGroup(name, f"dbt {name}", interruptOnCancel=True)
 
 
 def lock_warehouse(params: dict[str, str]) -> None:

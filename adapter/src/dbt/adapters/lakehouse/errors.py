@@ -65,7 +65,20 @@ def did_you_mean(name: str, known: Iterable[str], limit: int = 3) -> str:
 
 
 def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (a Java stack trace follows it in Py4J errors),
-    or its type; for dbt's errors the message itself, without dbt's heading."""
+    """The first line of an exception's message, or its type; for dbt's errors the message
+    itself, without dbt's heading; for a Java error raised through py4j (a failed Spark job), the
+    message of its root cause (`[USER_RAISED_EXCEPTION] ...`, not `An error occurred while
+    calling o123.collectToPython`)."""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            cause, depth = java, 0
+            while cause.getCause() is not None and depth < 10:
+                cause, depth = cause.getCause(), depth + 1
+            text = str(cause.getMessage() or cause.toString()).strip()
+            if text:
+                return text.splitlines()[0]
+        except Exception:  # noqa: BLE001 - the JVM is gone: the Python message below
+            pass
     text = str(getattr(exc, "msg", None) or exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import builtins
-import importlib
-import os
-import sys
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.lakehouse import filesystem, partitions, relations
+from dbt.adapters.lakehouse.cancellation import Cancellation
 from dbt.adapters.lakehouse.compliance import ComplianceMethods
 from dbt.adapters.lakehouse.connections import (
     LakehouseConnectionManager,
     lock_warehouse,
     session_parameters,
+    set_job_group,
 )
-from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session
+from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session, running_session
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 
@@ -26,12 +25,31 @@ def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
     return []
 
 
+def _cancel_all_jobs() -> None:
+    session = running_session()
+    if session is not None:
+        session.sparkContext.cancelAllJobs()
+
+
 class LakehouseAdapter(ComplianceMethods, SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
+
+    def __init__(self, config: Any, mp_context: Any) -> None:
+        super().__init__(config, mp_context)
+        # Ctrl-C and SIGTERM stop the run at a safe point (cancellation.py)
+        self.cancellation = Cancellation()
+        self.connections.cancellation = self.cancellation
+        self.cancellation.install(_cancel_all_jobs)
 
     @classmethod
     def type(cls) -> str:
         return "lakehouse"
+
+    def cleanup_connections(self) -> None:
+        """The command is over: a later signal is the default's again, a new command starts uncancelled."""
+        super().cleanup_connections()
+        self.cancellation.active = False
+        self.cancellation.reset()
 
     # ---- Python models -------------------------------------------------------------------
     @property
@@ -46,10 +64,15 @@ class LakehouseAdapter(ComplianceMethods, SparkAdapter):
 
     # ---- the session ---------------------------------------------------------------------
     def spark_session(self) -> Any:
-        """The process's SparkSession (started, under the run lock, when it is not yet)."""
+        """The process's SparkSession (started, under the run lock, when it is not yet), its jobs
+        in the job group of this thread's connection (the node's: `cancel` stops them)."""
         params = session_parameters(self.config.credentials.server_side_parameters)
         lock_warehouse(params)
-        return get_session(params)
+        session = get_session(params)
+        self.cancellation.active = True
+        connection = self.connections.get_if_exists()
+        set_job_group(connection.name if connection is not None else None)
+        return session
 
     # ---- the relation cache, from the catalog (relations.py) -------------------------------
     def _uses_session(self) -> bool:
@@ -126,49 +149,3 @@ class LakehouseAdapter(ComplianceMethods, SparkAdapter):
     def partition_path(self, pairs: list[list[str]]) -> str:
         """[[k, v], ...] (unescaped) -> the escaped directory path Hive uses, `k=v/k2=v2`."""
         return partitions.spec_path([(str(k), str(v)) for k, v in pairs])
-
-    # ---- Python hooks --------------------------------------------------------------------
-    def _python_roots(self) -> list[str]:
-        """The project root and the root of every installed package (`dbt_packages/<name>`,
-        a local package's symlink resolved), so that a package's hook modules import when it
-        is installed in another project (the demo installs the product this way)."""
-        root = os.path.abspath(self.config.project_root)
-        roots = [root]
-        install_path = getattr(self.config, "packages_install_path", None) or "dbt_packages"
-        packages = os.path.join(root, install_path)
-        if os.path.isdir(packages):
-            for name in sorted(os.listdir(packages)):
-                path = os.path.realpath(os.path.join(packages, name))
-                if os.path.isdir(path) and path not in roots:
-                    roots.append(path)
-        return roots
-
-    @available.parse_none
-    def guarded(self, macro: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Call a macro (or any callable) and catch what it raises: {ok, value, error}.
-
-        Jinja has no try/except; a materialization that must go on past one item's failure (the
-        purge, one table at a time) calls each item through this.  `error` is the first line of
-        the exception's message (a Java stack trace follows it in Py4J errors).
-        """
-        try:
-            return {"ok": True, "value": macro(*args, **kwargs), "error": None}
-        except Exception as exc:  # noqa: BLE001 - any failure of the item is reported, not raised
-            text = str(getattr(exc, "msg", None) or exc).strip()
-            return {"ok": False, "value": None, "error": text.splitlines()[0] if text else type(exc).__name__}
-
-    @available.parse_none
-    def python_hook(self, target: str, **kwargs: Any) -> Any:
-        """Call `module:function(spark, **kwargs)` from the project's Python packages.
-
-        The project root is put on sys.path so that `python_hooks.<module>` imports; the
-        function receives the SparkSession first and returns plain Python for Jinja.
-        """
-        module_name, _, function_name = target.partition(":")
-        if not function_name:
-            raise ValueError(f"python_hook target {target!r} must look like 'package.module:function'.")
-        for root in self._python_roots():
-            if root not in sys.path:
-                sys.path.append(root)
-        module = importlib.import_module(module_name)
-        return getattr(module, function_name)(self.spark_session(), **kwargs)

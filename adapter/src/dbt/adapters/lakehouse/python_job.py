@@ -31,6 +31,13 @@ def get_session(server_side_parameters: dict[str, str]) -> Any:
     return _session
 
 
+def running_session() -> Any:
+    """The process's SparkSession when it runs, else None (nothing is started)."""
+    if _session is not None and _session.sparkContext._jsc is not None:
+        return _session
+    return None
+
+
 class SessionPythonJobHelper(PythonJobHelper):
     def __init__(self, parsed_model: dict[str, Any], credentials: Any) -> None:
         self.parsed_model = parsed_model

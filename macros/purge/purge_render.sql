@@ -1,0 +1,105 @@
+-- noqa: disable=LT02
+{#
+    Rendering a purge plan (python_hooks/purge/plan.py) into its statements, with the
+    dispatchable clause macros of purge_sql.sql: what the engine runs is exactly what these
+    return, so a project that overrides a clause macro changes what runs.  Pure: nothing here
+    reads the warehouse or calls into Python.
+#}
+
+{#- The id range of the scans (`identifier between min and max`), for integral ids. -#}
+{% macro purge_scan_bounds(plan) -%}
+    {%- if plan.ids.bounds is none -%}{{ return(none) }}{%- endif -%}
+    {{ return({'min': plan.ids.bounds[0] | string, 'max': plan.ids.bounds[1] | string}) }}
+{%- endmacro %}
+
+{#-
+    {db.table: {table, files}}: each scanned table's scan, over the table and over its view of the
+    files the footers left.  The id range goes where the identifier has the id column's own type
+    (no cast between them).
+-#}
+{% macro purge_render_scans(plan) -%}
+    {%- set scans = {} -%}
+    {%- set bounds = compliance.purge_scan_bounds(plan) -%}
+    {%- for table in plan.scanned -%}
+        {%- set args = [table.database, table.table, table.partition_columns, table.identifier.path,
+            plan.ids.database, plan.ids.table, plan.ids.column, bounds if table.identifier.type == plan.ids.type else none] -%}
+        {%- do scans.update({table.name: {
+            'table': compliance.purge_scan_sql(*args),
+            'files': compliance.purge_scan_sql(*args, source=compliance.quote_ident(table.scan_view)) if table.scan == 'files' else '',
+        }}) -%}
+    {%- endfor -%}
+    {{ return(scans) }}
+{%- endmacro %}
+
+{#- {db.table: statements} of every table with partitions to rewrite (python_hooks/purge/execution.py TableStatements). -#}
+{% macro purge_render_statements(plan) -%}
+    {%- set rendered = {} -%}
+    {%- for table in plan.rewriting -%}
+        {%- do rendered.update({table.name: compliance.purge_render_table(plan, table)}) -%}
+    {%- endfor -%}
+    {{ return(rendered) }}
+{%- endmacro %}
+
+{% macro purge_render_table(plan, table) -%}
+    {%- set ids = plan.ids -%}
+    {%- set db = table.database -%}
+    {%- set ts = plan.config.run_ts -%}
+    {%- set join = [table.identifier.path, ids.database, ids.table, ids.column] -%}
+    {%- set values = [] -%}
+    {%- set backups = [] -%}
+    {%- for part in table.todo -%}
+        {%- do values.append(part['values']) -%}
+        {%- do backups.append([part['values'], part.location]) -%}
+    {%- endfor -%}
+    {%- set partitions = {} -%}
+    {%- for part in table.todo -%}
+        {%- do partitions.update({part.spec: {
+            'rewrite': compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, part['values'], *join),
+            'add_backup': compliance.purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '',
+            'drop_backup': compliance.purge_drop_backup_partition_sql(db, table.backup, part['values']) if table.partitioned else '',
+            'swap': compliance.purge_swap_location_sql(db, table.table, part['values'], part.new_location),
+            'before_swap': compliance.purge_before_swap_sql(db, table.table, part['values'], part.location),
+        }}) -%}
+    {%- endfor -%}
+    {{ return({
+        'create_staging': compliance.purge_staging_table_sql(db, table.staging, table.table, table.staging_location,
+            dict(table.write_properties, **compliance.side_table_properties('staging', db, table.table, ts))),
+        'create_backup': compliance.purge_backup_table_sql(db, table.backup, table.table, table.backup_location,
+            compliance.side_table_properties('backup', db, table.table, ts)),
+        'add_backup_partitions': compliance.purge_backup_partitions_sql(db, table.backup, backups) if table.partitioned else '',
+        'rewrite': compliance.purge_rewrite_many_sql(db, table.staging, table.table, table.data_columns, table.partition_columns, values, *join)
+            if table.partitioned else compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, [], *join),
+        'rewrite_files': compliance.purge_rewrite_many_sql(db, table.staging, table.table, table.data_columns, table.partition_columns, values, *join,
+            source=compliance.quote_ident(table.candidate_view)) if table.partitioned else '',
+        'drop_staging': compliance.purge_drop_table_sql(db, table.staging),
+        'drop_backup': compliance.purge_drop_table_sql(db, table.backup),
+        'partitions': partitions,
+    }) }}
+{%- endmacro %}
+
+{#-
+    The node's script (target/run/): every statement in the order the engine runs it, per table;
+    alternatives (one partition at a time, or a file-level rewrite) are commented as such.
+-#}
+{% macro purge_script(plan, statements) -%}
+    {%- set lines = ['-- purge run ' ~ plan.config.run_ts ~ (' (dry run: none of this ran)' if plan.config.dry_run else '')
+        ~ ': ' ~ plan.tables | length ~ ' onboarded table(s), ' ~ plan.rewriting | length ~ ' with partitions to rewrite'] -%}
+    {%- for table in plan.rewriting -%}
+        {%- set sql = statements[table.name] -%}
+        {%- do lines.append('\n-- ' ~ table.name ~ ': ' ~ table.todo | length ~ ' partition(s) to rewrite') -%}
+        {%- do lines.append(sql.create_staging ~ ';') -%}
+        {%- do lines.append(sql.create_backup ~ ';') -%}
+        {%- if sql.add_backup_partitions -%}{%- do lines.append(sql.add_backup_partitions ~ ';') -%}{%- endif -%}
+        {%- do lines.append(sql.rewrite ~ ';') -%}
+        {%- if sql.rewrite_files -%}
+            {%- do lines.append('-- or, when footers rule files out (the others copied unchanged):\n-- '
+                ~ (sql.rewrite_files | replace('\n', '\n-- '))) -%}
+        {%- endif -%}
+        {%- for spec, part in sql.partitions.items() -%}
+            {%- for statement in part.before_swap -%}{%- do lines.append(statement ~ ';') -%}{%- endfor -%}
+            {%- do lines.append(part.swap ~ ';') -%}
+        {%- endfor -%}
+        {%- do lines.append(sql.drop_staging ~ ';') -%}
+    {%- endfor -%}
+    {{ return(lines | join('\n')) }}
+{%- endmacro %}

@@ -1,0 +1,319 @@
+package lakehouse;
+
+// The facts of many data files in one call from Python: their listing (path, size, modification
+// time) and their footers (rows, and the statistics of one column per row group or stripe),
+// through the session's Hadoop FileSystem and the parquet and ORC readers Spark ships, so the
+// same code serves local disk, HDFS and object stores.  Compiled in the driver's JVM by Janino
+// (which Spark ships for its own code generation) from this source: see file_facts.py.
+//
+// Written for Janino: no generics, lambdas or diamonds; raw collections with casts.  Every call
+// returns one JSON document (a string): a py4j round trip per call, not per file.
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.orc.ColumnStatistics;
+import org.apache.orc.IntegerColumnStatistics;
+import org.apache.orc.OrcFile;
+import org.apache.orc.Reader;
+import org.apache.orc.TypeDescription;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.PrimitiveType;
+
+public class FileFacts {
+
+    static String quote(String text) {
+        if (text == null) return "null";
+        StringBuilder out = new StringBuilder("\"");
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                String hex = Integer.toHexString(c);
+                out.append("\\u");
+                for (int k = hex.length(); k < 4; k++) out.append('0');
+                out.append(hex);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    static boolean hidden(String name) {
+        return name.startsWith("_") || name.startsWith(".");
+    }
+
+    // ---- listing ---------------------------------------------------------------------------
+
+    // Lists one location: its data files (recursively when `recursive`), or, not recursively,
+    // notes a sub-directory (Spark does not read those in a Hive partition).
+    static String listOne(Configuration conf, String location, boolean recursive, String exclude) throws Exception {
+        Path root = new Path(location);
+        FileSystem fs = root.getFileSystem(conf);
+        StringBuilder out = new StringBuilder();
+        out.append("{\"location\":").append(quote(location));
+        if (!fs.exists(root)) {
+            return out.append(",\"exists\":false,\"files\":[],\"subdirectories\":false}").toString();
+        }
+        String skip = exclude == null ? null : fs.makeQualified(new Path(exclude)).toString();
+        List pending = new ArrayList();
+        pending.add(root);
+        boolean subdirectories = false;
+        StringBuilder listed = new StringBuilder();
+        int count = 0;
+        while (!pending.isEmpty()) {
+            Path directory = (Path) pending.remove(pending.size() - 1);
+            FileStatus[] children = fs.listStatus(directory);
+            for (int i = 0; i < children.length; i++) {
+                FileStatus child = children[i];
+                String name = child.getPath().getName();
+                if (hidden(name)) continue;
+                String path = child.getPath().toString();
+                if (skip != null && path.equals(skip)) continue;
+                if (child.isDirectory()) {
+                    if (recursive) pending.add(child.getPath());
+                    else subdirectories = true;
+                    continue;
+                }
+                if (count++ > 0) listed.append(',');
+                listed.append('[').append(quote(path)).append(',').append(child.getLen()).append(',')
+                      .append(child.getModificationTime()).append(']');
+            }
+        }
+        return out.append(",\"exists\":true,\"subdirectories\":").append(subdirectories)
+                  .append(",\"files\":[").append(listed).append("]}").toString();
+    }
+
+    public String list(final Configuration conf, String[] locations, final boolean recursive,
+                       final String exclude, int threads) throws Exception {
+        List tasks = new ArrayList();
+        for (int i = 0; i < locations.length; i++) {
+            final String location = locations[i];
+            tasks.add(new Callable() {
+                public Object call() throws Exception {
+                    try {
+                        return listOne(conf, location, recursive, exclude);
+                    } catch (Exception e) {
+                        return "{\"location\":" + quote(location) + ",\"error\":" + quote(String.valueOf(e)) + "}";
+                    }
+                }
+            });
+        }
+        return "[" + runAll(tasks, threads) + "]";
+    }
+
+    // Up to `limit` data files under a table directory, `depth` partition levels down
+    // (`col=value` directories, picked in random order), without asking the metastore.
+    public String sample(Configuration conf, String location, int depth, int limit, long seed) throws Exception {
+        Path root = new Path(location);
+        FileSystem fs = root.getFileSystem(conf);
+        java.util.Random random = new java.util.Random(seed);
+        List found = new ArrayList();
+        if (fs.exists(root)) visit(fs, root, 0, depth, limit, random, found);
+        StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < found.size(); i++) {
+            if (i > 0) out.append(',');
+            out.append(quote((String) found.get(i)));
+        }
+        return out.append(']').toString();
+    }
+
+    static void visit(FileSystem fs, Path directory, int level, int depth, int limit,
+                      java.util.Random random, List found) throws Exception {
+        FileStatus[] children = fs.listStatus(directory);
+        if (level == depth) {
+            for (int i = 0; i < children.length && found.size() < limit; i++) {
+                if (!children[i].isDirectory() && !hidden(children[i].getPath().getName()) && children[i].getLen() > 0) {
+                    found.add(children[i].getPath().toString());
+                }
+            }
+            return;
+        }
+        List directories = new ArrayList();
+        for (int i = 0; i < children.length; i++) {
+            String name = children[i].getPath().getName();
+            if (children[i].isDirectory() && !hidden(name) && name.indexOf('=') > 0) directories.add(children[i].getPath());
+        }
+        java.util.Collections.shuffle(directories, random);
+        for (int i = 0; i < directories.size() && found.size() < limit; i++) {
+            visit(fs, (Path) directories.get(i), level + 1, depth, limit, random, found);
+        }
+    }
+
+    // ---- footers ---------------------------------------------------------------------------
+
+    // One parquet file: rows, and per row group its rows and the column's statistics
+    // [rows, nulls or -1, min or null, max or null, has statistics]; the column's physical and
+    // logical type; `matches` how many columns equal the path ignoring case.
+    static String parquet(Configuration conf, String location, String column) throws Exception {
+        Path path = new Path(location);
+        ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf));
+        try {
+            StringBuilder out = new StringBuilder();
+            out.append("{\"path\":").append(quote(location)).append(",\"rows\":").append(reader.getRecordCount());
+            if (column == null) return out.append('}').toString();
+            List blocks = reader.getFooter().getBlocks();
+            StringBuilder groups = new StringBuilder();
+            int matches = -1;
+            String type = null;
+            for (int b = 0; b < blocks.size(); b++) {
+                BlockMetaData block = (BlockMetaData) blocks.get(b);
+                List columns = block.getColumns();
+                ColumnChunkMetaData chunk = null;
+                int found = 0;
+                for (int c = 0; c < columns.size(); c++) {
+                    ColumnChunkMetaData candidate = (ColumnChunkMetaData) columns.get(c);
+                    if (candidate.getPath().toDotString().equalsIgnoreCase(column)) {
+                        found++;
+                        chunk = candidate;
+                    }
+                }
+                matches = found;
+                if (b > 0) groups.append(',');
+                groups.append('[').append(block.getRowCount()).append(',');
+                if (found != 1) {
+                    groups.append("-1,null,null,false]");
+                    continue;
+                }
+                PrimitiveType primitive = chunk.getPrimitiveType();
+                type = primitive.getPrimitiveTypeName().name() + ":" + String.valueOf(primitive.getLogicalTypeAnnotation());
+                Statistics stats = chunk.getStatistics();
+                if (stats == null || stats.isEmpty()) {
+                    groups.append("-1,null,null,false]");
+                } else if (!stats.hasNonNullValue()) {
+                    groups.append(stats.getNumNulls()).append(",null,null,true]");
+                } else {
+                    groups.append(stats.getNumNulls()).append(',').append(quote(String.valueOf(stats.genericGetMin())))
+                          .append(',').append(quote(String.valueOf(stats.genericGetMax()))).append(",true]");
+                }
+            }
+            return out.append(",\"matches\":").append(matches).append(",\"type\":").append(quote(type))
+                      .append(",\"groups\":[").append(groups).append("]}").toString();
+        } finally {
+            reader.close();
+        }
+    }
+
+    // One ORC file: rows, and the column's file statistics as one group.
+    static String orc(Configuration conf, String location, String column) throws Exception {
+        Path path = new Path(location);
+        Reader reader = OrcFile.createReader(path, OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf)));
+        try {
+            StringBuilder out = new StringBuilder();
+            long rows = reader.getNumberOfRows();
+            out.append("{\"path\":").append(quote(location)).append(",\"rows\":").append(rows);
+            if (column == null) return out.append('}').toString();
+            TypeDescription subtype = null;
+            try {
+                subtype = reader.getSchema().findSubtype(column);
+            } catch (Exception e) {
+                subtype = null;  // a name the file does not have (Hive's _colN)
+            }
+            if (subtype == null) {
+                return out.append(",\"matches\":0,\"type\":null,\"groups\":[[").append(rows).append(",-1,null,null,false]]}").toString();
+            }
+            ColumnStatistics stats = reader.getStatistics()[subtype.getId()];
+            out.append(",\"matches\":1,\"type\":").append(quote("ORC:" + subtype.getCategory().name()));
+            long values = stats.getNumberOfValues();
+            String nulls = stats.hasNull() ? String.valueOf(rows - values) : "0";
+            if (values == 0) {
+                return out.append(",\"groups\":[[").append(rows).append(',').append(nulls).append(",null,null,true]]}").toString();
+            }
+            if (stats instanceof IntegerColumnStatistics) {
+                IntegerColumnStatistics ints = (IntegerColumnStatistics) stats;
+                return out.append(",\"groups\":[[").append(rows).append(',').append(nulls).append(',')
+                          .append(quote(String.valueOf(ints.getMinimum()))).append(',')
+                          .append(quote(String.valueOf(ints.getMaximum()))).append(",true]]}").toString();
+            }
+            return out.append(",\"groups\":[[").append(rows).append(",-1,null,null,false]]}").toString();
+        } finally {
+            reader.close();
+        }
+    }
+
+    public String footers(final Configuration conf, String[] paths, final String format, final String column,
+                          int threads) throws Exception {
+        List tasks = new ArrayList();
+        for (int i = 0; i < paths.length; i++) {
+            final String location = paths[i];
+            tasks.add(new Callable() {
+                public Object call() throws Exception {
+                    try {
+                        return "orc".equals(format) ? orc(conf, location, column) : parquet(conf, location, column);
+                    } catch (Exception e) {
+                        return "{\"path\":" + quote(location) + ",\"error\":" + quote(String.valueOf(e)) + "}";
+                    }
+                }
+            });
+        }
+        return "[" + runAll(tasks, threads) + "]";
+    }
+
+    // ---- copies ----------------------------------------------------------------------------
+
+    // Copies each file byte for byte into its directory (made first), keeping its name; returns
+    // one element per file: null, or the error.
+    public String copy(final Configuration conf, String[] sources, String[] directories, int threads) throws Exception {
+        List tasks = new ArrayList();
+        for (int i = 0; i < sources.length; i++) {
+            final Path source = new Path(sources[i]);
+            final Path directory = new Path(directories[i]);
+            tasks.add(new Callable() {
+                public Object call() throws Exception {
+                    try {
+                        FileSystem target = directory.getFileSystem(conf);
+                        target.mkdirs(directory);
+                        Path copy = new Path(directory, source.getName());
+                        if (!org.apache.hadoop.fs.FileUtil.copy(source.getFileSystem(conf), source, target, copy, false, false, conf)) {
+                            return quote(source + ": the copy returned false");
+                        }
+                        return "null";
+                    } catch (Exception e) {
+                        return quote(source + ": " + e);
+                    }
+                }
+            });
+        }
+        return "[" + runAll(tasks, threads) + "]";
+    }
+
+    // ---- the pool of one call --------------------------------------------------------------
+
+    // Runs the tasks on a pool made for this call and shut down before it returns: nothing of a
+    // call outlives it.  Results joined with commas, in the tasks' order.
+    static String runAll(List tasks, int threads) throws Exception {
+        StringBuilder out = new StringBuilder();
+        if (tasks.size() <= 1 || threads <= 1) {
+            for (int i = 0; i < tasks.size(); i++) {
+                if (i > 0) out.append(',');
+                out.append((String) ((Callable) tasks.get(i)).call());
+            }
+            return out.toString();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, tasks.size()));
+        try {
+            List futures = new ArrayList();
+            for (int i = 0; i < tasks.size(); i++) futures.add(pool.submit((Callable) tasks.get(i)));
+            for (int i = 0; i < futures.size(); i++) {
+                if (i > 0) out.append(',');
+                out.append((String) ((Future) futures.get(i)).get());
+            }
+            return out.toString();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,216 @@
+"""The facts of data files, many per call: listings and footers, on every filesystem Spark reads.
+
+The purge decides from files' footers which files cannot hold a listed id (data skipping), counts
+the rows of what it rewrote, and fingerprints a partition's files for Gobblin's commit check.
+Each needs the listing or the footer of many files; through py4j object by object that is a
+handful of round trips per file (about 1 ms).  Here one call lists many locations, or reads many
+footers, in the JVM (FileFacts.java: the session's Hadoop FileSystem, parquet-mr and ORC, which
+Spark ships) on a small thread pool that lives for that call only, and returns one JSON document.
+
+FileFacts.java is compiled in the driver's JVM by Janino, the compiler Spark itself uses for its
+generated code, so nothing has to be installed on the cluster: the source ships with this
+package, and the compiled class is kept on the SparkContext it was compiled for (code, not
+data: it dies with the context).  Local disk, HDFS, S3 and the cluster target all get the same
+code path.
+
+    facts = FileFacts(spark)
+    facts.list(["file:/w/t/ds=a"])          -> {location: Listing}
+    facts.footers(paths, "parquet", "metadata.guestid")  -> {path: Footer}
+    facts.sample("file:/w/t", depth=1, limit=64, seed=7)  -> [path]
+    facts.copy([(path, directory)])          -> [error]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SOURCE = Path(__file__).with_name("FileFacts.java")
+CLASS_NAME = "lakehouse.FileFacts"
+# footers and listings read at once: remote filesystems answer slowly, local disk does not mind
+THREADS = 8
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str
+    size: int
+    modified: int
+
+
+@dataclass
+class Listing:
+    """The data files Spark reads under one location (names starting with `_` or `.` left out)."""
+
+    location: str
+    exists: bool = True
+    files: list[DataFile] = field(default_factory=list)
+    # a sub-directory in a partition (not read by Spark in a Hive partition): rows unknown
+    subdirectories: bool = False
+    error: str | None = None
+
+    def fingerprint(self) -> str:
+        """The digest of every file's path, size and modification time (the commit check's)."""
+        digest = hashlib.sha256()
+        for item in sorted(self.files, key=lambda f: f.path):
+            digest.update(f"{item.path}\t{item.size}\t{item.modified}\n".encode())
+        return digest.hexdigest()
+
+
+@dataclass
+class Group:
+    """One row group (parquet) or the file (ORC): rows, NULLs (None: unknown), min and max as
+    text (None: no non-NULL value or no statistics), whether it has statistics."""
+
+    rows: int
+    nulls: int | None
+    min: str | None
+    max: str | None
+    has_statistics: bool
+
+
+@dataclass
+class Footer:
+    path: str
+    rows: int | None = None
+    # how many of the file's columns equal the path asked for, ignoring case
+    matches: int = 0
+    # parquet: "INT64:null", "INT32:INTEGER(16,true)"; ORC: "ORC:LONG"
+    type: str | None = None
+    groups: list[Group] = field(default_factory=list)
+    error: str | None = None
+
+
+def _compiled(spark: Any) -> Any:
+    """An instance of FileFacts, compiled once per SparkContext."""
+    context = spark.sparkContext
+    helper = getattr(context, "_lakehouse_file_facts", None)
+    if helper is not None:
+        return helper
+    jvm = spark._jvm
+    gateway = context._gateway
+    compiler = jvm.org.codehaus.janino.SimpleCompiler()
+    compiler.setParentClassLoader(jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    compiler.cook(SOURCE.read_text(encoding="utf-8"))
+    cls = compiler.getClassLoader().loadClass(CLASS_NAME)
+    helper = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
+        gateway.new_array(jvm.java.lang.Object, 0)
+    )
+    context._lakehouse_file_facts = helper
+    return helper
+
+
+class FileFacts:
+    """Listings and footers, batched (see the module doc)."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.helper = _compiled(spark)
+        self.conf = spark._jsc.hadoopConfiguration()
+
+    def _strings(self, values: list[str]) -> Any:
+        gateway = self.spark.sparkContext._gateway
+        array = gateway.new_array(self.spark._jvm.java.lang.String, len(values))
+        for index, value in enumerate(values):
+            array[index] = value
+        return array
+
+    def list(
+        self, locations: list[str], recursive: bool = False, exclude: str | None = None
+    ) -> dict[str, Listing]:
+        """{location: Listing} of each location (recursively for an unpartitioned table's)."""
+        if not locations:
+            return {}
+        text = self.helper.list(self.conf, self._strings(list(locations)), recursive, exclude, THREADS)
+        found = {}
+        for item in json.loads(str(text)):
+            found[item["location"]] = Listing(
+                location=item["location"],
+                exists=bool(item.get("exists", True)),
+                files=[
+                    DataFile(path, int(size), int(modified)) for path, size, modified in item.get("files", [])
+                ],
+                subdirectories=bool(item.get("subdirectories", False)),
+                error=item.get("error"),
+            )
+        return found
+
+    def footers(self, paths: list[str], storage_format: str, column: str | None) -> dict[str, Footer]:
+        """{path: Footer}: rows, and `column`'s statistics (a dotted path; None: rows only)."""
+        if not paths:
+            return {}
+        text = self.helper.footers(self.conf, self._strings(list(paths)), storage_format, column, THREADS)
+        found = {}
+        for item in json.loads(str(text)):
+            found[item["path"]] = Footer(
+                path=item["path"],
+                rows=item.get("rows"),
+                matches=int(item.get("matches", 0)),
+                type=item.get("type"),
+                groups=[
+                    Group(int(r), None if n < 0 else int(n), lo, hi, bool(s))
+                    for r, n, lo, hi, s in item.get("groups", [])
+                ],
+                error=item.get("error"),
+            )
+        return found
+
+    def copy(self, copies: list[tuple[str, str]]) -> list[str]:
+        """Copy each (file, directory) byte for byte into the directory (made first), keeping the
+        file's name; the errors, one per file that could not be copied."""
+        if not copies:
+            return []
+        sources = self._strings([source for source, _ in copies])
+        directories = self._strings([directory for _, directory in copies])
+        text = self.helper.copy(self.conf, sources, directories, THREADS)
+        return [str(error) for error in json.loads(str(text)) if error is not None]
+
+    def sample(self, location: str, depth: int, limit: int, seed: int) -> list[str]:
+        """Up to `limit` data files `depth` partition levels under `location`, picked at random."""
+        return [str(p) for p in json.loads(str(self.helper.sample(self.conf, location, depth, limit, seed)))]
+
+
+# ---- the data-skipping rule --------------------------------------------------------------------
+
+# the integral types whose statistics are exact for an integral identifier: plain and signed
+# INT32/INT64 in parquet (INT8/16/32/64 annotations), BYTE/SHORT/INT/LONG in ORC
+_INTEGRAL_PARQUET = ("INT32:null", "INT64:null")
+_INTEGRAL_ORC = ("ORC:BYTE", "ORC:SHORT", "ORC:INT", "ORC:LONG")
+
+
+def integral(footer_type: str | None) -> bool:
+    if footer_type is None:
+        return False
+    if footer_type in _INTEGRAL_PARQUET or footer_type in _INTEGRAL_ORC:
+        return True
+    physical, _, logical = footer_type.partition(":")
+    return physical in ("INT32", "INT64") and logical.startswith("INTEGER(") and logical.endswith(",true)")
+
+
+def may_hold(footer: Footer, bounds: tuple[int, int]) -> bool:
+    """False only when the footer proves that no row of the file has an identifier in
+    [bounds[0], bounds[1]]: every row group's statistics lie outside the range, or say it holds
+    only NULLs (which match no id).  An empty file holds none.  Anything the rule cannot read
+    (an error, a missing or ambiguous column, a non-integral or unsigned type, a group without
+    statistics) may hold ids."""
+    if footer.error is not None or footer.rows is None:
+        return True
+    if footer.rows == 0:
+        return False
+    if footer.matches != 1 or not integral(footer.type):
+        return True
+    for group in footer.groups:
+        if group.rows == 0:
+            continue
+        if not group.has_statistics:
+            return True
+        if group.min is None or group.max is None:
+            if group.nulls is not None and group.nulls == group.rows:
+                continue  # only NULLs
+            return True
+        if not (int(group.max) < bounds[0] or int(group.min) > bounds[1]):
+            return True
+    return False

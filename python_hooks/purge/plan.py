@@ -1,0 +1,180 @@
+"""The purge's typed plan: what the catalog and the files say, before anything is written.
+
+One purge node is three calls from its materialization (macros/purge/purge_materialization.sql):
+
+    plan = adapter.purge_plan(config)               # planning.py: the catalog's and the files' facts
+    plan = adapter.purge_scan(plan, scans)          # scanning.py: the rendered scans, run
+    adapter.purge_execute(plan, statements)         # execution.py: the rendered statements, run
+
+Between them Jinja renders every statement from the plan with the dispatchable clause macros
+of macros/purge/purge_sql.sql (rendering runs nothing).  The objects below pass through Jinja
+unchanged: macros read their attributes, Python gets the same objects back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+
+
+@dataclass(frozen=True)
+class TablePattern:
+    """One entry of purge_whitelist / purge_blacklist (Gobblin's grammar: db, db.table, db*, db.table*)."""
+
+    database: str
+    table: str | None
+    prefix: bool
+    text: str
+
+    @classmethod
+    def of(cls, parsed: dict[str, Any]) -> TablePattern:
+        """From macros/common/table_patterns.sql's parse_table_patterns."""
+        return cls(
+            str(parsed["database"]), parsed.get("table"), bool(parsed.get("prefix")), str(parsed["text"])
+        )
+
+    def matches(self, database: str, table: str) -> bool:
+        db, tb = database.lower(), table.lower()
+        if self.table is None:
+            return db.startswith(self.database) if self.prefix else db == self.database
+        if db != self.database:
+            return False
+        return tb.startswith(self.table) if self.prefix else tb == self.table
+
+    def may_match_database(self, database: str) -> bool:
+        if self.table is None and self.prefix:
+            return database.lower().startswith(self.database)
+        return database.lower() == self.database
+
+
+@dataclass
+class PurgeConfig:
+    """The node's settings, checked by the materialization's first step (vars parsed there)."""
+
+    invocation_id: str
+    run_ts: int
+    target_schema: str  # stale_data_records' (macros/common/stale_data.sql)
+    whitelist: list[TablePattern]
+    blacklist: list[TablePattern]
+    id_table: str
+    id_column: str
+    dry_run: bool = False
+    file_level: bool = True
+    allow_empty: bool = False
+    scan_parallelism: int = 4
+    log_schema: str = ""  # purge_log's: the purge node's own schema
+
+    def __post_init__(self) -> None:
+        self.log_schema = self.log_schema or self.target_schema
+
+    @classmethod
+    def of(cls, given: dict[str, Any]) -> PurgeConfig:
+        values = dict(given)
+        values["whitelist"] = [TablePattern.of(p) for p in values.get("whitelist") or []]
+        values["blacklist"] = [TablePattern.of(p) for p in values.get("blacklist") or []]
+        values["run_ts"] = int(values["run_ts"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class IdSource:
+    """The validated id table; `bounds` the smallest and largest listed id (integral ids only)."""
+
+    database: str
+    table: str
+    column: str
+    type: str
+    bounds: tuple[int, int] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.database}.{self.table}"
+
+
+@dataclass(frozen=True)
+class Identifier:
+    field: str
+    path: list[str]
+    type: str
+
+
+@dataclass
+class Partition:
+    """One partition ([[column, unescaped value]]; [] for an unpartitioned table) and its rewrite."""
+
+    values: list[list[str]]
+    spec: str  # the escaped directory path `k=v/k2=v2` ('' unpartitioned)
+    location: str
+    new_location: str = ""
+    rows_purged: int = 0
+    rows_before: int | None = None
+
+    @property
+    def label(self) -> str:
+        return self.spec or "(unpartitioned)"
+
+
+@dataclass
+class Narrowed:
+    """What the footers left to scan: the files that may hold an id, per partition."""
+
+    files_read: int
+    files_left: int
+    partitions: list[Partition]  # those with files left, `files` below keyed by spec
+    files: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class TablePlan:
+    database: str
+    table: str
+    location: str
+    database_location: str
+    partition_columns: list[str]
+    partition_types: list[str]
+    data_columns: list[str]
+    storage_format: str | None  # parquet / orc when its footers can be read, else None
+    bucketed: bool
+    write_properties: dict[str, str] = field(default_factory=dict)  # parquet.* / orc.* of the table
+    identifier: Identifier | None = None
+    error: str | None = None  # refused (a bad descriptor): the table's FAILED row
+    # the data skipping: "none" (no file can hold an id), "files" (scan the `narrowed` files),
+    # "table" (scan the table)
+    scan: str = "table"
+    narrowed: Narrowed | None = None
+    listing: list[Partition] | None = None  # every partition, when known
+    todo: list[Partition] = field(default_factory=list)  # the partitions to rewrite
+    staging: str = ""
+    staging_location: str = ""
+    backup: str = ""
+    backup_location: str = ""
+    candidate_view: str = ""
+    scan_view: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.database}.{self.table}"
+
+    @property
+    def partitioned(self) -> bool:
+        return bool(self.partition_columns)
+
+
+@dataclass
+class PurgePlan:
+    config: PurgeConfig
+    ids: IdSource | None
+    tables: list[TablePlan] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    recovered: list[dict[str, Any]] = field(default_factory=list)  # result rows completed from the journal
+
+    @property
+    def scanned(self) -> list[TablePlan]:
+        return [t for t in self.tables if t.error is None and t.scan != "none"]
+
+    @property
+    def rewriting(self) -> list[TablePlan]:
+        return [t for t in self.tables if t.error is None and t.todo]

@@ -1,0 +1,251 @@
+"""Planning a purge node: the catalog's and the files' facts, as a typed plan (plan.py).
+
+In order, as the node's first call into Python (`adapter.purge_plan`):
+
+1. the journal's open entries are completed into purge_log (recovery.py), before anything else;
+2. the id table is checked and the listed ids' range read (one aggregate over its column);
+3. the tables are selected (selection.py) and each one's identifier resolved from its descriptor;
+4. each table's files are narrowed by their footers (skipping.py): no scan, a scan of a few
+   files, or a scan of the table;
+5. each table gets the names and locations of its staging table, backup and rewritten copy.
+
+A bad var or id table stops the node here, before any table is touched; a table whose
+descriptor it cannot honour gets an error that becomes its FAILED row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from python_hooks.catalog import console, files, metastore, tables
+from python_hooks.catalog.jvm import path_string, scala_list
+from python_hooks.errors import ConfigError, NotFoundError, did_you_mean
+from python_hooks.purge import recovery, skipping
+from python_hooks.purge.plan import INTEGRAL, Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
+from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_tables
+
+_TABLE_NAME = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
+_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
+EXAMPLE_DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
+
+
+def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
+    """The node's plan; raises ConfigError / NotFoundError for a var or id table it cannot use."""
+    config = PurgeConfig.of(given)
+    started = time.perf_counter()
+    recovered = recovery.complete_from_journal(spark, config)
+    ids = id_source(spark, config)
+    plan = PurgePlan(config=config, ids=ids, recovered=recovered)
+    if not config.whitelist:
+        return plan
+    selection = select_tables(spark, config)
+    for warning in selection.warnings:
+        console.warn(f"purge: {warning}")
+    for notice in selection.notices:
+        console.say(f"purge: {notice}")
+    plan.notices.extend(selection.notices)
+    locations: dict[str, str] = {}
+    for meta in selection.onboarded:
+        plan.tables.append(table_plan(spark, meta, ids, config, locations))
+    if not plan.tables:
+        _empty_selection(config, selection.databases)
+    skipping.narrow(spark, plan)
+    console.debug(f"purge: planned {len(plan.tables)} table(s) in {time.perf_counter() - started:.3f}s")
+    return plan
+
+
+def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSource:
+    """The id table of vars compliance_id_table / compliance_id_column, checked, with the listed ids' range."""
+    name = config.id_table.strip()
+    column = config.id_column.strip()
+    if not _TABLE_NAME.match(name):
+        raise ConfigError(
+            f"Var compliance_id_table is {json.dumps(name)}: it must name the id table as db.table"
+            " (for example u_purger.guestids). Nothing was purged."
+        )
+    if not column:
+        raise ConfigError(
+            f"Var compliance_id_column is empty: name the column of {name} that holds the ids"
+            " (for example guestid). Nothing was purged."
+        )
+    database, table = name.lower().split(".")
+    described = tables.describe_table(spark, database, table)
+    if not described["exists"]:
+        known = [f"{database}.{t}" for t in tables.list_tables(spark, database)] or tables.list_databases(
+            spark
+        )
+        raise NotFoundError(
+            f"The id table {name} (var compliance_id_table) does not exist{did_you_mean(name, known)}."
+            " Create it or point the var at the table of ids to purge. Nothing was purged."
+        )
+    found = [c for c in described["columns"] if c.lower() == column.lower()]
+    if not found:
+        raise NotFoundError(
+            f"The id table {name} has no column {json.dumps(column)} (var compliance_id_column)"
+            f"{did_you_mean(column, described['columns'])}; its columns are: "
+            f"{', '.join(described['columns'])}. Nothing was purged."
+        )
+    id_type = described["columns"][found[0]]
+    bounds = None
+    if id_type in INTEGRAL and with_bounds:
+        row = (
+            spark.table(metastore.table_name(database, table))
+            .where(f"{metastore.quote(found[0])} is not null")
+            .selectExpr(f"min({metastore.quote(found[0])})", f"max({metastore.quote(found[0])})")
+            .collect()[0]
+        )
+        bounds = None if row[0] is None else (int(row[0]), int(row[1]))
+    return IdSource(database, table, found[0], id_type, bounds)
+
+
+def id_source_of(spark: Any, id_table: str, id_column: str) -> dict[str, Any]:
+    """`id_source` for macros: {database, table, column, type, name}."""
+    config = PurgeConfig("", 0, "", [], [], id_table, id_column)
+    ids = id_source(spark, config, with_bounds=False)
+    return {
+        "database": ids.database,
+        "table": ids.table,
+        "column": ids.column,
+        "type": ids.type,
+        "name": ids.name,
+    }
+
+
+def identifier_of(spark: Any, database: str, table: str, ids: dict[str, Any]) -> dict[str, Any]:
+    """A table's identifier for macros: {field, path, type}, or {error}."""
+    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
+    source = IdSource(ids["database"], ids["table"], ids["column"], ids["type"])
+    descriptor = meta.properties().get(DESCRIPTOR)
+    if not descriptor.isDefined():
+        return {"error": f"Table {database}.{table} has no dataset.descriptor"}
+    plan = TablePlan(database, table, "", "", partition_columns(meta), [], [], None, False)
+    try:
+        found = resolve_identifier(plan, tables.read_schema(meta), str(descriptor.get()), source)
+    except ConfigError as exc:
+        return {"error": str(exc.msg)}
+    return {"field": found.field, "path": found.path, "type": found.type}
+
+
+def table_plan(
+    spark: Any, meta: Any, ids: IdSource, config: PurgeConfig, database_locations: dict[str, str]
+) -> TablePlan:
+    """One onboarded table: its facts from the metastore, its identifier, its side tables' names."""
+    database = str(meta.identifier().database().get()).lower()
+    table = str(meta.identifier().table()).lower()
+    if database not in database_locations:
+        database_locations[database] = path_string(
+            spark, metastore.session_catalog(spark).getDatabaseMetadata(database).locationUri()
+        )
+    schema = tables.read_schema(meta)
+    columns = partition_columns(meta)
+    storage = files.storage_format(meta)
+    plan = TablePlan(
+        database=database,
+        table=table,
+        location=path_string(spark, meta.location()),
+        database_location=database_locations[database],
+        partition_columns=columns,
+        partition_types=[str(schema[c].dataType.simpleString()) for c in columns],
+        data_columns=[f.name for f in schema.fields if f.name not in columns],
+        storage_format=storage if storage and skipping.reads_like_the_table(spark, meta, storage) else None,
+        bucketed=bool(meta.bucketSpec().isDefined()),
+        write_properties=_write_properties(meta, storage),
+    )
+    try:
+        plan.identifier = resolve_identifier(plan, schema, str(meta.properties().apply(DESCRIPTOR)), ids)
+    except ConfigError as exc:
+        plan.error = str(exc.msg)
+    ts = config.run_ts
+    plan.staging = f"{table}_staging_{ts}"
+    plan.backup = f"{table}_backup_{ts}"
+    # a partitioned table's rewrite sits in <L>/<ts> (only registered partition directories are
+    # read); an unpartitioned one's in <L>/_purge_<ts>, which readers of <L> skip (a `_` name)
+    plan.staging_location = f"{plan.location}/{ts}" if columns else f"{plan.location}/_purge_{ts}"
+    # the unpartitioned backup is the table's own location: the old data, not moved
+    plan.backup_location = f"{plan.database_location}/{plan.backup}" if columns else plan.location
+    plan.scan_view = f"__purge_scan_{database}__{table}"
+    plan.candidate_view = f"__purge_candidates_{database}__{table}"
+    return plan
+
+
+def _write_properties(meta: Any, storage: str | None) -> dict[str, str]:
+    """The table properties that decide how its files are written (`parquet.compression`,
+    `orc.compress`, ...): its staging table carries them, so that the rewrite writes as the
+    table's own writers do (`create table ... like` does not copy them)."""
+    if storage is None:
+        return {}
+    found = {}
+    for key in scala_list(meta.properties().keys()):
+        if str(key).lower().startswith(f"{storage}."):
+            found[str(key)] = str(meta.properties().apply(key))
+    return found
+
+
+def resolve_identifier(plan: TablePlan, schema: Any, descriptor: str, ids: IdSource) -> Identifier:
+    """The descriptor's identifier field, resolved in the table's schema and comparable with the ids."""
+    name = plan.name
+    try:
+        parsed = json.loads(descriptor)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise ConfigError(
+            f"Table {name}: its dataset.descriptor is not valid JSON: {json.dumps(descriptor)}. Expected for"
+            f" example {EXAMPLE_DESCRIPTOR}; fix it with `dbt run-operation onboard --args '{{table: {name},"
+            " identifier: <column>}'`. The table was left as it was."
+        )
+    spec = parsed.get("complianceSpec")
+    field = spec.get("identifierField") if isinstance(spec, dict) else None
+    if not isinstance(field, str) or not field.strip():
+        raise ConfigError(
+            f"Table {name}: its dataset.descriptor {descriptor} has no complianceSpec.identifierField."
+            f" Expected for example {EXAMPLE_DESCRIPTOR}. The table was left as it was."
+        )
+    field = field.strip()
+    resolved = tables.field_in_schema(schema, field)
+    if resolved is None:
+        raise ConfigError(
+            f"Table {name}: the identifier {json.dumps(field)} of its dataset.descriptor is not a column or"
+            f" struct field (columns: {', '.join(f.name for f in schema.fields)})"
+            f"{did_you_mean(field, tables.field_paths(schema))}. Fix the descriptor with"
+            " `dbt run-operation onboard`. The table was left as it was."
+        )
+    if not types_comparable(resolved["type"], ids.type):
+        raise ConfigError(
+            f"Table {name}: the identifier {field} is {resolved['type']} but the id column {ids.name}.{ids.column}"
+            f" is {ids.type}; they cannot be compared safely. Point the descriptor at a {ids.type} field or use"
+            f" an id table of {resolved['type']} ids. The table was left as it was."
+        )
+    return Identifier(field, list(resolved["path"]), resolved["type"])
+
+
+def types_comparable(left: str, right: str) -> bool:
+    """Can Spark compare the two types without a lossy implicit cast? Numbers with numbers, text with text."""
+    left, right = (left or "").lower(), (right or "").lower()
+
+    def numeric(t: str) -> bool:
+        return t in _NUMERIC or t.startswith("decimal")
+
+    def text(t: str) -> bool:
+        return t == "string" or t.startswith(("varchar", "char"))
+
+    return (numeric(left) and numeric(right)) or (text(left) and text(right)) or (left == right != "")
+
+
+def _empty_selection(config: PurgeConfig, databases: list[str]) -> None:
+    white = ", ".join(p.text for p in config.whitelist)
+    black = ", ".join(p.text for p in config.blacklist)
+    message = (
+        f"purge: purge_whitelist {json.dumps(white)}"
+        + (f" minus purge_blacklist {json.dumps(black)}" if black else "")
+        + " matches no onboarded table (a table with a dataset.descriptor), so nothing would be purged."
+        f" The databases in the catalog are: {', '.join(sorted(databases)) or '(none)'}. Fix the patterns"
+        " (db, db.table, db*, db.table*) or onboard the tables (`dbt run-operation onboard`); set"
+        " purge_allow_empty: true if an empty run is expected."
+    )
+    if not config.allow_empty:
+        raise ConfigError(message)
+    console.warn(message + " (purge_allow_empty is set: a warning only)")

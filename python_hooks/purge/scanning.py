@@ -1,0 +1,187 @@
+"""The purge's scans: which partitions hold a listed id, and how many rows (the node's second call).
+
+Each table the footers did not rule out is scanned once with the SQL its materialization
+rendered (`purge_scan_sql`: a broadcast semi-join with the ids, rows counted per partition):
+over the table, or over a temporary view of the files the footers left (skipping.py), up to
+`purge_scan_parallelism` tables at a time (small scans overlap their fixed costs).  Every count
+is Spark's own.  Then each table's partitions are listed from the metastore and matched with
+what the scan found; a partition the scan found that the metastore does not list fails the
+table instead of being skipped.  For a dry run, the rows of each partition to rewrite are read
+from its files' footers (rows_before).
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import Future
+from typing import Any
+
+from python_hooks.catalog import console, metastore
+from python_hooks.catalog.file_facts import FileFacts
+from python_hooks.catalog.work import Pool
+from python_hooks.errors import CancelledError, first_line
+from python_hooks.purge.plan import PurgePlan, TablePlan
+from python_hooks.purge.skipping import list_partitions
+from python_hooks.purge.units import listing_key, scan_key, whole_table
+
+
+def run_scans(spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], cancellation: Any) -> PurgePlan:
+    """`plan` with each table's partitions to rewrite (`todo`, rows_purged set) and its listing."""
+    tables = plan.scanned
+    found: dict[str, Future] = {}
+    with Pool(spark, max(1, min(plan.config.scan_parallelism, len(tables)))) as pool:
+        for table in tables:
+            found[table.name] = pool.submit(scan_table, spark, table, scans[table.name])
+    for table in tables:
+        try:
+            rows = found[table.name].result()
+        except Exception as exc:  # noqa: BLE001 - the table's FAILED row
+            cancellation.check(f"the scan of {table.name} was stopped")
+            table.error = f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}"
+            continue
+        rows = adjust_scan_rows(table, rows)
+        _assign(spark, table, rows)
+        console.debug(f"purge: {table.name}: the scan found ids in {len(table.todo)} partition(s)")
+    cancellation.check("after the scans, before any table was changed")
+    if plan.config.dry_run:
+        rows_before(spark, plan.rewriting)
+    _say_skipping(plan)
+    return plan
+
+
+def adjust_scan_rows(table: TablePlan, rows: list[list[Any]]) -> list[list[Any]]:
+    """The scan's rows as the purge takes them: a seam for tests that force a count too low
+    (tests/functional/erasure), so that the erasure verifier is shown to find what a purge
+    missed.  Production takes the rows as Spark returned them."""
+    return rows
+
+
+def scan_table(spark: Any, table: TablePlan, sql: dict[str, str]) -> list[list[Any]]:
+    """The rows of one table's scan: [partition values as strings..., rows holding an id]."""
+    if table.scan != "files" or table.narrowed is None:
+        console.debug(f"purge step scan ({table.name}):\n{sql['table']}")
+        return [list(row) for row in spark.sql(sql["table"]).collect()]
+    make_view(spark, table, table.scan_view, table.narrowed.files)
+    try:
+        console.debug(f"purge step scan ({table.name}, the files the footers left):\n{sql['files']}")
+        return [list(row) for row in spark.sql(sql["files"]).collect()]
+    finally:
+        spark.catalog.dropTempView(table.scan_view)
+
+
+def make_view(spark: Any, table: TablePlan, view: str, files: dict[str, list[str]]) -> None:
+    """A temporary view over only `files` ({partition spec: [path]}): the table's data columns
+    read with its schema (as Spark reads the table), its partition columns as each partition's
+    values, so that a statement reads it in place of the table."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    meta = metastore.session_catalog(spark).getTableMetadata(
+        metastore.identifier(spark, table.database, table.table)
+    )
+    data_schema = StructType.fromJson(json.loads(str(meta.dataSchema().json())))
+    partition_schema = StructType.fromJson(json.loads(str(meta.partitionSchema().json())))
+    values = {part.spec: {k.lower(): v for k, v in part.values} for part in (table.listing or [])}
+    frames = []
+    for spec, paths in files.items():
+        frame = spark.read.format(table.storage_format).schema(data_schema).load(paths)
+        for item in partition_schema.fields:
+            value = values[spec][item.name.lower()]
+            value = None if value == "__HIVE_DEFAULT_PARTITION__" else value
+            frame = frame.withColumn(item.name, F.lit(value).cast(item.dataType))
+        frames.append(frame)
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.unionByName(frame)
+    union.createOrReplaceTempView(view)
+
+
+def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> None:
+    """The scan's rows onto the table's partitions: `todo` those holding ids, the rest skipped."""
+    if not table.partitioned:
+        count = int(rows[0][-1]) if rows else 0
+        unit = whole_table(table)
+        unit.rows_purged = count
+        table.listing = [unit]
+        table.todo = [unit] if count > 0 else []
+        return
+    if table.listing is None:
+        table.listing = list_partitions(spark, table)
+    by_key = {listing_key(table, part): part for part in table.listing}
+    table.todo = []
+    missing = []
+    for row in rows:
+        part = by_key.get(scan_key(table, row[:-1]))
+        if part is None:
+            missing.append(
+                "/".join(f"{c}={v}" for c, v in zip(table.partition_columns, row[:-1], strict=False))
+            )
+            continue
+        part.rows_purged = int(row[-1])
+        table.todo.append(part)
+    if missing:
+        table.error = (
+            f"Table {table.name}: the scan found listed ids in partition(s) {', '.join(missing)}, which the"
+            " metastore does not list (a partition added without `alter table ... add partition`?): nothing was"
+            " purged; register the partitions (`msck repair table`) and run the purge again"
+        )
+        table.todo = []
+
+
+def rows_before(spark: Any, tables: list[TablePlan]) -> None:
+    """Each partition to rewrite gets its rows from its files' footers (Spark counts where they
+    cannot be read)."""
+    facts = FileFacts(spark)
+    for table in tables:
+        listed = facts.list([p.location for p in table.todo], recursive=not table.partitioned)
+        for part in table.todo:
+            part.rows_before = count_rows(
+                spark,
+                facts,
+                (table.database, table.table),
+                table.storage_format,
+                part.values,
+                listed[part.location],
+            )
+
+
+def count_rows(
+    spark: Any,
+    facts: FileFacts,
+    name: tuple[str, str],
+    storage_format: str | None,
+    values: list[list[str]],
+    listing: Any,
+) -> int:
+    """Rows of one partition (`values`; [] for an unpartitioned table) of the table `name` from
+    its listed files' footers, or counted by Spark when the footers cannot say (another format,
+    an unreadable footer, a sub-directory)."""
+    if storage_format is not None and not listing.subdirectories and listing.error is None:
+        footers = facts.footers([f.path for f in listing.files if f.size > 0], storage_format, None)
+        if all(f.error is None and f.rows is not None for f in footers.values()):
+            return sum(int(f.rows) for f in footers.values())
+    frame = spark.table(metastore.table_name(*name))
+    for column, value in values:
+        frame = frame.where(
+            frame[column].isNull() if value == "__HIVE_DEFAULT_PARTITION__" else frame[column] == value
+        )
+    return int(frame.count())
+
+
+def _say_skipping(plan: PurgePlan) -> None:
+    for table in plan.tables:
+        narrowed = table.narrowed
+        if narrowed is None:
+            continue
+        ruled_out = narrowed.files_read - narrowed.files_left
+        what = (
+            f"the scan read {narrowed.files_left} file(s) in {len(narrowed.partitions)} partition(s)"
+            if narrowed.files_left
+            else "no file can hold a listed id, nothing was scanned"
+        )
+        console.say(
+            f"purge: {table.name}: the footers' min/max rule out {ruled_out} of {narrowed.files_read} file(s): {what}"
+        )
+
+
+__all__ = ["CancelledError", "run_scans", "make_view", "count_rows"]
