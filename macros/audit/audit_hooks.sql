@@ -18,6 +18,7 @@
             target_schema=target.schema,
             target_path=flags.TARGET_PATH,
             project_dir=flags.PROJECT_DIR,
+            invocation_args=invocation_args_dict,
         ) -%}
         {{- compliance.audit_report('pending runs', report) -}}
     {%- endif -%}

@@ -24,7 +24,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from python_hooks.audit import audit_tables, partition_trace, pending, values, warmup
+from python_hooks.audit import audit_tables, partition_trace, pending, values
 from python_hooks.audit.columns import catalog_columns
 from python_hooks.audit.manifest import audit_relation, read_manifest
 from python_hooks.audit.rows import (
@@ -192,13 +192,13 @@ def load_run(
     project_dir: str | None = None,
     write_graph: bool = True,
     write_openlineage: bool = True,
+    status: str | None = None,
 ) -> dict[str, Any]:
-    """on-run-end: load this invocation into the audit tables; never raises."""
+    """on-run-end: load this invocation into the audit tables; never raises.  `status` overrides
+    the one the results give (`cancelled`, when the command was cancelled)."""
     started = time.time()
     report: dict[str, Any] = {"ok": True, "warnings": []}
     step = Steps()
-    with step("imports"):
-        warmup.wait()  # on-run-start's background imports: finished, not raced
     try:
         args = dict(values.plain(invocation_args or {}))
         cli_command = _cli_command()
@@ -220,10 +220,13 @@ def load_run(
             started_at=run_started_at,
             ended_at=datetime.now(timezone.utc),
             loaded_from="on-run-end",
+            status=status,
+            message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
         )
+        pending.clear_running(path, invocation_id)
         lineage_rows: list[dict[str, Any]] = []
         columns_of = catalog_columns(spark, manifest, result_dicts)
-        held = pending.take(invocation_id)
+        held = pending.take(path, invocation_id)
         held_rows = node_result_rows(held["invocation_id"], held["results"], manifest) if held else []
         relations = [audit_relation(manifest, kind, target_schema) for kind in audit_tables.SCHEMAS]
         with audit_tables.metadata_cache(spark, relations):
@@ -282,6 +285,7 @@ def load_pending(
     target_schema: str = "lakehouse",
     target_path: str | None = None,
     project_dir: str | None = None,
+    invocation_args: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """on-run-start: load refused runs and the previous command's run_results.json; never raises.
 
@@ -290,7 +294,6 @@ def load_pending(
     writes them in the same file as its own node results.
     """
     started = time.time()
-    warmup.start()  # what on-run-end imports, imported while the models run
     report: dict[str, Any] = {"ok": True, "loaded": []}
     step = Steps()
     this_command = invocation_id
@@ -323,10 +326,21 @@ def load_pending(
                 audited = previous.is_file() and (bool(last) or audit_tables.relation_exists(spark, table))
             data: dict[str, Any] = json.loads(previous.read_text()) if audited else {}
             prev_id = (data.get("metadata") or {}).get("invocation_id")
+            # a command that never reached its on-run-end (killed, or dbt's own abrupt interrupt)
+            mark = pending.running(path)
+            cut = (
+                mark["invocation_id"] if mark is not None and mark["invocation_id"] != this_command else None
+            )
             if prev_id and prev_id != this_command:
-                todo.append(
-                    (pending.previous_invocation(data, target_schema), list(data.get("results") or []), None)
-                )
+                row = pending.previous_invocation(data, target_schema)
+                if prev_id == cut:
+                    row.update(status="interrupted", message="ended without its on-run-end (interrupted)")
+                todo.append((row, list(data.get("results") or []), None))
+            if cut is not None and cut != prev_id:
+                todo.append((pending.interrupted_row(mark, target_schema), [], None))
+            if this_command:
+                args = dict(values.plain(invocation_args or {}))
+                pending.mark_running(path, this_command, args, datetime.now(timezone.utc).isoformat())
             left = pending.leftover(path)
             if left is not None:
                 if audited and left["invocation_id"] != prev_id:

@@ -87,20 +87,21 @@ def refusal_row(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 HELD_FILE = "_audit_held_hook_results.json"
-_held: dict[str, dict[str, Any]] = {}  # holding invocation id -> what it holds (this process)
 
 
 def hold(target: Path, held_by: str, invocation_id: str, results: list[dict[str, Any]]) -> None:
     """Hold `results` (run_results.json entries of the command `invocation_id`) for the on-run-end
-    of the command `held_by`, in memory and in the target directory's held file."""
-    record = {"held_by": held_by, "invocation_id": invocation_id, "results": results}
-    write_target_json(target / HELD_FILE, record)
-    _held[held_by] = record
+    of the command `held_by`, in the target directory's held file (nothing is kept in this
+    process between the hooks)."""
+    write_target_json(
+        target / HELD_FILE, {"held_by": held_by, "invocation_id": invocation_id, "results": results}
+    )
 
 
-def take(held_by: str) -> dict[str, Any] | None:
+def take(target: Path, held_by: str) -> dict[str, Any] | None:
     """What on-run-start held for the command `held_by` ({invocation_id, results}), if anything."""
-    return _held.pop(held_by, None)
+    record = leftover(target)
+    return record if record is not None and record.get("held_by") == held_by else None
 
 
 def release(target: Path, held_by: str) -> None:
@@ -123,3 +124,47 @@ def leftover(target: Path) -> dict[str, Any] | None:
 
 def discard_leftover(target: Path) -> None:
     (target / HELD_FILE).unlink(missing_ok=True)
+
+
+RUNNING_FILE = "_audit_running.json"
+
+
+def mark_running(target: Path, invocation_id: str, args: Mapping[str, Any], started_at: str) -> None:
+    """on-run-start: this command is running (removed by its on-run-end).  A command that finds
+    another's mark was killed before its on-run-end: it is recorded `interrupted`."""
+    write_target_json(
+        target / RUNNING_FILE, {"invocation_id": invocation_id, "args": dict(args), "started_at": started_at}
+    )
+
+
+def running(target: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads((target / RUNNING_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("invocation_id") else None
+
+
+def clear_running(target: Path, invocation_id: str) -> None:
+    record = running(target)
+    if record is not None and record["invocation_id"] == invocation_id:
+        (target / RUNNING_FILE).unlink(missing_ok=True)
+
+
+def interrupted_row(record: Mapping[str, Any], target_schema: str) -> dict[str, Any]:
+    """A dbt_invocations row (status `interrupted`) for a command that left only its running mark."""
+    return invocation_row(
+        str(record["invocation_id"]),
+        dict(record.get("args") or {}),
+        [],
+        target_name=(record.get("args") or {}).get("target"),
+        target_schema=target_schema,
+        dbt_version=None,
+        project_name=None,
+        started_at=record.get("started_at"),
+        ended_at=None,
+        loaded_from="running mark",
+        status="interrupted",
+        message="killed before its on-run-end (SIGKILL, a lost host): no run_results.json; what its purge"
+        " swapped is in purge_log from the journal",
+    )

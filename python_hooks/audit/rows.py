@@ -254,7 +254,7 @@ def column_lineage_rows(
     columns_of: Any,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Column lineage of the models compiled in this invocation, and the models it could not parse."""
-    from python_hooks.audit import lineage  # sqlglot: imported by audit.warmup while the models run
+    from python_hooks.audit import lineage  # sqlglot, imported when the lineage is needed
 
     nodes = manifest.get("nodes", {})
     relations = lineage.relation_index(manifest)

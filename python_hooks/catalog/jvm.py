@@ -46,15 +46,15 @@ class RememberedJVM:
         return self._target(*args)
 
 
-_views: dict[int, RememberedJVM] = {}
-
-
 def jvm(spark: Any) -> Any:
-    """The session's JVM view, with lookups remembered (see RememberedJVM)."""
+    """The session's JVM view, with lookups remembered (see RememberedJVM), kept on the
+    SparkContext whose gateway it views: it goes with the context, not with this process."""
+    context = spark.sparkContext
     gateway = spark._jvm
-    view = _views.get(id(gateway))
+    view = getattr(context, "_lakehouse_jvm_view", None)
     if view is None or view.target is not gateway:
-        view = _views[id(gateway)] = RememberedJVM(gateway)
+        view = RememberedJVM(gateway)
+        context._lakehouse_jvm_view = view
     return view
 
 

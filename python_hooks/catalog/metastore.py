@@ -154,22 +154,20 @@ def _locations_from_json(
     ]
 
 
-_mappers: dict[int, tuple[Any, Any]] = {}
-
-
 def _json_mapper(spark: Any) -> Any:
-    """One Jackson ObjectMapper (with the Scala module) per JVM: a new mapper introspects
-    CatalogTablePartition again, 40-60 ms of every listing; a mapper is thread-safe once set up."""
-    gateway = spark._jvm
-    known = _mappers.get(id(gateway))
-    if known is not None and known[0] is gateway:
-        return known[1]
+    """One Jackson ObjectMapper (with the Scala module) per SparkContext, kept on it: a new
+    mapper introspects CatalogTablePartition again, 40-60 ms of every listing; a mapper is
+    thread-safe once set up."""
+    context = spark.sparkContext
+    mapper = getattr(context, "_lakehouse_json_mapper", None)
+    if mapper is not None:
+        return mapper
     jvm = jvm_view(spark)
     mapper = jvm.com.fasterxml.jackson.databind.ObjectMapper()
     mapper.registerModule(
         getattr(getattr(jvm.com.fasterxml.jackson.module.scala, "DefaultScalaModule$"), "MODULE$")
     )
-    _mappers[id(gateway)] = (gateway, mapper)
+    context._lakehouse_json_mapper = mapper
     return mapper
 
 

@@ -13,9 +13,11 @@ split; compaction input is mostly distinct (at-least-once delivery repeats a few
 the first sort reads and sorts every row to drop a few: at 5M rows with 20% duplicates the
 statement took 5.3-5.7 s with it and 4.5-4.7 s without (2-core machine, warm session).
 
-A run whose statement fails skips its post-hook and leaves the settings in that process until
-the next `restore` (the next hourly run's post-hook): later queries then plan differently,
-which changes how fast they run, never what they return.
+The session's own values are kept in the session itself (under SAVED_KEY, as JSON), not in this
+process: nothing outlives the node but the session's settings.  A run whose statement fails
+skips its post-hook and leaves the settings in the session until the next `restore` (the next
+hourly run's post-hook): later queries then plan differently, which changes how fast they run,
+never what they return.
 
     apply(spark, {"spark.sql.optimizer.windowGroupLimitThreshold": "-1"})   # pre-hook
     restore(spark)                                                          # post-hook
@@ -23,34 +25,37 @@ which changes how fast they run, never what they return.
 
 from __future__ import annotations
 
-import threading
+import json
 from typing import Any
 
-_lock = threading.Lock()
-# the session's own value of each key this module changed (None: it was unset)
-_saved: dict[str, str | None] = {}
+# the session's own value of each key `apply` changed (None: it was unset), as JSON
+SAVED_KEY = "spark.lakehouse.session_conf.saved"
+
+
+def _saved(spark: Any) -> dict[str, str | None]:
+    return json.loads(spark.conf.get(SAVED_KEY, None) or "{}")
 
 
 def apply(spark: Any, settings: dict[str, Any] | None = None) -> dict[str, str]:
     """Set `settings` ({key: value}) in the session, remembering the session's own values
     (those of the first `apply` since the last `restore`).  Returns what it set."""
     applied = {str(key): str(value) for key, value in (settings or {}).items()}
-    with _lock:
-        for key, value in applied.items():
-            if key not in _saved:
-                _saved[key] = spark.conf.get(key, None)
-            spark.conf.set(key, value)
+    saved = _saved(spark)
+    for key, value in applied.items():
+        if key not in saved:
+            saved[key] = spark.conf.get(key, None)
+        spark.conf.set(key, value)
+    spark.conf.set(SAVED_KEY, json.dumps(saved))
     return applied
 
 
 def restore(spark: Any) -> dict[str, str | None]:
     """Put back every setting `apply` changed; returns {key: restored value} (None: unset)."""
-    with _lock:
-        restored = dict(_saved)
-        for key, value in restored.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
-        _saved.clear()
+    restored = _saved(spark)
+    for key, value in restored.items():
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
+    spark.conf.unset(SAVED_KEY)
     return restored

@@ -282,9 +282,15 @@ class ComplianceMethods(metaclass=AdapterMeta):
     # ---- audit ---------------------------------------------------------------------------------
     @available.parse_none
     def audit_load_pending(
-        self, invocation_id: str, target_schema: str, target_path: str | None, project_dir: str | None
+        self,
+        invocation_id: str,
+        target_schema: str,
+        target_path: str | None,
+        project_dir: str | None,
+        invocation_args: Any = None,
     ) -> dict[str, Any]:
-        """on-run-start: loads what earlier commands could not; a report, never an error."""
+        """on-run-start: loads what earlier commands could not (a command killed before its
+        on-run-end is recorded `interrupted`), and marks this one running; a report, never an error."""
         from python_hooks.audit import artifacts
 
         return artifacts.load_pending(
@@ -293,6 +299,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
             target_schema=target_schema,
             target_path=target_path,
             project_dir=project_dir,
+            invocation_args=invocation_args,
         )
 
     @available.parse_none
@@ -311,7 +318,8 @@ class ComplianceMethods(metaclass=AdapterMeta):
         write_graph: bool,
         write_openlineage: bool,
     ) -> dict[str, Any]:
-        """on-run-end: this invocation's results, lineage and graph; a report, never an error."""
+        """on-run-end: this invocation's results, lineage and graph (status `cancelled` when it was
+        cancelled); a report, never an error."""
         from python_hooks.audit import artifacts
 
         return artifacts.load_run(
@@ -328,4 +336,5 @@ class ComplianceMethods(metaclass=AdapterMeta):
             project_dir=project_dir,
             write_graph=write_graph,
             write_openlineage=write_openlineage,
+            status="cancelled" if self.cancellation.requested else None,
         )

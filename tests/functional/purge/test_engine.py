@@ -1,0 +1,370 @@
+"""The purge engine's promises that no single feature test shows: few crossings between Jinja
+and Python, a dry run that writes nothing but its log rows, a table's failure after a swap
+isolated and accounted, purge_log completed from the journal after a crash, and a cancellation
+that stops at a safe point."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python_hooks.catalog.journal import Journal
+from python_hooks.purge import execution, results
+from tests.conftest import WAREHOUSE_ROOT, local_only, repo_files
+from tests.functional.purge.conftest import (
+    descriptor,
+    kept_rows,
+    last_run,
+    location,
+    log_rows,
+    purge,
+    remaining_ids,
+    table_rows,
+)
+
+
+def make_table(spark: Any, name: str, partitions: int, with_ids: int) -> None:
+    """`name` (guestid bigint, payload string) partitioned by ds into `partitions` partitions,
+    the listed ids 1001..1003 in the first `with_ids` of them."""
+    spark.sql(f"drop table if exists {name}")
+    spark.sql(f"""
+        create table {name} (guestid bigint, payload string) partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(f"""insert into {name} partition (ds)
+        select case when p < {with_ids} and id % 5 = 0 then 1001 + (id % 3) else 10000 + id end,
+               concat('x', id), format_string('d%02d', p)
+        from (select id, cast(id % {partitions} as int) as p from range(0, {partitions * 10}))""")
+
+
+def partition_locations(spark: Any, table: str) -> dict[str, str]:
+    return {
+        r.partition: location(spark, *table.split("."), [p.split("=", 1) for p in r.partition.split("/")])
+        for r in spark.sql(f"show partitions {table}").collect()
+    }
+
+
+class TestCrossings:
+    """At most five calls from the purge node into the product's Python, whatever the number
+    of tables and partitions: every method the adapter adds is counted, per node."""
+
+    @pytest.fixture(scope="class")
+    def calls(self, project: Any, spark: Any, id_table: str) -> Counter:
+        from dbt.adapters.lakehouse.impl import LakehouseAdapter
+        from dbt_common.events.contextvars import get_node_info
+
+        spark.sql("drop database if exists p_cross cascade")
+        spark.sql("create database p_cross")
+        make_table(spark, "p_cross.one", 24, 4)
+        for n in range(3):
+            make_table(spark, f"p_cross.many_{n}", 6, 2)
+        ours = {
+            name
+            for klass in LakehouseAdapter.__mro__
+            if klass.__module__.startswith("dbt.adapters.lakehouse")
+            for name, value in vars(klass).items()
+            if callable(value) and not name.startswith("_") and name in LakehouseAdapter._available_
+        }
+        counted: Counter = Counter()
+        with pytest.MonkeyPatch.context() as patch:
+            for name in ours:
+                original = getattr(LakehouseAdapter, name)
+
+                def counting(
+                    self: Any, *args: Any, __name: str = name, __f: Any = original, **kwargs: Any
+                ) -> Any:
+                    node = (get_node_info() or {}).get("unique_id", "")
+                    counted[(node, __name)] += 1
+                    return __f(self, *args, **kwargs)
+
+                patch.setattr(LakehouseAdapter, name, counting)
+            purge("p_cross.one", select="purge")
+            purge("p_cross.many_*", select="purge")
+        assert ours >= {"purge_plan", "purge_scan", "purge_execute", "fs_list", "describe_table"}
+        return counted
+
+    def test_at_most_five_crossings_per_purge_node(self, calls: Counter) -> None:
+        per_node = Counter()
+        for (node, name), n in calls.items():
+            if node.endswith(".purge"):
+                per_node[name] += n
+        # two purge nodes ran: one table of 24 partitions (4 with ids), then three tables
+        assert per_node == {"purge_plan": 2, "purge_scan": 2, "purge_execute": 2}, per_node
+        assert sum(per_node.values()) / 2 <= 5
+
+
+@local_only
+class TestDryRun:
+    """`purge+` with purge_dry_run: every file and directory under the warehouse is as it was,
+    apart from the declared log appends; tables, partitions and locations are equal."""
+
+    @staticmethod
+    def tree(root: Path) -> dict[str, str]:
+        found = {}
+        for path in sorted(root.rglob("*")):
+            relative = str(path.relative_to(root))
+            found[relative] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+        return found
+
+    def test_a_dry_run_writes_nothing_but_its_log_rows(self, project: Any, spark: Any, id_table: str) -> None:
+        spark.sql("drop database if exists p_dry2 cascade")
+        spark.sql("create database p_dry2")
+        make_table(spark, "p_dry2.events", 4, 2)
+        spark.sql(f"""create table p_dry2.flat (guestid bigint, payload string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql("insert into p_dry2.flat values (1001, 'a'), (5, 'b')")
+        purge("p_dry2", select="purge")  # the log tables exist: a dry run appends to them only
+        spark.sql("insert into p_dry2.events partition (ds = 'd00') values (1002, 'again')")
+        spark.sql("insert into p_dry2.flat values (1003, 'again')")
+        warehouse = WAREHOUSE_ROOT / "warehouse"
+        before = self.tree(warehouse)
+        rows = {t: table_rows(spark, f"p_dry2.{t}") for t in ("events", "flat")}
+        places = partition_locations(spark, "p_dry2.events")
+        tables = sorted(r.tableName for r in spark.sql("show tables in p_dry2").collect())
+
+        _, logs = purge("p_dry2", purge_dry_run=True)
+
+        assert "p_dry2.events ds=d00: DRY_RUN, would remove 1 of" in logs
+        assert "purge (dry run): the statements a purge would run, none of them run:" in logs
+        after = self.tree(warehouse)
+        appended = {"purge_log", "purge", "retention_log", "retention", "purge_verification"}
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        outside_logs = [
+            k
+            for k in changed
+            if not any(
+                f".db/{t}" in f"/{k}" or k.startswith(f"{project.test_schema}.db/{t}") for t in appended
+            )
+        ]
+        assert not outside_logs, outside_logs
+        assert {t: table_rows(spark, f"p_dry2.{t}") for t in ("events", "flat")} == rows
+        assert partition_locations(spark, "p_dry2.events") == places
+        assert sorted(r.tableName for r in spark.sql("show tables in p_dry2").collect()) == tables
+        states = {
+            (r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, "p_dry2"))
+        }
+        assert states[("events", "ds=d00")] == "DRY_RUN" and states[("flat", None)] == "DRY_RUN"
+
+
+# a swap that fails for one partition (the second of the table), after the first was swapped
+FAILING_SWAP = """
+{% macro lakehouse__purge_swap_location_sql(database, table, partition_pairs, location) %}
+    {%- if database ~ '.' ~ table == var('purge_test_bad_swap', '') and partition_pairs and partition_pairs[0][1] == 'd01' -%}
+        alter table {{ compliance.table_ref(database, table) }} partition (nope = 'x') set location {{ compliance.sql_string(location) }}
+    {%- else -%}
+        {{ compliance.default__purge_swap_location_sql(database, table, partition_pairs, location) }}
+    {%- endif -%}
+{% endmacro %}
+"""
+
+
+class TestFailureAfterASwap:
+    @pytest.fixture(scope="class")
+    def macros(self) -> dict[str, Any]:
+        return {**repo_files("macros"), "failing_swap.sql": FAILING_SWAP}
+
+    def test_the_swapped_partition_is_committed_and_the_other_failed_and_undone(
+        self, project: Any, spark: Any, id_table: str
+    ) -> None:
+        spark.sql("drop database if exists p_iso2 cascade")
+        spark.sql("create database p_iso2")
+        make_table(spark, "p_iso2.events", 3, 2)
+        before_rows = table_rows(spark, "p_iso2.events")
+        before = partition_locations(spark, "p_iso2.events")
+
+        _, logs = purge("p_iso2", expect_pass=False, purge_test_bad_swap="p_iso2.events")
+
+        rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, "p_iso2"))}
+        assert (rows["ds=d00"].state, rows["ds=d01"].state, rows["ds=d02"].state) == (
+            "COMMITTED",
+            "FAILED",
+            "SKIPPED",
+        )
+        assert rows["ds=d01"].reason.startswith("the location swap failed: ")
+        now = partition_locations(spark, "p_iso2.events")
+        assert now["ds=d00"] == rows["ds=d00"].new_location != before["ds=d00"]
+        assert now["ds=d01"] == before["ds=d01"] and now["ds=d02"] == before["ds=d02"]
+        # exact rows: d00 purged, d01 and d02 as they were
+        expected = [r for r in before_rows if '"ds":"d00"' not in r] + kept_rows(
+            [r for r in before_rows if '"ds":"d00"' in r]
+        )
+        assert table_rows(spark, "p_iso2.events") == sorted(expected)
+        # d01's rewrite was deleted and its backup partition dropped; d00's backup kept
+        staging_root = f"{location(spark, 'p_iso2', 'events')}/{rows['ds=d00'].purge_ts}"
+        assert not os.path.exists(f"{staging_root}/ds=d01".removeprefix("file:"))
+        backup = spark.sql(f"show partitions {rows['ds=d00'].backup_table}").collect()
+        assert [r.partition for r in backup] == ["ds=d00"]
+        assert "p_iso2.events ds=d01: FAILED: the location swap failed" in logs
+        # the next run purges what failed
+        purge("p_iso2")
+        assert remaining_ids(spark, "p_iso2.events") == 0
+
+
+class TestJournalRecovery:
+    """A purge that dies after its swaps, before purge_log holds them: the next purge node
+    completes purge_log from the journal, once, and records the old locations for retention."""
+
+    def test_purge_log_is_completed_from_the_journal(self, project: Any, spark: Any, id_table: str) -> None:
+        spark.sql("drop database if exists p_journal cascade")
+        spark.sql("create database p_journal")
+        make_table(spark, "p_journal.a", 3, 2)
+        make_table(spark, "p_journal.b", 3, 1)
+        before = {t: partition_locations(spark, f"p_journal.{t}") for t in ("a", "b")}
+        stale = f"{project.test_schema}.stale_data_records"
+
+        def crash(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("the process died here")
+
+        with pytest.MonkeyPatch.context() as patch:
+            # b's outcome is never written (a crash between its swaps and its outcome), and the
+            # node dies before it records anything
+            original = Journal.record_outcome
+            patch.setattr(
+                Journal,
+                "record_outcome",
+                lambda self, intent, outcome: (
+                    crash() if intent.table == "b" else original(self, intent, outcome)
+                ),
+            )
+            patch.setattr(execution, "record", crash)
+            purge("p_journal", select="purge", expect_pass=False)
+        moved = {
+            (t, spec): place
+            for t in ("a", "b")
+            for spec, place in partition_locations(spark, f"p_journal.{t}").items()
+            if place != before[t][spec]
+        }
+        assert len(moved) == 3  # a: 2 partitions, b: 1
+        logged = (
+            spark.sql(
+                f"select * from {project.test_schema}.purge_log where database_name = 'p_journal'"
+            ).collect()
+            if spark.catalog.tableExists(f"{project.test_schema}.purge_log")
+            else []
+        )
+        assert not logged
+        assert [
+            e.intent.name
+            for e in Journal(spark).read_entries(open_only=True)
+            if e.intent.database == "p_journal"
+        ] == ["p_journal.a", "p_journal.b"]
+
+        _, logs = purge("p_journal", select="purge")
+        assert (
+            "completed purge_log from the journal of 2 interrupted table purge(s): 3 partition(s) had been swapped"
+            in logs
+        )
+        rows = spark.sql(
+            f"select * from {project.test_schema}.purge_log where database_name = 'p_journal'"
+        ).collect()
+        committed = Counter((r.table_name, r.partition_spec) for r in rows if r.state == "COMMITTED")
+        # every moved partition has exactly one COMMITTED row, with the location it moved to
+        assert committed == Counter({key: 1 for key in moved}), committed
+        for r in rows:
+            if r.state == "COMMITTED":
+                assert r.new_location == moved[(r.table_name, r.partition_spec)]
+        # the old locations are recorded for retention, once each
+        recorded = Counter(r.location for r in spark.sql(f"select location from {stale}").collect())
+        assert all(recorded[before[t][spec]] == 1 for (t, spec) in moved)
+        assert not [
+            e for e in Journal(spark).read_entries(open_only=True) if e.intent.database == "p_journal"
+        ]
+        # a third run finds nothing to complete and nothing to purge
+        _, logs = purge("p_journal", select="purge")
+        assert "completed purge_log" not in logs
+        assert remaining_ids(spark, "p_journal.a") == 0 and remaining_ids(spark, "p_journal.b") == 0
+
+
+class TestCancellation:
+    """A cancellation (what the adapter's SIGINT/SIGTERM handler requests) while the second of
+    three tables is being purged: before its safe point, the table is undone (never half-swapped)
+    and the third never started; after it, the table's swaps finish.  What was committed stays
+    committed and logged, and the node fails saying so, without a traceback."""
+
+    @staticmethod
+    def tables(spark: Any) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
+        spark.sql("drop database if exists p_cancel cascade")
+        spark.sql("create database p_cancel")
+        for name in ("a", "b", "c"):
+            make_table(spark, f"p_cancel.{name}", 2, 2)
+        before = {t: partition_locations(spark, f"p_cancel.{t}") for t in ("a", "b", "c")}
+        return before, {t: table_rows(spark, f"p_cancel.{t}") for t in ("a", "b", "c")}
+
+    @staticmethod
+    def cancel() -> None:
+        from dbt.adapters.factory import FACTORY
+
+        FACTORY.adapters["lakehouse"].cancellation.request("SIGINT")
+
+    def test_before_the_safe_point_the_table_in_flight_is_undone(
+        self, project: Any, spark: Any, id_table: str
+    ) -> None:
+        before, rows_before = self.tables(spark)
+        original = Journal.record_intent
+
+        def intent_then_cancel(journal: Any, intent: Any) -> None:
+            original(journal, intent)
+            if intent.table == "b":
+                self.cancel()  # b's staging, backup and rewrite are made, then the safe point stops it
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Journal, "record_intent", intent_then_cancel)
+            results_, logs = purge("p_cancel", expect_pass=False)
+
+        assert "purge: cancelled (SIGINT) after 1 of 3 table(s) to rewrite" in logs
+        assert "Traceback" not in logs
+        assert {r.node.name: str(r.status) for r in results_}["purge"] == "error"
+        rows = {(r.table_name, r.partition_spec): r for r in last_run(log_rows(spark, project, "p_cancel"))}
+        assert {k: r.state for k, r in rows.items() if k[0] != "c"} == {
+            ("a", "ds=d00"): "COMMITTED",
+            ("a", "ds=d01"): "COMMITTED",
+            ("b", "ds=d00"): "FAILED",
+            ("b", "ds=d01"): "FAILED",
+        }
+        assert all("cancelled (SIGINT) before its swap" in r.reason for k, r in rows.items() if k[0] == "b")
+        assert not [k for k in rows if k[0] == "c"]
+        for table in ("b", "c"):
+            assert partition_locations(spark, f"p_cancel.{table}") == before[table]
+            assert table_rows(spark, f"p_cancel.{table}") == rows_before[table]
+        assert remaining_ids(spark, "p_cancel.a") == 0
+        # b left nothing behind: no side table, no rewritten copy
+        assert sorted(r.tableName for r in spark.sql("show tables in p_cancel").collect()) == [
+            "a",
+            "a_backup_" + str(rows[("a", "ds=d00")].purge_ts),
+            "b",
+            "c",
+        ]
+        staging = f"{location(spark, 'p_cancel', 'b')}/{rows[('b', 'ds=d00')].purge_ts}".removeprefix("file:")
+        assert not os.path.exists(staging)
+        # the next run finishes the work
+        purge("p_cancel")
+        assert all(remaining_ids(spark, f"p_cancel.{t}") == 0 for t in ("a", "b", "c"))
+
+    def test_after_the_safe_point_the_swaps_finish(self, project: Any, spark: Any, id_table: str) -> None:
+        self.tables(spark)
+
+        def cancel_in_b(spark: Any, table: Any, part: Any) -> None:
+            if table.table == "b":
+                self.cancel()  # between b's commit check and its swaps: they go ahead
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(execution, "before_commit_check", cancel_in_b)
+            _, logs = purge("p_cancel", expect_pass=False)
+
+        assert "purge: cancelled (SIGINT) after 2 of 3 table(s) to rewrite" in logs
+        rows = {
+            (r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, "p_cancel"))
+        }
+        assert {k: v for k, v in rows.items() if k[0] == "b"} == {
+            ("b", "ds=d00"): "COMMITTED",
+            ("b", "ds=d01"): "COMMITTED",
+        }
+        assert not [k for k in rows if k[0] == "c"]
+        assert remaining_ids(spark, "p_cancel.b") == 0
+
+
+__all__ = ["results"]
