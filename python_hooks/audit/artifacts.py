@@ -206,6 +206,7 @@ def load_run(
             # `dbt retry` re-runs with the failed command's args: keep both names
             args["cli_command"] = cli_command
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
+        pending.clear_running(path, invocation_id)  # it reached its on-run-end: not interrupted
         with step("manifest"):
             manifest = read_manifest(path)
         result_dicts = [result_dict(r) for r in results]
@@ -223,7 +224,6 @@ def load_run(
             status=status,
             message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
         )
-        pending.clear_running(path, invocation_id)
         lineage_rows: list[dict[str, Any]] = []
         columns_of = catalog_columns(spark, manifest, result_dicts)
         held = pending.take(path, invocation_id)

@@ -308,6 +308,7 @@ class TablePurge:
         try:
             self.take_facts()
             self.intent = _intent(self.run_.plan, self.table)
+            console.debug(f"purge step journal intent ({self.table.name})")
             self.run_.journal.record_intent(self.intent)
             self.execute(self.sql.create_staging, "create staging")
             backup = self.pool.submit(self.make_backup)
@@ -506,6 +507,7 @@ class TablePurge:
 
     def check_commit(self) -> None:
         """Gobblin's commit check: the files the rewrite read are still the partition's files."""
+        console.debug(f"purge step commit check ({self.table.name})")
         for part in self.pending():
             for sql in self.sql.partitions[part.spec].before_swap:
                 self.execute(sql, f"before swap {part.label}")
@@ -596,6 +598,7 @@ class TablePurge:
 
     def record_outcome(self) -> None:
         if self.intent is not None:
+            console.debug(f"purge step journal outcome ({self.table.name})")
             self.run_.journal.record_outcome(
                 self.intent, Outcome(swapped=list(self.swapped), failed=dict(self.failed))
             )

@@ -30,7 +30,7 @@ from typing import Any
 from python_hooks.catalog import metastore
 from python_hooks.catalog.file_facts import FileFacts, Listing, may_hold
 from python_hooks.purge.plan import INTEGRAL, Narrowed, Partition, PurgePlan, TablePlan
-from python_hooks.purge.units import partition_of
+from python_hooks.purge.units import partition_of, whole_table
 
 SAMPLE = 64
 FOOTERS_AT_MOST = 20_000
@@ -95,6 +95,7 @@ def _narrow_unpartitioned(facts: FileFacts, table: TablePlan, bounds: tuple[int,
     if not any(may_hold(footers[p], bounds) for p in paths):
         table.scan = "none"
         table.narrowed = Narrowed(files_read=len(paths), files_left=0, partitions=[])
+        table.listing = [whole_table(table)]  # its SKIPPED row
 
 
 def _narrow_partitioned(spark: Any, facts: FileFacts, table: TablePlan, bounds: tuple[int, int]) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO
-from tests.functional.processes import environment
+from tests.functional.processes import DBT, environment
 
 ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults")
 TIMEOUT = float(os.environ.get("FAULTS_TIMEOUT") or 900)
@@ -40,11 +41,24 @@ class Fault:
     nth: int = 1
 
 
+@dataclass(frozen=True)
+class Interrupt:
+    """Send `signal` when the command's output first matches `pattern` (a regex): SIGINT to the
+    process group, as a terminal's Ctrl-C does (the Spark JVM ignores it), anything else to the
+    dbt process alone, as `kill <pid>` does."""
+
+    pattern: str
+    signal: int
+
+
 @dataclass
 class Outcome:
     returncode: int | None
     output: str
     killed_at: str | None  # the marker the process was killed at; None when it ran to its end
+    # with an Interrupt: when the signal went, and how long the process took to end after it
+    signalled_at: str | None = None
+    seconds_to_exit: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -85,8 +99,15 @@ class Lake:
         )
 
     # ---- processes -----------------------------------------------------------------------------
-    def dbt(self, *args: str, fault: Fault | None = None, census: Path | None = None) -> Outcome:
-        """One dbt command; with `fault`, killed (process group, SIGKILL) at that step."""
+    def dbt(
+        self,
+        *args: str,
+        fault: Fault | None = None,
+        census: Path | None = None,
+        interrupt: Interrupt | None = None,
+    ) -> Outcome:
+        """One dbt command; with `fault`, killed (process group, SIGKILL) at that step; with
+        `interrupt`, signalled when its output shows the pattern, then left to end on its own."""
         self.runs += 1
         tag = f"{self.runs:03d}"
         hit = self.root / f"hit-{tag}"
@@ -97,8 +118,14 @@ class Lake:
         if census is not None:
             env["FAULT_CENSUS"] = str(census)
         log = self.root / f"dbt-{tag}.out"
+        # the launcher only where a fault or a census needs its markers; else dbt itself
+        launcher = (
+            [sys.executable, "-m", "tests.faults.launcher"]
+            if fault is not None or census is not None
+            else [DBT]
+        )
         command = [
-            sys.executable, "-m", "tests.faults.launcher", "--no-use-colors", *args,
+            *launcher, "--no-use-colors", *args,
             "--project-dir", str(REPO), "--profiles-dir", str(REPO),
             "--target-path", str(self.root / "target"), "--log-path", str(self.root / "logs"),
         ]  # fmt: skip
@@ -106,9 +133,18 @@ class Lake:
             proc = subprocess.Popen(
                 command, cwd=self.root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
-            killed_at = None
+            killed_at = signalled_at = None
+            signalled = 0.0
             deadline = time.time() + TIMEOUT
             while proc.poll() is None:
+                if interrupt is not None and signalled_at is None:
+                    found = re.search(interrupt.pattern, log.read_text(), re.MULTILINE)
+                    if found:
+                        signalled_at, signalled = found.group(0), time.monotonic()
+                        if interrupt.signal in (signal.SIGINT, signal.SIGKILL):
+                            os.killpg(proc.pid, interrupt.signal)
+                        else:
+                            os.kill(proc.pid, interrupt.signal)
                 if hit.exists():
                     killed_at = hit.read_text()
                     kill_group(proc)
@@ -118,14 +154,17 @@ class Lake:
                     raise AssertionError(f"dbt {' '.join(args)} ran over {TIMEOUT:.0f}s; output in {log}")
                 time.sleep(0.05)
             proc.wait()
+            took = time.monotonic() - signalled if signalled_at is not None else None
             wait_group_gone(proc.pid)
         output = log.read_text()
+        if interrupt is not None and signalled_at is None:
+            raise AssertionError(f"dbt {' '.join(args)} never printed {interrupt.pattern!r}; output in {log}")
         if fault is not None and killed_at is None:
             raise AssertionError(
                 f"dbt {' '.join(args)} never reached the fault point {fault} (exit {proc.returncode}); "
                 f"output in {log}:\n{output[-3000:]}"
             )
-        return Outcome(proc.returncode, output, killed_at)
+        return Outcome(proc.returncode, output, killed_at, signalled_at, took)
 
     def tool(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run the harness's own Spark process on this warehouse (`warehouse_tool`)."""

@@ -114,6 +114,36 @@ def check_tables(seen: dict, finished: bool) -> list[str]:
     return problems
 
 
+def moved_partitions(before: dict, after: dict) -> dict[tuple[str, str], str]:
+    """{(table, partition or ''): location now} of the purge scenario's partitions (and
+    unpartitioned tables) whose location changed between two inspections."""
+    moved = {}
+    for table, _, partitioned in KINDS.values():
+        if partitioned:
+            old, new = before[table].get("partitions") or {}, after[table].get("partitions") or {}
+            moved.update({(table, spec): place for spec, place in new.items() if old.get(spec) != place})
+        elif before[table].get("location") != after[table].get("location"):
+            moved[(table, "")] = after[table]["location"]
+    return moved
+
+
+def unaccounted(moved: dict[tuple[str, str], str], seen: dict) -> list[str]:
+    """The moved partitions without exactly one COMMITTED purge_log row that moved them there."""
+    log = seen.get(f"{SCHEMA}.purge_log", {}).get("rows") or []
+    problems = []
+    for (table, spec), place in moved.items():
+        rows = [
+            r for r in log
+            if r["state"] == "COMMITTED" and f"{r['database_name']}.{r['table_name']}" == table
+            and (r["partition_spec"] or "") == spec and str(r["new_location"]).rstrip("/") == place.rstrip("/")
+        ]  # fmt: skip
+        if len(rows) != 1:
+            problems.append(
+                f"{table} {spec or '(unpartitioned)'} moved to {place}: {len(rows)} COMMITTED row(s)"
+            )
+    return problems
+
+
 def purge_vars(**extra: Any) -> str:
     return json.dumps(
         {

@@ -1,10 +1,11 @@
 """Kill `dbt run --select purge+` (SIGKILL to its process group, JVM included) at every step of the
 purge of each kind of table, then check what readers see, that the next run finishes the work,
-and that its retention pass leaves nothing of the killed run behind.
+that purge_log accounts for every partition the killed run swapped (from the journal), and that
+its retention pass leaves nothing of the killed run behind.
 
-The steps are the purge's own debug lines (`purge step <name>:`, macros/purge/purge_table.sql),
-matched with the table's name; `stale records` is the background insert of the old locations,
-which logs nothing (the launcher's marker for the call of python_hooks.background.start).
+The steps are the engine's own debug lines (`purge step <name> (<table>)`,
+python_hooks/purge/execution.py), matched with the table's name; the records written at the
+end are the launcher's markers for the calls of python_hooks.purge.results.
 """
 
 from __future__ import annotations
@@ -23,36 +24,48 @@ def step(name: str, table: str) -> str:
     )
 
 
+def point(name: str, table: str) -> str:
+    """The engine's marker-only steps (no SQL): `purge step <name> (fk.<table>)`."""
+    return rf"^event JinjaLogDebug: purge step {name} \(fk\.{table}\)"
+
+
 def points(kind: str) -> list[tuple[str, Fault]]:
     table = scenarios.KINDS[kind][0].split(".")[1]
     partitioned = scenarios.KINDS[kind][2]
-    stale = Fault(rf"^call python_hooks\.\S*background\.start stale_data_records \d+ fk\.{table} ")
-    if partitioned:
-        return [
-            ("create_staging", Fault(step("create staging", table))),
-            ("create_backup", Fault(step("create backup", table))),
-            ("rewrite", Fault(step("rewrite partitions", table))),
-            ("backup_partitions", Fault(step("backup partitions", table))),
-            ("swap", Fault(step(r"swap \d+ partitions", table))),
-            ("drop_staging", Fault(step("drop staging", table))),
-            ("stale_records", stale),
-        ]
-    return [
+    common = [
+        ("journal_intent", Fault(point("journal intent", table))),
         ("create_staging", Fault(step("create staging", table))),
         ("create_backup", Fault(step("create backup", table))),
-        ("rewrite", Fault(step("rewrite", table))),
-        ("count", Fault(step("count", table))),
-        # the commit check: the second file listing of the table (the first is before the rewrite)
-        ("commit_check", Fault(rf"^call python_hooks\.\S*location_snapshots fk {table} ", nth=2)),
-        ("swap", Fault(step("swap", table))),
+        ("rewrite", Fault(step("rewrite partitions", table))),
+    ]
+    end = [
+        ("journal_outcome", Fault(point("journal outcome", table))),
         ("drop_staging", Fault(step("drop staging", table))),
-        ("stale_records", stale),
+        ("results", Fault(r"^call python_hooks\.purge\.results\.replace_results ")),
+        ("purge_log", Fault(r"^call python_hooks\.purge\.results\.append_log ")),
+        ("stale_records", Fault(r"^call python_hooks\.purge\.results\.record_stale ")),
+    ]
+    if partitioned:
+        return [
+            *common,
+            ("backup_partitions", Fault(step("backup partitions", table))),
+            ("commit_check", Fault(point("commit check", table))),
+            ("swap", Fault(step("swap", table))),
+            # between a table's two swaps: one partition moved, the journal's outcome unwritten
+            ("second_swap", Fault(step("swap", table), nth=2)),
+            *end,
+        ]
+    return [
+        *common,
+        ("commit_check", Fault(point("commit check", table))),
+        ("swap", Fault(step("swap", table))),
+        *end,
     ]
 
 
 # Run in `make test` (so in CI): the riskiest steps of one kind; the rest is `make test-faults`.
-# one prepared warehouse, two cases
-SUBSET = {("hive_parquet", "swap"), ("datasource", "rewrite")}
+# one prepared warehouse, two cases: between two swaps, and after the swaps before any record
+SUBSET = {("hive_parquet", "second_swap"), ("datasource", "purge_log")}
 # Cases that fail today, with the reason (none left for the purge: the unpartitioned layout and
 # retention's handling of empty backup tables fixed the two that were).
 KNOWN: dict[tuple[str, str], str] = {}
@@ -73,11 +86,13 @@ def cases() -> list:
 def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
     lake = purge_lake
     lake.restore()
+    before = lake.inspect("fk")
     killed = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault)
     assert killed.killed_at
 
     # what a reader sees after the crash: every row of every partition pre- or post-purge, once
     after_kill = lake.inspect("fk", scenarios.SCHEMA)
+    moved = scenarios.moved_partitions(before, after_kill)
     problems = check_tables(after_kill, finished=False)
     unreadable = [f"{name}: {t.get('read_error') or t.get('describe_error')}" for name, t in after_kill.items()
                   if "read_error" in t or "describe_error" in t]  # fmt: skip
@@ -90,6 +105,9 @@ def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
     assert again.ok, again.output[-4000:]
     final = lake.inspect("fk", scenarios.SCHEMA)
     problems = check_tables(final, finished=True)
+    assert not problems, "after the next run:\n" + "\n".join(problems)
+    # every partition the killed run moved has exactly one COMMITTED row in purge_log, to where it moved
+    problems = scenarios.unaccounted(moved, final)
     assert not problems, "after the next run:\n" + "\n".join(problems)
 
     # ... and leaves nothing behind: no side table, no directory nothing references

@@ -163,6 +163,7 @@ class TestAuditWrites:
         )
         assert again["ok"] and again["loaded"] == [] and "held" not in again, again
         assert loaded_ids() == sorted(r["unique_id"] for r in previous["results"])
+        pending.clear_running(target, "next-command-2")
 
     def test_hook_results_held_by_a_command_that_was_killed_are_held_again(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
@@ -171,13 +172,18 @@ class TestAuditWrites:
         root = str(project.project_root)
         first = artifacts.load_pending(spark, "killed-command", project.test_schema, str(target), root)
         assert first["held"].startswith(f"{previous_id} (+"), first
-        # killed before its on-run-end: no run_results.json of its own, the held file stays
-        pending.take("killed-command")  # (its process is gone, and what it held in memory with it)
+        # killed before its on-run-end: no run_results.json of its own, the held file stays, and the
+        # command is recorded `interrupted` (its running mark)
         second = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
-        assert second["ok"] and second["loaded"] == [] and second["held"] == first["held"], second
+        assert second["ok"] and second["loaded"] == ["killed-command (interrupted)"], second
+        assert second["held"] == first["held"], second
         assert json.loads((target / pending.HELD_FILE).read_text())["held_by"] == "next-command"
-        pending.take("next-command")
+        status = spark.sql(
+            f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'killed-command'"
+        ).collect()
+        assert [r.status for r in status] == ["interrupted"]
         (target / pending.HELD_FILE).unlink()
+        pending.clear_running(target, "next-command")
 
     def test_hook_results_a_killed_command_wrote_before_its_invocation_are_not_written_twice(
         self, project, spark
@@ -191,15 +197,15 @@ class TestAuditWrites:
         assert held["held"].startswith(f"{previous_id} (+"), held
         # its on-run-end wrote the node results file (with what it held), then the process died
         # before the invocation row and the last-load state: run_results.json is still previous
-        record = pending.take("killed-late")
+        record = pending.take(target, "killed-late")
         rows = artifacts.node_result_rows(record["invocation_id"], record["results"], {"nodes": {}})
         results = table(project, "dbt_node_results")
         audit_tables.write_rows(spark, results, "dbt_node_results", rows)
         again = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
-        assert again["ok"] and again["loaded"] == [] and "held" not in again, again
+        assert again["ok"] and again["loaded"] == ["killed-late (interrupted)"] and "held" not in again, again
         total = spark.sql(f"select count(*) from {results} where invocation_id = '{previous_id}'").first()[0]
         assert total == len(previous["results"])
-        pending.take("next-command")
+        pending.clear_running(target, "next-command")
 
     def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
@@ -209,7 +215,7 @@ class TestAuditWrites:
         root = str(project.project_root)
         held = artifacts.load_pending(spark, "failed-load", project.test_schema, str(target), root)
         assert held["held"].startswith(f"{previous_id} (+"), held
-        pending.take("failed-load")
+        pending.clear_running(target, "failed-load")  # its on-run-end started (and failed to load)
         # its on-run-end failed to load, and dbt then wrote its run_results.json over the previous one
         own = {
             **previous,
