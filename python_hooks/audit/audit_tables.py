@@ -8,13 +8,11 @@ rows to them.  Whichever runs first on a fresh warehouse creates the table with 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from pyspark.sql import SparkSession
 from pyspark.sql.types import (
@@ -31,6 +29,7 @@ from pyspark.sql.types import (
 
 from python_hooks.audit.manifest import write_target_json
 from python_hooks.catalog import metastore, parquet_append
+from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.files import publish_file
 from python_hooks.catalog.jvm import jvm as jvm_view
 
@@ -264,14 +263,9 @@ def _location(spark: SparkSession, table: str) -> str:
 
 def _data_files(spark: SparkSession, location: str) -> list[str]:
     """The names of a table directory's data files (readers skip names starting with `_` or
-    `.`): a local directory listed by the OS, any other through the session's FileSystem."""
-    if location.startswith("file:"):
-        names = os.listdir(unquote(urlsplit(location).path))
-    else:
-        path = jvm_view(spark).org.apache.hadoop.fs.Path(location)
-        fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
-        names = [str(status.getPath().getName()) for status in fs.listStatus(path)]
-    return sorted(n for n in names if not n.startswith(("_", ".")))
+    `.`), listed through the session's FileSystem in one call (catalog/file_facts.py)."""
+    listing = FileFacts(spark).list([location])[location]
+    return sorted(f.path.rstrip("/").rsplit("/", 1)[-1] for f in listing.files)
 
 
 def _files_now(spark: SparkSession, tables: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -168,6 +168,22 @@ class FileFacts:
         text = self.helper.copy(self.conf, sources, directories, THREADS)
         return [str(error) for error in json.loads(str(text)) if error is not None]
 
+    def rows(self, locations: list[str], storage_format: str) -> dict[str, int | None]:
+        """{location: rows of the data files directly in it, from their footers}, or None for a
+        location whose rows the footers cannot give as Spark reads them (a sub-directory, an
+        unreadable footer, a listing error).  Two calls for all the locations."""
+        listed = self.list(locations)
+        paths = [f.path for item in listed.values() for f in item.files if f.size > 0]
+        footers = self.footers(paths, storage_format, None)
+        found: dict[str, int | None] = {}
+        for location, item in listed.items():
+            mine = [footers[f.path] for f in item.files if f.size > 0]
+            if item.error is not None or item.subdirectories or any(f.error or f.rows is None for f in mine):
+                found[location] = None
+            else:
+                found[location] = sum(int(f.rows or 0) for f in mine)
+        return found
+
     def sample(self, location: str, depth: int, limit: int, seed: int) -> list[str]:
         """Up to `limit` data files `depth` partition levels under `location`, picked at random."""
         return [str(p) for p in json.loads(str(self.helper.sample(self.conf, location, depth, limit, seed)))]

@@ -7,7 +7,8 @@ is a Spark job with its commit protocol and a metastore refresh: 1.0 s of the po
 
 - the plan (one row per hour of the window, a few dozen) is read once (`read_plan`);
 - the rows of each published hour come from the footers of its partition's data files (one
-  listing of the output's partitions, one footer read per file); an hour whose files cannot be
+  listing of the output's partitions, their footers read in one batched call through the
+  Hadoop FileSystem, catalog/file_facts.py); an hour whose files cannot be
   counted that way (another format, a sub-directory, an unreadable footer) is counted by one
   Spark query, with every other such hour;
 - the completion records and the log rows are appended as one parquet file each
@@ -28,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from python_hooks.catalog import files, metastore, parquet_append
+from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.jvm import scala_list
 
 # the actions that publish an hour, and those that write a completion record
@@ -69,17 +71,18 @@ def published_rows(
             if key in wanted:
                 located[key] = location
     unknown: list[tuple[str, str]] = []
+    footer_rows = (
+        FileFacts(spark).rows([located[key] for key in hours if key in located], storage_format)
+        if storage_format is not None
+        else {}
+    )
     for key in hours:
         if key not in located:
             counts[key] = 0
-            continue
-        if storage_format is None:
-            unknown.append(key)
-            continue
-        try:
-            counts[key] = files.location_rows(spark, located[key], storage_format)
-        except Exception:  # noqa: BLE001 - a sub-directory or an unreadable footer: Spark counts it
-            unknown.append(key)
+        elif footer_rows.get(located[key]) is None:
+            unknown.append(key)  # another format, a sub-directory or an unreadable footer: Spark counts it
+        else:
+            counts[key] = int(footer_rows[located[key]] or 0)
     if unknown:
         from pyspark.sql import functions as F
 

@@ -1,12 +1,15 @@
 """Hostile input: vars and run-operation args holding SQL or path steps are refused by name.
 
-Each case runs the real command and then checks that no table, location, partition or table
-property changed anywhere in the catalog.  The matrix is in docs/safety.md.
+Each case runs the real command and then checks that nothing changed: every table's type,
+location, table properties and rows, every partition's location, and a hash of every file and
+directory under the warehouse.  The matrix is in docs/safety.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +20,20 @@ from tests.functional.purge.conftest import onboarded_events, purge
 SQL = "x`; drop table h_lake.events; --"
 
 
+def tree(root: Path) -> dict[str, str]:
+    """Every file (its content's hash) and directory under `root`."""
+    return {
+        str(path.relative_to(root)): "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+    }
+
+
 def catalog(spark: Any) -> dict[str, Any]:
-    """Every table of every database: type, location, partitions with locations, properties."""
-    found = {}
+    """Every table of every database: type, location, partitions with their locations,
+    properties and rows, and the warehouse's files."""
+    found: dict[str, Any] = {
+        "warehouse files": tree(Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")))
+    }
     for db in [r[0] for r in spark.sql("show databases").collect()]:
         for row in spark.sql(f"show tables in `{db}`").collect():
             if row.isTemporary:
@@ -28,12 +42,17 @@ def catalog(spark: Any) -> dict[str, Any]:
             described = {
                 r.col_name: r.data_type for r in spark.sql(f"describe table extended {name}").collect()
             }
-            parts = []
+            parts = {}
             if "# Partition Information" in described:
-                for p in spark.sql(f"show partitions {name}").collect():
-                    parts.append(p[0])
+                # Spark's own catalog, not the product's code
+                external = spark._jsparkSession.sharedState().externalCatalog()
+                listed = external.listPartitions(db, row.tableName, spark._jvm.scala.Option.empty())
+                for index in range(listed.size()):
+                    part = listed.apply(index)
+                    parts[str(part.spec().toString())] = str(part.location())
             props = sorted(tuple(r) for r in spark.sql(f"show tblproperties {name}").collect())
-            found[name] = (described.get("Type"), described.get("Location"), parts, props)
+            rows = sorted(r[0] for r in spark.sql(f"select to_json(struct(*)) from {name}").collect())
+            found[name] = (described.get("Type"), described.get("Location"), parts, props, rows)
     return found
 
 
