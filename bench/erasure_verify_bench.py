@@ -181,7 +181,7 @@ def main() -> None:
     os.environ["VERIFY_BENCH_DIR"] = str(work)
     local_warehouse(work)
     try:
-        dbt("run-operation", "catalog_list_databases")
+        dbt("run-operation", "warehouse_databases")
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()

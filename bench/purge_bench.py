@@ -301,7 +301,7 @@ def main() -> None:
         local_warehouse(work)
     try:
         # starts the session with the profile's settings
-        dbt("run-operation", "catalog_list_databases")
+        dbt("run-operation", "warehouse_databases")
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()

@@ -27,7 +27,7 @@ def run_dbt(work: Path, *args: str) -> Any:
 
 def start_session(work: Path) -> Any:
     """The session of this process, started by a first dbt command (the profile's settings)."""
-    run_dbt(work, "run-operation", "catalog_list_databases")
+    run_dbt(work, "run-operation", "warehouse_databases")
     from pyspark.sql import SparkSession
 
     return SparkSession.builder.getOrCreate()

@@ -71,3 +71,13 @@
     {%- for column in columns -%}{%- do typed.append([column, 'string']) -%}{%- endfor -%}
     {{ return(compliance.empty_select_sql(typed)) }}
 {%- endmacro %}
+
+{#-
+    `dbt run-operation warehouse_databases`: the databases of the warehouse's metastore, one line
+    each (a quick check that the profile reaches the warehouse; it starts the Spark session).
+-#}
+{% macro warehouse_databases() -%}
+    {%- set found = adapter.catalog_databases() -%}
+    {%- do log(found | length ~ " database(s): " ~ (found | join(', ')), info=true) -%}
+    {{ return(found) }}
+{%- endmacro %}

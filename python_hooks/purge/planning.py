@@ -89,16 +89,31 @@ def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSo
             f"{', '.join(described['columns'])}. Nothing was purged."
         )
     id_type = described["columns"][found[0]]
-    bounds = None
-    if id_type in INTEGRAL and with_bounds:
-        row = (
-            spark.table(metastore.table_name(database, table))
-            .where(f"{metastore.quote(found[0])} is not null")
-            .selectExpr(f"min({metastore.quote(found[0])})", f"max({metastore.quote(found[0])})")
-            .collect()[0]
-        )
-        bounds = None if row[0] is None else (int(row[0]), int(row[1]))
+    bounds = id_bounds(spark, database, table, found[0]) if id_type in INTEGRAL and with_bounds else None
     return IdSource(database, table, found[0], id_type, bounds)
+
+
+def id_bounds(spark: Any, database: str, table: str, column: str) -> tuple[int, int] | None:
+    """The smallest and largest listed id (None: none is listed): from the id table's footers
+    when every file's statistics give them (no Spark job), else one aggregate over the column.
+    Exact either way: a file's min/max statistics are its values' own."""
+    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
+    storage = files.storage_format(meta)
+    if (
+        storage is not None
+        and not partition_columns(meta)
+        and skipping.reads_like_the_table(spark, meta, storage)
+    ):
+        found = skipping.footer_bounds(spark, path_string(spark, meta.location()), storage, column)
+        if found is not False:
+            return found
+    row = (
+        spark.table(metastore.table_name(database, table))
+        .where(f"{metastore.quote(column)} is not null")
+        .selectExpr(f"min({metastore.quote(column)})", f"max({metastore.quote(column)})")
+        .collect()[0]
+    )
+    return None if row[0] is None else (int(row[0]), int(row[1]))
 
 
 def id_source_of(spark: Any, id_table: str, id_column: str) -> dict[str, Any]:

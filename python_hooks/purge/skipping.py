@@ -28,7 +28,7 @@ import zlib
 from typing import Any
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.file_facts import FileFacts, Listing, may_hold
+from python_hooks.catalog.file_facts import FileFacts, Listing, integral, may_hold
 from python_hooks.purge.plan import INTEGRAL, Narrowed, Partition, PurgePlan, TablePlan
 from python_hooks.purge.units import partition_of, whole_table
 
@@ -131,6 +131,43 @@ def _narrow_partitioned(spark: Any, facts: FileFacts, table: TablePlan, bounds: 
         table.scan, table.narrowed = "none", narrowed
     elif files_left <= NARROW_AT_MOST * len(paths) and len(with_files) <= VIEW_PARTITIONS_AT_MOST:
         table.scan, table.narrowed = "files", narrowed
+
+
+def footer_bounds(
+    spark: Any, location: str, storage_format: str, column: str
+) -> tuple[int, int] | None | bool:
+    """(min, max) of an integral column over the files under `location`, from their footers;
+    None when it holds no non-NULL value; False when the footers cannot say (a file without
+    statistics, of another type, unreadable): the caller asks Spark."""
+    facts = FileFacts(spark)
+    listing = facts.list([location], recursive=True)[location]
+    if listing.error is not None:
+        return False
+    paths = [f.path for f in listing.files if f.size > 0]
+    low: int | None = None
+    high: int | None = None
+    for footer in facts.footers(paths, storage_format, column).values():
+        if (
+            footer.error is not None
+            or footer.rows is None
+            or footer.matches > 1
+            or (footer.matches == 1 and not integral(footer.type))
+        ):
+            return False
+        if footer.matches == 0:
+            continue  # a file without the column holds no id (Spark reads NULLs)
+        for group in footer.groups:
+            if group.rows == 0:
+                continue
+            if not group.has_statistics:
+                return False
+            if group.min is None:
+                if group.nulls is not None and group.nulls == group.rows:
+                    continue
+                return False
+            low = int(group.min) if low is None else min(low, int(group.min))
+            high = int(group.max) if high is None else max(high, int(group.max))
+    return None if low is None else (low, high)
 
 
 def list_partitions(spark: Any, table: TablePlan) -> list[Partition]:

@@ -379,3 +379,37 @@ def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, id_table):
     far = next(t for t in _plan_of(spark, "p_giveup.far").tables)
     assert far.narrowed.files_left == 0 and far.narrowed.files_read >= 100 and len(far.listing) == 100
     spark.sql("drop database p_giveup cascade")
+
+
+def test_the_listed_ids_range_is_read_from_the_id_tables_footers(spark):
+    """The ids' range the scans filter on: from the id table's footers when they give it (no
+    Spark job), else Spark's aggregate; always the column's own min and max of non-NULL values."""
+    from python_hooks.purge import planning
+
+    spark.sql("drop database if exists p_bounds cascade")
+    spark.sql("create database p_bounds")
+    spark.sql("create table p_bounds.ids (guestid bigint) using parquet")
+    spark.sql("insert into p_bounds.ids values (7), (8), (8), (null), (400)")
+    spark.sql("insert into p_bounds.ids values (-3)")
+    # a file written before the id column existed holds no id
+    spark.sql("create table p_bounds.late (note string) using parquet")
+    spark.sql("insert into p_bounds.late values ('before the column')")
+    spark.sql("alter table p_bounds.late add columns (guestid bigint)")
+    spark.sql("insert into p_bounds.late values ('after', 9)")
+    spark.sql("create table p_bounds.orc_ids (guestid bigint) stored as orc")
+    spark.sql("insert into p_bounds.orc_ids values (5), (null), (11)")
+    spark.sql("create table p_bounds.nulls (guestid bigint) using parquet")
+    spark.sql("insert into p_bounds.nulls values (null)")
+    spark.sql("create table p_bounds.text_ids (guestid bigint) stored as textfile")
+    spark.sql("insert into p_bounds.text_ids values (3), (4)")
+    for table, expected in (
+        ("ids", (-3, 400)),
+        ("late", (9, 9)),
+        ("orc_ids", (5, 11)),
+        ("nulls", None),
+        ("text_ids", (3, 4)),
+    ):
+        row = spark.sql(f"select min(guestid), max(guestid) from p_bounds.{table}").collect()[0]
+        assert (None if row[0] is None else (row[0], row[1])) == expected, table
+        assert planning.id_bounds(spark, "p_bounds", table, "guestid") == expected, table
+    spark.sql("drop database p_bounds cascade")
