@@ -68,10 +68,17 @@ class LakehouseConnectionManager(SparkConnectionManager):
     @classmethod
     def open(cls, connection: Connection) -> Connection:
         creds = connection.credentials
-        if creds.method == SparkConnectionMethod.SESSION:
-            creds.server_side_parameters = session_parameters(creds.server_side_parameters)
-            lock_warehouse(creds.server_side_parameters)
-        return super().open(connection)
+        if creds.method != SparkConnectionMethod.SESSION:
+            return super().open(connection)
+        creds.server_side_parameters = session_parameters(creds.server_side_parameters)
+        lock_warehouse(creds.server_side_parameters)
+        connection = super().open(connection)
+        # imported here, as dbt-spark imports its session module: it imports pyspark
+        from dbt.adapters.lakehouse.session_connection import LiteralBindingConnectionWrapper
+
+        if not isinstance(connection.handle, LiteralBindingConnectionWrapper):
+            connection.handle = LiteralBindingConnectionWrapper(connection.handle.handle)
+        return connection
 
 
 def lock_warehouse(params: dict[str, str]) -> None:
