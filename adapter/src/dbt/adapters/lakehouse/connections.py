@@ -45,6 +45,10 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     fails; its ORM fallback then refuses a filter on a non-string column.  A non-numeric value
     in an integer partition column (written by another tool) fails the same way on any
     metastore.  docs/deploy.md has the details.
+
+    pandas-on-Spark (a Python model may return its DataFrame) asks for PYARROW_IGNORE_TIMEZONE=1
+    in the driver and the executors, set before the session starts: the executors get it here,
+    the driver in `LakehouseConnectionManager.open`.
     """
     result = dict(params)
     java_opts = result.get("spark.driver.extraJavaOptions", "")
@@ -59,6 +63,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     result.setdefault("spark.ui.showConsoleProgress", "false")
     result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
     result.setdefault("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
+    result.setdefault("spark.executorEnv.PYARROW_IGNORE_TIMEZONE", "1")
     return result
 
 
@@ -71,6 +76,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
         if creds.method != SparkConnectionMethod.SESSION:
             return super().open(connection)
         creds.server_side_parameters = session_parameters(creds.server_side_parameters)
+        os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
         lock_warehouse(creds.server_side_parameters)
         connection = super().open(connection)
         # imported here, as dbt-spark imports its session module: it imports pyspark
