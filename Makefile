@@ -16,13 +16,14 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean \
+.PHONY: help setup java graphviz demo test test-faults test-adapter lint unit functional dbt-build graph bench clean \
 	cluster-up cluster-down test-cluster
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
+	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -71,9 +72,14 @@ lint: setup
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
 # The kill matrix (tests/faults, docs/safety.md) is marked `faults`: `make test` runs only its
-# unmarked short subset.
+# unmarked short subset.  The adapter conformance suite (tests/adapter) runs on its own.
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults"
+	$(BIN)/pytest tests -q -m "not faults" --ignore=tests/adapter
+
+# dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
+# themselves (tests/adapter/conftest.py).
+test-adapter: setup
+	$(BIN)/pytest tests/adapter -q
 
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
 test-faults: setup

@@ -58,7 +58,7 @@ from values
         {%- do compliance.parse_table_patterns(text, 'pii_coverage_exceptions.table_pattern') -%}
         {%- do rows.append({
             'table_pattern': text,
-            'reason': (reason | string | trim) if reason is not none and (reason | string | trim) not in ('', 'None') else none,
+            'reason': (reason | string | trim) if reason is not none and (reason | string | trim) != '' else none,
         }) -%}
     {%- endfor -%}
     {{ return(rows) }}

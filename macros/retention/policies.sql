@@ -44,8 +44,8 @@
     {%- if best is not none -%}
         {%- for name in compliance.retention_setting_names() -%}
             {%- set value = best.row.get(name) -%}
-            {#- a blank cell arrives as null, or as 'None' through the session cursor -#}
-            {%- if value is not none and (value | string | trim) not in ('', 'None') -%}
+            {#- a blank cell is null; a cell of spaces is blank too -#}
+            {%- if value is not none and (value | string | trim) != '' -%}
                 {%- do policy.update({name: value | string | trim}) -%}
             {%- endif -%}
         {%- endfor -%}
@@ -74,8 +74,8 @@
     then only backup_retention_versions expires the copy, when newer purges push it out.
 -#}
 {% macro retention_copy_days(policy) -%}
-    {%- set backup_days = policy.backup_retention_days | string | trim -%}
-    {%- set stale_days = policy.stale_retention_days | string | trim -%}
-    {%- if backup_days in ('', 'None') -%}{{ return(none) }}{%- endif -%}
-    {{ return([backup_days | float, (stale_days | float) if stale_days not in ('', 'None') else 0] | max) }}
+    {%- set backup_days = '' if policy.backup_retention_days is none else policy.backup_retention_days | string | trim -%}
+    {%- set stale_days = '' if policy.stale_retention_days is none else policy.stale_retention_days | string | trim -%}
+    {%- if backup_days == '' -%}{{ return(none) }}{%- endif -%}
+    {{ return([backup_days | float, (stale_days | float) if stale_days != '' else 0] | max) }}
 {%- endmacro %}

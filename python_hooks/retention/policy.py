@@ -68,7 +68,7 @@ NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _blank(value: Any) -> bool:
-    return value is None or str(value).strip() in ("", "None")
+    return value is None or str(value).strip() == ""
 
 
 def check_setting(name: str, value: Any) -> str | None:

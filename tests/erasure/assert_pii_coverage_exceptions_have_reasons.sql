@@ -11,7 +11,7 @@ final as (
         table_pattern,
         reason
     from exceptions
-    where reason is null or trim(reason) = '' or trim(reason) = 'None'
+    where reason is null or trim(reason) = ''
 )
 
 select * from final

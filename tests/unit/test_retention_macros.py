@@ -39,6 +39,13 @@ def test_the_most_specific_policy_row_wins_and_blanks_keep_the_defaults():
     assert render("retention_policy", "crm", "member", rows, defaults) == defaults
 
 
+def test_copy_days_is_the_larger_setting_and_none_without_backup_days():
+    assert render("retention_copy_days", {"backup_retention_days": "3", "stale_retention_days": 7}) == 7.0
+    assert render("retention_copy_days", {"backup_retention_days": 10, "stale_retention_days": None}) == 10.0
+    assert render("retention_copy_days", {"backup_retention_days": " ", "stale_retention_days": 7}) is None
+    assert render("retention_copy_days", {"backup_retention_days": None, "stale_retention_days": 7}) is None
+
+
 def test_a_bad_pattern_or_var_is_named():
     with pytest.raises(CompilerError, match="retention_policies.table_pattern.*db.table"):
         render("retention_policy", "a", "b", [row("not a pattern!")], render("retention_defaults"))

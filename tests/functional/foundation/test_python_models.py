@@ -27,6 +27,13 @@ def model(dbt, spark):
     return pd.DataFrame({"n": [len(upstream)]})
 """
 
+# pandas-on-Spark: the upstream model's rows grouped by the pandas API, the index kept as a column
+PANDAS_ON_SPARK_MODEL = """
+def model(dbt, spark):
+    orders = dbt.ref("py_orders").pandas_api()
+    return orders.groupby("day")["amount"].sum().reset_index()
+"""
+
 # what the session held while the model ran, for the test to read back
 CONF_MODEL = """
 def model(dbt, spark):
@@ -100,3 +107,23 @@ class TestPythonModelFeedsSql:
         Path(project.project_root, "models", "py_orders.py").write_text(broken)
         results = run_dbt(["run", "--select", "py_orders"], expect_pass=False)
         assert "py_orders failed: bad input 42" in results[0].message
+
+
+class TestPandasOnSparkModel:
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"py_orders.py": PY_MODEL, "py_daily.py": PANDAS_ON_SPARK_MODEL}
+
+    def test_a_pandas_on_spark_dataframe_is_written(self, project, spark):
+        results = run_dbt(["run"])
+        assert sorted(r.status for r in results) == ["success"] * 2
+        rows = spark.sql(f"select day, amount from {project.test_schema}.py_daily").collect()
+        assert {r.day: r.amount for r in rows} == {"2024-01-01": 9.0, "2024-01-02": 58.5}
+
+    def test_another_return_type_is_named(self, project):
+        Path(project.project_root, "models", "py_daily.py").write_text(
+            "def model(dbt, spark):\n    return [1, 2]\n"
+        )
+        results = run_dbt(["run", "--select", "py_daily"], expect_pass=False)
+        assert "<class 'list'> is not a supported return type" in results[0].message
+        assert "pandas-on-Spark" in results[0].message

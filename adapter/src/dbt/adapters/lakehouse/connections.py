@@ -47,6 +47,10 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     fails; its ORM fallback then refuses a filter on a non-string column.  A non-numeric value
     in an integer partition column (written by another tool) fails the same way on any
     metastore.  docs/deploy.md has the details.
+
+    pandas-on-Spark (a Python model may return its DataFrame) asks for PYARROW_IGNORE_TIMEZONE=1
+    in the driver and the executors, set before the session starts: the executors get it here,
+    the driver in `LakehouseConnectionManager.open`.
     """
     result = dict(params)
     java_opts = result.get("spark.driver.extraJavaOptions", "")
@@ -61,6 +65,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     result.setdefault("spark.ui.showConsoleProgress", "false")
     result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
     result.setdefault("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
+    result.setdefault("spark.executorEnv.PYARROW_IGNORE_TIMEZONE", "1")
     return result
 
 
@@ -76,10 +81,18 @@ class LakehouseConnectionManager(SparkConnectionManager):
     @classmethod
     def open(cls, connection: Connection) -> Connection:
         creds = connection.credentials
-        if creds.method == SparkConnectionMethod.SESSION:
-            creds.server_side_parameters = session_parameters(creds.server_side_parameters)
-            lock_warehouse(creds.server_side_parameters)
-        return super().open(connection)
+        if creds.method != SparkConnectionMethod.SESSION:
+            return super().open(connection)
+        creds.server_side_parameters = session_parameters(creds.server_side_parameters)
+        os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+        lock_warehouse(creds.server_side_parameters)
+        connection = super().open(connection)
+        # imported here, as dbt-spark imports its session module: it imports pyspark
+        from dbt.adapters.lakehouse.session_connection import LiteralBindingConnectionWrapper
+
+        if not isinstance(connection.handle, LiteralBindingConnectionWrapper):
+            connection.handle = LiteralBindingConnectionWrapper(connection.handle.handle)
+        return connection
 
     def add_query(self, sql: str, *args: Any, **kwargs: Any) -> tuple[Connection, Any]:
         """dbt-spark's, in the Spark job group of the connection (so `cancel` stops its jobs),

@@ -3,7 +3,8 @@
     `df.write.saveAsTable(...)`, which ignores partition_by, tblproperties, options and location
     and defaults to delta.  Here the DataFrame becomes a temporary view and the table is created
     with the same `create table ... as select` that a SQL model gets, so both languages honour
-    exactly the same configs.
+    exactly the same configs.  A model returns a Spark, pandas-on-Spark or pandas DataFrame (the
+    types dbt-spark's own py_write_table accepts).
 
     `session_conf` (a model config, {key: value}) sets Spark SQL settings for this model alone:
     set before `model()` runs, and put back as the session had them (set or unset) after the
@@ -15,6 +16,8 @@
 {%- set create_sql = create_table_as(False, target_relation, 'select * from ' ~ view_name, 'sql') -%}
 {{ compiled_code }}
 # --- dbt-lakehouse: materialize the model's DataFrame in the session --- #
+import sys
+
 import pyspark
 
 try:
@@ -23,11 +26,23 @@ except ImportError:
     pandas = None
 
 
-def _dbt_write_model(spark, df):
+def _dbt_spark_dataframe(spark, df):
+    # a pandas-on-Spark DataFrame means its module is loaded: no import (slow) otherwise
+    pandas_on_spark = sys.modules.get("pyspark.pandas")
+    if pandas_on_spark is not None and isinstance(df, pandas_on_spark.DataFrame):
+        return df.to_spark()
     if pandas is not None and isinstance(df, pandas.DataFrame):
-        df = spark.createDataFrame(df)
-    if not isinstance(df, pyspark.sql.DataFrame):
-        raise TypeError(f"{type(df)} is not a supported return type for a dbt Python model: return a Spark or pandas DataFrame")
+        return spark.createDataFrame(df)
+    if isinstance(df, pyspark.sql.DataFrame):
+        return df
+    raise TypeError(
+        f"{type(df)} is not a supported return type for a dbt Python model:"
+        " return a Spark, pandas-on-Spark or pandas DataFrame"
+    )
+
+
+def _dbt_write_model(spark, df):
+    df = _dbt_spark_dataframe(spark, df)
     df.createOrReplaceTempView({{ tojson(view_name) }})
     try:
         spark.sql({{ tojson(create_sql) }})

@@ -104,6 +104,22 @@ final as (
 select * from final
 {%- endmacro %}
 
+{#-
+    The first version of a snapshot: dbt-spark's `create table ... as`, in the file format the
+    rewrites write (parquet unless configured).  `create_table_as` leaves out `using` when
+    file_format is unset, which makes a Hive text table that cannot read the rewrite's files.
+-#}
+{% macro lakehouse_snapshot_create_sql(target_relation, file_format, build_sql) -%}
+    create table {{ target_relation }}
+    using {{ file_format }}
+    {{ options_clause() }}
+    {{ tblproperties_clause() }}
+    {{ location_clause() }}
+    {{ comment_clause() }}
+    as
+    {{ build_sql }}
+{%- endmacro %}
+
 {% macro lakehouse_table_location(relation) -%}
     {%- set rows = run_query('describe table extended ' ~ relation) -%}
     {%- for row in rows if row[0] == 'Location' -%}
@@ -148,7 +164,7 @@ select * from final
     {% if not target_relation_exists %}
       {% set build_sql = build_snapshot_table(strategy, model['compiled_code']) %}
       {% call statement('main') %}
-          {{ create_table_as(False, target_relation, build_sql) }}
+          {{ lakehouse_snapshot_create_sql(target_relation, file_format, build_sql) }}
       {% endcall %}
   {% else %}
       {% set column_names = config.get("snapshot_table_column_names") or get_snapshot_table_column_names() %}
