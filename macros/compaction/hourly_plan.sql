@@ -202,7 +202,7 @@ from {{ recompact_relation }}
     {#-
         The hours to publish, as a filter on the partition columns alone: Spark reads the plan's
         hours once (a scalar subquery) and prunes the input's partitions with them, where a join
-        to the plan probed it for every row (0.3-0.5 s of a 5.5 s statement at 5M rows).  The plan
+        to the plan probed it for every row.  The plan
         never holds a NULL hour (the window predicate drops them), so a row of one matches none.
     -#}
     {%- set input_sql -%}

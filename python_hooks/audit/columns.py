@@ -16,7 +16,7 @@ def relation_columns(spark: SparkSession, schema: str, names: Sequence[str]) -> 
 
     Hive's getTableObjectsByName answers for many tables at once, and reads no file listing
     (`show table extended`, which dbt-spark's catalog uses, describes every table of the schema
-    with its files: 0.9 s for one model's output in the demo schema).  Types are Spark's type
+    with its files).  Types are Spark's type
     names (`long`, `string`, `decimal(10,2)`, `array`), as `show table extended` prints them.
     """
     try:

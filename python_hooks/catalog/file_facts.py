@@ -3,7 +3,7 @@
 The purge decides from files' footers which files cannot hold a listed id (data skipping), counts
 the rows of what it rewrote, and fingerprints a partition's files for Gobblin's commit check.
 Each needs the listing or the footer of many files; through py4j object by object that is a
-handful of round trips per file (about 1 ms).  Here one call lists many locations, or reads many
+handful of round trips per file.  Here one call lists many locations, or reads many
 footers, in the JVM (FileFacts.java: the session's Hadoop FileSystem, parquet-mr and ORC, which
 Spark ships) on a small thread pool that lives for that call only, and returns one JSON document.
 

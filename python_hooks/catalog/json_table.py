@@ -2,8 +2,8 @@
 
 The purge node's relation holds only its run's result rows (one per table and partition), and
 is replaced on every run.  A Spark write of a few rows costs a job, a commit protocol and a
-table refresh (150-400 ms locally); writing the file through the session's Hadoop FileSystem
-costs a create, a rename and a refresh (about 40 ms), on local disk, HDFS and object stores
+table refresh; writing the file through the session's Hadoop FileSystem costs a create, a
+rename and a refresh, on local disk, HDFS and object stores
 alike.  The table is a Spark `using json` table with declared column types, so Spark readers
 see typed columns; other engines (Hive, Trino) read `purge_log`, the parquet table that copies
 the rows on every run.

@@ -109,9 +109,9 @@ def table_exists(spark: Any, database: str, table: str) -> bool:
 def list_partitions(spark: Any, database: str, table: str) -> list[Any]:
     """Every partition of a table, as the catalog's CatalogTablePartition objects.
 
-    Asked as a filter without predicates: Hive answers that with its direct-SQL path, about 10x
+    Asked as a filter without predicates: Hive answers that with its direct-SQL path, much
     faster than the plain listing, which loads every partition through the ORM with its
-    authorization info (13 ms against 117 ms for 24 partitions on the embedded metastore).
+    authorization info (docs/benchmarks.md has the figures).
     """
     return scala_list(_all_partitions(spark, database, table))
 
@@ -156,7 +156,7 @@ def _locations_from_json(
 
 def _json_mapper(spark: Any) -> Any:
     """One Jackson ObjectMapper (with the Scala module) per SparkContext, kept on it: a new
-    mapper introspects CatalogTablePartition again, 40-60 ms of every listing; a mapper is
+    mapper introspects CatalogTablePartition again on every listing; a mapper is
     thread-safe once set up."""
     context = spark.sparkContext
     mapper = getattr(context, "_lakehouse_json_mapper", None)
@@ -192,8 +192,8 @@ def partition_locations(
     ]
 
 
-# Below this many partitions the walk is faster: its round trips (about 0.5 ms a partition) cost
-# less than the JSON document's fixed 45 ms (24 partitions: 10-15 ms against 45 ms).
+# Below this many partitions the walk is faster: its round trips (a few per partition) cost less
+# than the JSON document's fixed cost.
 _WALK_AT_MOST = 100
 
 

@@ -1,7 +1,7 @@
 """Append a few rows to an unpartitioned parquet table as one new data file: no Spark job.
 
 A Spark `insertInto` of a handful of rows costs a job, the commit protocol and a metastore
-refresh (300 ms to 1 s each on a 2-core machine); the audit hooks write five tables on every dbt
+refresh; the audit hooks write five tables on every dbt
 command.  Here the rows become one parquet file in memory (pyarrow), written through the
 session's Hadoop FileSystem to a hidden temporary name in the table's directory and renamed to a
 `part-` name (`files.publish_file`), so a reader sees the whole file or none of it.  Then the
@@ -11,7 +11,7 @@ stores, as the purge's JSON results table does (`json_table.py`).
 The file is laid out as Spark writes the table: its column names and order, snappy
 compression, timestamps as INT96 (Spark's default, for Hive compatibility).  The rows reach
 arrow as JSON lines parsed against the table's schema (pyarrow's JSON reader), not through
-`pa.array` on Python values: that conversion imports pandas on first use, 0.2 s of the first
+`pa.array` on Python values: that conversion imports pandas on first use, a cost of the first
 audit write of every dbt command.  Anything else (a
 partitioned or bucketed table, another format, a view, a column type this module does not map,
 a value that does not fit its column, pyarrow missing) returns False and the caller uses

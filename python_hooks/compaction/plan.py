@@ -2,7 +2,7 @@
 
 The plan is a few dozen rows (one per hour of the window), but it was written by `create table
 ... as select`: a write job with its commit protocol and a metastore refresh on top of the
-query, 0.5 s of a 1.0-1.4 s step at 5M input rows on a 2-core machine.  Here the query's rows
+query, a large part of the step.  Here the query's rows
 are collected, the table is made from the query's schema (metadata only) and the rows are
 appended as one parquet file (`records.append`: no Spark job; Spark's writer where a column
 type needs it).  The table holds exactly what `create table ... as` would have put in it.

@@ -10,8 +10,7 @@ The shipped hourly model uses it to turn off Spark 3.5's per-group limit for `ro
 the window's keys and all but the first row of each key dropped before the shuffle, then the
 survivors are sorted again.  That pays off when most rows are duplicates of a row in the same
 split; compaction input is mostly distinct (at-least-once delivery repeats a few records), so
-the first sort reads and sorts every row to drop a few: at 5M rows with 20% duplicates the
-statement took 5.3-5.7 s with it and 4.5-4.7 s without (2-core machine, warm session).
+the first sort reads and sorts every row to drop a few (docs/compaction.md measures it).
 
 The session's own values are kept in the session itself (under SAVED_KEY, as JSON), not in this
 process: nothing outlives the node but the session's settings.  A run whose statement fails

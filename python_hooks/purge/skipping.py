@@ -35,8 +35,7 @@ from python_hooks.purge.units import partition_of, whole_table
 SAMPLE = 64
 FOOTERS_AT_MOST = 20_000
 # a view over the files left is one file scan per partition, unioned: it pays off only when it
-# leaves most of the table out (a table of 10 partitions with half its files left: 250 ms over
-# the view, 80 ms whole)
+# leaves most of the table out (docs/benchmarks.md)
 NARROW_AT_MOST = 0.25
 VIEW_PARTITIONS_AT_MOST = 64
 

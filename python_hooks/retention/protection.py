@@ -78,7 +78,7 @@ class Protection:
         """filesystem.qualify, without a JVM call for a location already in qualified form.
 
         The metastore holds qualified locations, and a pass protects every partition of every
-        table: at three py4j calls each, 20,000 partitions cost some 25 s.  A location is taken
+        table: at three py4j calls each, tens of thousands of partitions cost seconds.  A location is taken
         as it is when its scheme and authority are ones the filesystem has already qualified to
         themselves in this pass and its path holds nothing Hadoop's Path would normalise (an
         empty, `.` or `..` segment); anything else is qualified by the filesystem.

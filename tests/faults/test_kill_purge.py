@@ -64,8 +64,8 @@ def points(kind: str) -> list[tuple[str, Fault]]:
 
 
 # Run in `make test` (so in CI): the riskiest steps of one kind; the rest is `make test-faults`.
-# one prepared warehouse, two cases: between two swaps, and after the swaps before any record
-SUBSET = {("hive_parquet", "second_swap"), ("datasource", "purge_log")}
+# one case: between a table's two swaps (the interruption tests cover the other ends)
+SUBSET = {("hive_parquet", "second_swap")}
 # Cases that fail today, with the reason (none left for the purge: the unpartitioned layout and
 # retention's handling of empty backup tables fixed the two that were).
 KNOWN: dict[tuple[str, str], str] = {}

@@ -3,8 +3,8 @@
 dbt builds its manifest out of a few hundred thousand objects that live until the command ends
 (every node, macro and their config), most of them while it reads `partial_parse.msgpack`.  With
 Python's default thresholds (700, 10, 10) that load triggers a few full collections, each one
-walking every object made so far: on this project 4-5 full collections of 0.2-0.3 s in all, and
-then one more of about 0.1 s in each later command of the same process.  None of them finds
+walking every object made so far: on this project a few full collections in a fresh process,
+and one more in each later command of the same process.  None of them finds
 much: the manifest is not garbage.
 
 Opt-in (`DBT_LAKEHOUSE_GC_TUNING=1`): importing the adapter changes nothing outside it.  When

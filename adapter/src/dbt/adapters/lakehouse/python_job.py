@@ -16,7 +16,7 @@ def get_session(server_side_parameters: dict[str, str]) -> Any:
     """The process's SparkSession, built the way dbt-spark's session cursor builds it.
 
     Built once and then reused while its SparkContext runs: `getOrCreate()` on a running session
-    sets every parameter again (a JVM round trip each, about 5 ms per call), and macros call this
+    sets every parameter again (a JVM round trip each), and macros call this
     for every hook and file-system method.
     """
     global _session

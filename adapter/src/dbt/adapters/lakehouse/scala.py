@@ -9,7 +9,7 @@ def scala_list(seq: Any) -> list[Any]:
     """A Scala collection's elements, two JVM round trips each.
 
     Not `list(JavaConverters...asJava())`: py4j ends that iteration on a Java exception, which
-    PySpark converts at some 15 ms a time.
+    PySpark converts slowly, element by element.
     """
     items = []
     iterator = seq.iterator()
