@@ -149,10 +149,9 @@ def test_a_signal_stops_the_purge_at_a_safe_point(many_lake: tuple[Lake, dict], 
     assert not accounted(before, final)
 
 
-def test_a_killed_purge_is_completed_by_the_next_one(many_lake: Lake) -> None:
-    lake = many_lake
+def test_a_killed_purge_is_completed_by_the_next_one(many_lake: tuple[Lake, dict]) -> None:
+    lake, before = many_lake
     lake.restore()
-    before = lake.inspect(DATABASE)
     killed = lake.dbt(
         "run", "--select", "purge+", "--vars", run_vars(),
         interrupt=Interrupt(rf"purge: {DATABASE}\.t2 ds=d\d: COMMITTED", signal.SIGKILL),
