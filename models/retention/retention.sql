@@ -4,11 +4,13 @@
     as the temporary view compliance.retention_attempts_view(); this model keeps the latest
     pass, `retention_log` appends it and then fails the run when any attempt failed.  The view's
     columns are python_hooks/retention/attempts.py's ATTEMPT_COLUMNS (the yml documents the same).
-    Downstream of the purge, so `dbt run --select purge+` cleans up after purging.
+    Downstream of the purge, so `dbt run --select purge+` cleans up after purging; enabled with
+    the purge (var compliance_id_table, macros/common/capabilities.sql).
 #}
 -- depends_on: {{ ref('purge_log') }}
 {{ config(
     materialized='table',
+    enabled=compliance.purge_configured(),
     pre_hook="{{ compliance.run_retention(ref('retention_policies')) }}",
 ) }}
 
