@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from python_hooks.errors import LakehouseError
+from python_hooks.errors import ConfigError
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -165,12 +165,12 @@ def validate_policies(
     min_hours: Any = 24,
     allow_short: Any = False,
 ) -> dict[str, Any]:
-    """The retention model's check before a pass: raises LakehouseError listing every problem."""
+    """The retention model's check before a pass: raises ConfigError listing every problem."""
     del spark  # a python_hook receives the session first; this check reads none
     # allow_short arrives parsed: the macro reads it with compliance.bool_var, the one boolean parser
     problems = check_policies(rows, defaults, min_hours, allow_short is True)
     if problems:
-        raise LakehouseError(
+        raise ConfigError(
             "Retention policies refused; nothing was deleted:\n  "
             + "\n  ".join(problems)
             + "\nFix the vars or the rows of seeds/retention/retention_policies.csv (then `dbt seed`), and run again."

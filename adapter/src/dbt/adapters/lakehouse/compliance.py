@@ -113,13 +113,38 @@ class ComplianceMethods(metaclass=AdapterMeta):
         now: Any,
         stale_relation: list[str],
         view_name: str,
+        progress_seconds: Any = 10,
     ) -> dict[str, Any]:
-        """One retention pass: deletes (or lists) what is past its policy, never anything live."""
+        """One retention pass: deletes (or lists) what is past its policy, never anything live;
+        tells its progress every `progress_seconds`."""
         from python_hooks.retention import engine
 
         return engine.run_retention(
-            self.spark_session(), invocation_id, policies, defaults, dry_run, now, stale_relation, view_name
+            self.spark_session(),
+            invocation_id,
+            policies,
+            defaults,
+            dry_run,
+            now,
+            stale_relation,
+            view_name,
+            progress_seconds,
         )
+
+    @available.parse_none
+    def retention_raise_failures(self, invocation_id: str, rows: list[dict[str, Any]]) -> None:
+        """retention_log's post-hook: a StatementError naming the failed attempts of this pass."""
+        from python_hooks.retention import attempts
+
+        attempts.raise_failures(invocation_id, rows)
+
+    @available
+    def raise_config_error(self, message: str) -> None:
+        """A var or argument a macro checked is not usable: raised as ConfigError, a runtime error
+        of the node or operation (never a compilation error), with the macro's message."""
+        from dbt.adapters.lakehouse.errors import ConfigError
+
+        raise ConfigError(message)
 
     # ---- restore -------------------------------------------------------------------------------
     @available.parse_none
