@@ -16,13 +16,14 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean \
+.PHONY: help setup java graphviz demo test test-faults test-property lint unit functional dbt-build graph bench clean \
 	cluster-up cluster-down test-cluster
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
+	@echo "make test-property - the retention property test on 200 random histories (make test runs 20 fixed ones)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -78,6 +79,11 @@ unit: setup
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
 test-faults: setup
 	$(BIN)/pytest tests/faults -v
+
+# The retention property test (tests/functional/retention/test_retention_property.py) on 200 random
+# histories and policies; `make test` runs 20 fixed ones.  A failure prints hypothesis's seed.
+test-property: setup
+	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)
