@@ -192,8 +192,10 @@ def load_run(
     project_dir: str | None = None,
     write_graph: bool = True,
     write_openlineage: bool = True,
+    graph_tests: bool = False,
 ) -> dict[str, Any]:
-    """on-run-end: load this invocation into the audit tables; never raises."""
+    """on-run-end: load this invocation into the audit tables; never raises.  `graph_tests`: the
+    workflow graphs draw the tests as nodes (var audit_workflow_graph_tests)."""
     started = time.time()
     report: dict[str, Any] = {"ok": True, "warnings": []}
     step = Steps()
@@ -248,7 +250,9 @@ def load_run(
                 from python_hooks.audit import workflow_graph
 
                 with step("workflow graph"):
-                    report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
+                    report["graph"] = workflow_graph.write_run_graphs(
+                        manifest, path, result_dicts, tests=graph_tests is True
+                    )
             except Exception as exc:
                 report["warnings"].append(f"workflow graph not written: {exc}")
         if write_openlineage:

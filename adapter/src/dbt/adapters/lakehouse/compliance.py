@@ -289,6 +289,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
         project_dir: str | None,
         write_graph: bool,
         write_openlineage: bool,
+        graph_tests: bool = False,
     ) -> dict[str, Any]:
         """on-run-end: this invocation's results, lineage and graph; a report, never an error."""
         from python_hooks.audit import artifacts
@@ -307,4 +308,5 @@ class ComplianceMethods(metaclass=AdapterMeta):
             project_dir=project_dir,
             write_graph=write_graph,
             write_openlineage=write_openlineage,
+            graph_tests=graph_tests,
         )
