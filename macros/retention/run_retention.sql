@@ -23,7 +23,11 @@
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
     {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
-    {%- do adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
+    {%- set warnings = adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24),
+        compliance.bool_var('retention_allow_short'), var('retention_scope', '')) -%}
+    {%- for warning in warnings -%}
+        {%- do log("Retention: note: " ~ warning, info=true) -%}
+    {%- endfor -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}

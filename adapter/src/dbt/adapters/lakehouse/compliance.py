@@ -94,14 +94,20 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
         return engine.base_tables(self.spark_session(), stale_relation)
 
-    @available.parse_none
+    @available.parse(_empty_list)
     def retention_validate_policies(
-        self, rows: list[dict[str, Any]], defaults: dict[str, Any], min_hours: Any, allow_short: Any
-    ) -> None:
-        """Every retention var and seed row checked; ConfigError naming the first bad one."""
+        self,
+        rows: list[dict[str, Any]],
+        defaults: dict[str, Any],
+        min_hours: Any,
+        allow_short: Any,
+        scope: Any = "",
+    ) -> list[str]:
+        """Every retention var and seed row checked (ConfigError naming each bad one); the warnings:
+        patterns of the rows or of retention_scope that match no table, with the nearest names."""
         from python_hooks.retention import policy
 
-        policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short)
+        return policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short, scope)
 
     @available.parse_none
     def retention_run(
