@@ -176,11 +176,16 @@ class Retention:
     def backup_home(self, policy: dict[str, Any], database: str, base: str) -> str:
         return filesystem.qualify(self.spark, str(policy["backup_dir"]).rstrip("/")) + f"/{database}/{base}"
 
-    def scoped_families(self) -> list[tuple[tuple[str, str], dict[str, list[tuple[int, Table]]]]]:
-        """The side-table families whose base table is in scope, in order."""
-        return [
-            (key, kinds) for key, kinds in sorted(self.families().items()) if self.policy(*key) is not None
-        ]
+    def scoped_families(
+        self,
+    ) -> list[tuple[tuple[str, str], dict[str, list[tuple[int, Table]]], dict[str, Any]]]:
+        """The side-table families whose base table is in scope, in order, with its policy."""
+        found = []
+        for (database, base), kinds in sorted(self.families().items()):
+            policy = self.policy(database, base)
+            if policy is not None:
+                found.append(((database, base), kinds, policy))
+        return found
 
     def partition_tables(self) -> list[tuple[Table, dict[str, Any]]]:
         """The live partitioned tables whose policy asks for date-partition or snapshot retention."""
@@ -203,9 +208,7 @@ class Retention:
         )
 
     def run_side_tables(self) -> None:
-        for (database, base), kinds in self.scoped_families():
-            policy = self.policy(database, base)
-            assert policy is not None  # scoped_families keeps only those
+        for (database, base), kinds, policy in self.scoped_families():
             self.progress.working_on(f"the side tables of {database}.{base}")
             self.run_family(database, base, kinds, policy)
             self.progress.advance()
