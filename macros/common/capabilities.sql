@@ -4,8 +4,10 @@
     their models (`config(enabled=var(...))`), so that a project that installs this package and
     runs `dbt build` builds, reads and deletes nothing it did not ask for:
 
-      purge, retention, erasure   var compliance_id_table (`db.table`); the purge then acts on the
+      purge, erasure              var compliance_id_table (`db.table`); the purge then acts on the
                                   tables var purge_whitelist selects (blank: none)
+      retention                   with the purge, and at the repo root (it acts only on the side
+                                  tables purge and restore register, and on policies you set)
       hourly compaction           var page_view_hourly_input
       member merge and snapshot   var member_snapshot
       audit                       always (it only reads dbt's artifacts)
@@ -17,6 +19,14 @@
 -#}
 {% macro purge_configured() -%}
     {{ return((var('compliance_id_table', '') | string | trim) not in ('', 'None')) }}
+{%- endmacro %}
+
+{#-
+    Retention cleans up after the purge and the restore: enabled with the purge, and when this is
+    the root project (the repo root: DESIGN.md's `dbt run --select retention`).
+-#}
+{% macro retention_configured() -%}
+    {{ return(compliance.purge_configured() or project_name == 'compliance') }}
 {%- endmacro %}
 
 {#- The value of a compaction input var; the repo root's example tables when the product is the root project. -#}

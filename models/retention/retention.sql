@@ -5,12 +5,14 @@
     pass, `retention_log` appends it and then fails the run when any attempt failed.  The view's
     columns are python_hooks/retention/attempts.py's ATTEMPT_COLUMNS (the yml documents the same).
     Downstream of the purge, so `dbt run --select purge+` cleans up after purging; enabled with
-    the purge (var compliance_id_table, macros/common/capabilities.sql).
+    the purge (var compliance_id_table) and at the repo root (macros/common/capabilities.sql).
 #}
+{%- if compliance.purge_configured() %}
 -- depends_on: {{ ref('purge_log') }}
+{%- endif %}
 {{ config(
     materialized='table',
-    enabled=compliance.purge_configured(),
+    enabled=compliance.retention_configured(),
     pre_hook="{{ compliance.run_retention(ref('retention_policies')) }}",
 ) }}
 

@@ -2,8 +2,9 @@
 tables named like the demo's (`tracking.event`, `u_purger.guestids`, `kafka.*`, `crm.*`), changes
 none of them.
 
-No demo name is a default: with no id table named, the purge, retention and erasure nodes do not
-exist, so nothing is purged.  At the repo root (and only there) the compaction inputs default to
+No demo name is a default: with no id table named, the purge and erasure nodes do not exist, so
+nothing is purged; retention runs (at the repo root it is enabled without the purge) and finds
+nothing registered to delete.  At the repo root (and only there) the compaction inputs default to
 DESIGN.md's example sources, so DESIGN.md's compaction command works on a warehouse holding only
 those inputs.  This runs the repo root's own dbt_project.yml, not a copy, in the shared session.
 """
@@ -130,14 +131,11 @@ def test_product_build_changes_no_table_named_like_the_demos(
     assert {"page_view_hourly", "page_view_daily", "member_merged", "member_history"} <= built
     assert not any(name.startswith("demo_") for name in built)
     # no id table named: nothing that deletes or reads ids exists, and no source names one
-    assert not built & {
-        "purge",
-        "purge_log",
-        "retention",
-        "retention_log",
-        "erasure_requests",
-        "pii_coverage",
-    }
+    assert not built & {"purge", "purge_log", "purge_verification", "erasure_requests", "pii_coverage"}
+    # retention ran and deleted nothing: no side table is registered in this lake
+    assert {"retention", "retention_log"} <= built
+    deleted = spark.sql("select count(*) from product_build.retention where action = 'delete'").collect()
+    assert deleted[0][0] == 0
     manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
     assert "source.compliance.compliance.id_table" not in manifest["sources"]
     assert "source.compliance.kafka.page_view_hourly_staging" in manifest["sources"]

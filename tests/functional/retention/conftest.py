@@ -87,7 +87,7 @@ def project_config_update() -> dict[str, Any]:
         "name": "compliance",
         "models": {"compliance": {"+file_format": "parquet"}},
         "seeds": {"compliance": {"+file_format": "parquet", "+column_types": SEED_TYPES}},
-        "vars": {"retention_scope": "r_*", "compliance_id_table": "r_ids.ids"},
+        "vars": {"retention_scope": "r_*"},
     }
 
 
