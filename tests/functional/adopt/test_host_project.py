@@ -161,9 +161,9 @@ def story(tmp_path_factory) -> dict[str, Any]:
     checkout = clean_checkout(site.root / "checkout")
     site.project.mkdir()
 
-    # step 1: the runtime, with pip, into a fresh venv (the outer pip installs into it: `--python`)
-    site.run("python -m venv", sys.executable, "-m", "venv", "--without-pip", str(site.venv))
-    pip = [sys.executable, "-m", "pip", "--python", str(site.venv / "bin" / "python")]
+    # step 1: the runtime, with the venv's own pip, into a fresh venv
+    site.run("python -m venv", sys.executable, "-m", "venv", str(site.venv))
+    pip = [str(site.venv / "bin" / "python"), "-m", "pip"]
     site.run(
         "pip install", *pip, "install", "--quiet", str(checkout), "-c", str(checkout / "constraints.txt")
     )
