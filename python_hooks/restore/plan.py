@@ -48,13 +48,15 @@ def _table_not_found(spark: Any, database: str, name: str) -> NotFoundError:
     """The table, or its database, does not exist: the nearest names that do."""
     databases = metastore.databases(spark)
     if database.lower() not in {d.lower() for d in databases}:
-        return NotFoundError.named(
-            "Cannot restore: the database", database, databases, "Nothing was changed."
-        )  # fmt: skip
-    return NotFoundError.named(
-        "Cannot restore: the table", f"{database}.{name}",
-        [f"{database}.{t}" for t in metastore.table_names(spark, database)], "Nothing was changed.",
-    )  # fmt: skip
+        return NotFoundError(
+            f"Cannot restore {database}.{name}: the database {database} does not exist"
+            f"{did_you_mean(database, databases)}. Nothing was changed."
+        )
+    tables = [f"{database}.{t}" for t in metastore.table_names(spark, database)]
+    return NotFoundError(
+        f"Cannot restore {database}.{name}: the table does not exist"
+        f"{did_you_mean(f'{database}.{name}', tables)}. Nothing was changed."
+    )
 
 
 def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:

@@ -57,7 +57,7 @@ class TestRestore:
         assert "r_restore.t" in log and "partitioned by ['dp']" in log and "dp=<value>" in log
         assert "Runtime Error" in log and "Compilation Error" not in log
         _, log = restore(expect_pass=False, table="r_restore.tt", partition=f"dp={QUOTE}")
-        assert "the table r_restore.tt does not exist (did you mean r_restore.t" in log
+        assert "Cannot restore r_restore.tt: the table does not exist (did you mean r_restore.t" in log
         assert "Runtime Error" in log and "Compilation Error" not in log
         with pytest.raises(ConfigError, match=r"Not a partition column: dpp \(did you mean dp\?\)"):
             restore_hook.plan_restore(spark, "r_restore.t", "dpp=x")
@@ -68,10 +68,11 @@ class TestRestore:
         assert f"r_restore.t_backup_{T2} (holds this partition)" in message
         assert f"r_restore.t_backup_{T1} (holds this partition)" in message
         with pytest.raises(
-            NotFoundError, match=r"the database r_restor does not exist \(did you mean r_restore\?\)"
+            NotFoundError,
+            match=r"r_restor.t: the database r_restor does not exist \(did you mean r_restore\?\)",
         ):
             restore_hook.plan_restore(spark, "r_restor.t", "dp=x")
-        with pytest.raises(NotFoundError, match="the table r_restore.nope does not exist"):
+        with pytest.raises(NotFoundError, match="r_restore.nope: the table does not exist"):
             restore_hook.plan_restore(spark, "r_restore.nope", "dp=x")
         # a partition that neither the table nor a backup has: the nearest that exist
         with pytest.raises(
