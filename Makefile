@@ -16,7 +16,8 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults test-adapter lint unit functional dbt-build graph bench clean \
+.PHONY: help setup java graphviz demo test test-faults test-adapter test-property lint unit functional dbt-build \
+	graph bench clean \
 	cluster-up cluster-down test-cluster
 
 help:
@@ -24,6 +25,7 @@ help:
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
+	@echo "make test-property - the retention property test on 200 random histories (make test runs 20 fixed ones)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -84,6 +86,11 @@ test-adapter: setup
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
 test-faults: setup
 	$(BIN)/pytest tests/faults -v
+
+# The retention property test (tests/functional/retention/test_retention_property.py) on 200 random
+# histories and policies; `make test` runs 20 fixed ones.  A failure prints hypothesis's seed.
+test-property: setup
+	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

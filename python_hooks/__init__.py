@@ -1,8 +1,9 @@
-"""Python called from the project's dbt hooks and macros (through `adapter.python_hook`).
+"""Python called from the project's dbt hooks and macros, through the adapter's typed `@available`
+entry points (`dbt.adapters.lakehouse.compliance`), one per capability step.
 
 One package per capability, named as in `macros/` and `models/`: `purge`, `retention`,
-`restore` and `audit` (run metadata, lineage, OpenLineage, the workflow graph).  They share the
-internal `catalog` package (the metastore, the filesystem and small statement runners behind a
-public API) and `errors` (the one error type and the one result shape for Jinja callers); they
-do not import each other (tests/unit/test_layering.py).
+`restore`, `compaction`, `erasure` and `audit` (run metadata, lineage, OpenLineage, the workflow
+graph).  They share the internal `catalog` package (the metastore, the filesystem, batched file
+facts, the journal) and `errors` (the adapter's one typed hierarchy, re-exported); they do not
+import each other (tests/unit/test_layering.py).
 """

@@ -43,6 +43,7 @@
             project_dir=flags.PROJECT_DIR,
             write_graph=compliance.bool_var('audit_workflow_graph', true),
             write_openlineage=compliance.bool_var('audit_openlineage', true),
+            graph_tests=compliance.bool_var('audit_workflow_graph_tests', false),
         ) -%}
         {{- compliance.audit_report('this run', report) -}}
     {%- endif -%}

@@ -13,9 +13,9 @@
         {%- if entry -%}
             {%- set match = modules.re.match('^([a-z0-9_]+)(\\*)?$', entry) or modules.re.match('^([a-z0-9_]+)\\.([a-z0-9_]+)(\\*)?$', entry) -%}
             {%- if not match -%}
-                {%- do exceptions.raise_compiler_error(
+                {%- do compliance.config_error(
                     "Var " ~ var_name ~ " has an entry " ~ tojson(raw | string | trim) ~ " that is not a table pattern. "
-                    ~ "Accepted forms, comma separated: db, db.table, db*, db.table* (for example 'tracking, crm.member*').") -%}
+                    ~ "Accepted forms, comma separated: db, db.table, db*, db.table* (for example 'sales, crm.contact*').") -%}
             {%- endif -%}
             {%- set groups = match.groups() -%}
             {%- if groups | length == 2 -%}

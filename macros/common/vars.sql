@@ -14,7 +14,7 @@
     {%- elif value is sameas false or text in ['false', 'no', '0'] -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do compliance.config_error(
         what ~ " is " ~ tojson(value) ~ ": expected true or false (yes/no and 1/0 are accepted too), "
         ~ "for example --vars '{purge_dry_run: true}'.") -%}
 {%- endmacro %}
@@ -26,6 +26,15 @@
     {%- if value is not sameas true and value is not sameas false and modules.re.match('^[0-9]+$', text) and text | int >= 1 -%}
         {{ return(text | int) }}
     {%- endif -%}
-    {%- do exceptions.raise_compiler_error("Var " ~ name ~ " is " ~ tojson(value) ~ ": expected a whole number of at least 1, for example --vars '{"
+    {%- do compliance.config_error("Var " ~ name ~ " is " ~ tojson(value) ~ ": expected a whole number of at least 1, for example --vars '{"
         ~ name ~ ": " ~ default ~ "}'.") -%}
+{%- endmacro %}
+
+{#-
+    A var or argument that is not usable, found while the node or operation runs: a ConfigError,
+    which dbt reports as a runtime error of that node (never as a compilation error), with the
+    message as given.  Parse-time checks of a macro's own arguments keep raise_compiler_error.
+-#}
+{% macro config_error(message) -%}
+    {%- do adapter.raise_config_error(message) -%}
 {%- endmacro %}

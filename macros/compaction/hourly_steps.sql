@@ -165,8 +165,11 @@
 {%- set actions = plan_rows | map(attribute='action') | unique | list -%}
 {%- set late_counts_sql = none -%}
 {% if not settings.recompact_from_output %}
+{#- onboarded as the model is (its tblproperties' dataset.descriptor): the late rows hold the same ids -#}
+{%- set descriptor = (config.get('tblproperties') or {}).get('dataset.descriptor') -%}
 {% call statement('create_late_table') %}
             create table if not exists {{ inputs.late }} like {{ this }} using parquet
+            {{ compliance.tblproperties_sql({'dataset.descriptor': descriptor} if descriptor else {}) }}
         {% endcall %}
         {#- late rows first: if the run dies before its completion records, the next run copies
             the same rows again and the anti-join keeps them single -#}

@@ -23,7 +23,11 @@
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
     {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
-    {%- do adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24), compliance.bool_var('retention_allow_short')) -%}
+    {%- set warnings = adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24),
+        compliance.bool_var('retention_allow_short'), var('retention_scope', '')) -%}
+    {%- for warning in warnings -%}
+        {%- do log("Retention: note: " ~ warning, info=true) -%}
+    {%- endfor -%}
     {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
     {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
     {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
@@ -41,7 +45,10 @@
         now=var('retention_now', none),
         stale_relation=stale_relation,
         view_name=view_name or compliance.retention_attempts_view(),
+        progress_seconds=var('retention_progress_seconds', 10),
     ) -%}
+    {#- per kind; a dry run lists every location it would delete (python_hooks/retention/attempts.py) -#}
+    {%- do log(result['report'] | join('\n'), info=true) -%}
     {%- do log(
         "Retention" ~ (" (dry run)" if result['dry_run'] else "") ~ ": " ~ result['attempts'] ~ " deletion attempt(s), "
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
@@ -68,18 +75,9 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set failed = run_query(
+    {%- set failed = compliance.query_rows(
         'select database_name, table_name, partition_spec, location, failure_reason from ' ~ this
         ~ ' where not succeeded and invocation_id = ' ~ compliance.sql_string(invocation_id)) -%}
-    {%- if failed.rows | length > 0 -%}
-        {%- set lines = [] -%}
-        {%- for row in failed.rows[:5] -%}
-            {%- do lines.append('  ' ~ row[0] ~ '.' ~ row[1] ~ (' partition ' ~ row[2] if row[2]) ~ ' at ' ~ row[3] ~ ': ' ~ row[4]) -%}
-        {%- endfor -%}
-        {{ exceptions.raise_compiler_error(
-            "Retention: " ~ (failed.rows | length) ~ " deletion attempt(s) failed (the others went on). "
-            ~ "Details in retention_log where invocation_id = '" ~ invocation_id ~ "' and not succeeded:\n"
-            ~ (lines | join('\n'))) }}
-    {%- endif -%}
+    {%- do adapter.retention_raise_failures(invocation_id, failed) -%}
     {{ return('') }}
 {%- endmacro %}

@@ -1,6 +1,7 @@
 {#- The 24 hourly partitions of each closed day in the window, rolled into one daily partition. -#}
 {{ config(
     materialized='incremental',
+    enabled=compliance.hourly_compaction_configured(),
     incremental_strategy='insert_overwrite',
     partition_by=['ds'],
     meta={'compaction': {

@@ -5,7 +5,7 @@
     policies in force, and the date it did (the first successful delete in `retention_log` of
     that location, or of that backup partition wherever reaping moved it).
 -#}
-{{ config(materialized='table') }}
+{{ config(materialized='table', enabled=compliance.purge_configured()) }}
 -- depends_on: {{ ref('purge_log') }}
 -- depends_on: {{ ref('retention_log') }}
 -- depends_on: {{ ref('retention_policies') }}

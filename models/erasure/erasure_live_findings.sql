@@ -6,7 +6,7 @@
     same invocation as the purge (`purge+`), it reads again only what that purge's scan did not
     find clean (erasure_live_findings_sql); run on its own, every row of every table.
 -#}
-{{ config(materialized='table') }}
+{{ config(materialized='table', enabled=compliance.purge_configured()) }}
 -- depends_on: {{ source('compliance', 'id_table') }}
 
 {%- set targets = compliance.erasure_live_targets(ref('purge')) %}

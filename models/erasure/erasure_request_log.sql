@@ -6,6 +6,7 @@
 -#}
 {{ config(
     materialized='incremental',
+    enabled=compliance.purge_configured(),
     incremental_strategy='append',
     full_refresh=false,
 ) }}

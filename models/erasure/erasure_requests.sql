@@ -10,7 +10,7 @@
                     or a rebuild), until the next purge removes them.
     Counts, dates and run ids only: no id is ever copied here.
 -#}
-{{ config(materialized='table') }}
+{{ config(materialized='table', enabled=compliance.purge_configured()) }}
 -- depends_on: {{ source('compliance', 'id_table') }}
 
 with

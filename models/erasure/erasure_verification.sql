@@ -7,6 +7,7 @@
 #}
 {{ config(
     materialized='incremental',
+    enabled=compliance.purge_configured(),
     incremental_strategy='append',
     pre_hook="{{ compliance.erasure_verification_prepare() }}",
 ) }}

@@ -4,6 +4,7 @@
     pii_coverage_exceptions.  Built from the catalog and the audit's lineage tables; it holds
     table and field names, never an id value.
 -#}
+{{ config(enabled=compliance.purge_configured()) }}
 {#- the exceptions seed: this package's, or the installing project's named by var pii_coverage_exceptions -#}
 {%- set exceptions_relation = ref(var('pii_coverage_exceptions', 'pii_coverage_exceptions')) -%}
 {%- set edges_relation = ref('dbt_lineage_edges') -%}

@@ -1,4 +1,4 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(materialized='incremental', incremental_strategy='append', enabled=compliance.purge_configured()) }}
 
 with
 

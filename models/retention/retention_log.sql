@@ -7,6 +7,7 @@
     materialized='incremental',
     incremental_strategy='append',
     full_refresh=false,
+    enabled=compliance.retention_configured(),
     post_hook="{{ compliance.raise_on_retention_failures() }}",
 ) }}
 

@@ -193,9 +193,11 @@ def load_run(
     write_graph: bool = True,
     write_openlineage: bool = True,
     status: str | None = None,
+    graph_tests: bool = False,
 ) -> dict[str, Any]:
     """on-run-end: load this invocation into the audit tables; never raises.  `status` overrides
-    the one the results give (`cancelled`, when the command was cancelled)."""
+    the one the results give (`cancelled`, when the command was cancelled); `graph_tests`: the
+    workflow graphs draw the tests as nodes (var audit_workflow_graph_tests)."""
     started = time.time()
     report: dict[str, Any] = {"ok": True, "warnings": []}
     step = Steps()
@@ -251,7 +253,9 @@ def load_run(
                 from python_hooks.audit import workflow_graph
 
                 with step("workflow graph"):
-                    report["graph"] = workflow_graph.write_run_graphs(manifest, path, result_dicts)
+                    report["graph"] = workflow_graph.write_run_graphs(
+                        manifest, path, result_dicts, tests=graph_tests is True
+                    )
             except Exception as exc:
                 report["warnings"].append(f"workflow graph not written: {exc}")
         if write_openlineage:

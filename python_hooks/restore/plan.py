@@ -13,7 +13,7 @@ from dbt.adapters.lakehouse import filesystem
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.side_tables import named_side_tables, now_ms
-from python_hooks.errors import LakehouseError
+from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
 
 
 def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str, str]]:
@@ -22,23 +22,41 @@ def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str
     for part in str(spec or "").strip().strip("/").split("/"):
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
-            raise LakehouseError(
+            raise ConfigError(
                 f"Partition {spec!r} of {table} is not of the form "
                 f"{'/'.join(c + '=<value>' for c in columns)}."
             )
         if value.strip() in (".", "..") or any(ord(ch) < 32 for ch in value):
-            raise LakehouseError(
+            raise RefusedError(
                 f"Partition {spec!r} of {table}: the value {value!r} of {key.strip()} is refused (a path step such as"
                 " '..' or a control character could point the partition outside the table). Nothing was changed."
             )
         given[key.strip().lower()] = value
     lowered = {c.lower(): c for c in columns}
     if set(given) != set(lowered):
-        raise LakehouseError(
+        unknown = sorted(set(given) - set(lowered))
+        hint = "".join(f" {name}{did_you_mean(name, columns)}" for name in unknown)
+        raise ConfigError(
             f"Partition {spec!r} of {table} names the columns {sorted(given)}, but the table is partitioned by "
             f"{columns}: give a value for each, as {'/'.join(c + '=<value>' for c in columns)}."
+            + (f" Not a partition column:{hint}." if unknown else "")
         )
     return [(lowered[k], given[k]) for k in lowered]
+
+
+def _table_not_found(spark: Any, database: str, name: str) -> NotFoundError:
+    """The table, or its database, does not exist: the nearest names that do."""
+    databases = metastore.databases(spark)
+    if database.lower() not in {d.lower() for d in databases}:
+        return NotFoundError(
+            f"Cannot restore {database}.{name}: the database {database} does not exist"
+            f"{did_you_mean(database, databases)}. Nothing was changed."
+        )
+    tables = [f"{database}.{t}" for t in metastore.table_names(spark, database)]
+    return NotFoundError(
+        f"Cannot restore {database}.{name}: the table does not exist"
+        f"{did_you_mean(f'{database}.{name}', tables)}. Nothing was changed."
+    )
 
 
 def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
@@ -54,21 +72,22 @@ def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
 def plan_restore(
     spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
 ) -> dict[str, Any]:
-    """What `restore` will do (raises LakehouseError, changing nothing, when it cannot)."""
+    """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
+    partition or backup that does not exist is a NotFoundError naming the nearest that do."""
     if not table or "." not in str(table):
-        raise LakehouseError(f"restore needs `table` as `database.table`; got {table!r}.")
+        raise ConfigError(f"restore needs `table` as `database.table`; got {table!r}.")
     database, name = str(table).split(".", 1)
     live = metastore.get_table(spark, database, name)
     if live is None:
-        raise LakehouseError(f"Cannot restore {table}: the table does not exist.")
+        raise _table_not_found(spark, database, name)
     if not live.is_partitioned:
-        raise LakehouseError(
+        raise RefusedError(
             f"Cannot restore {table}: it is not partitioned. The backup of an unpartitioned table holds the live "
             "directory inside it, so pointing the table back at it would read both; restore it by hand "
             "(`alter table ... set location`) after moving the live directory out."
         )
     if not partition:
-        raise LakehouseError(
+        raise ConfigError(
             f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>."
         )
     pairs = parse_partition(partition, live.partition_columns, table)
@@ -92,25 +111,26 @@ def plan_restore(
         wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
         chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
         if chosen is None and wanted.lower() in lookalikes:
-            raise LakehouseError(
+            raise RefusedError(
                 f"Cannot restore {table} partition {spec} from {wanted}: it is named like a backup but is not registered"
                 " as a backup of this table (it lacks the lakehouse.side_table properties that purge gives its backups)."
                 " If the purge made it before side tables were registered, adopt it with"
                 " `dbt run-operation adopt_side_tables`. Nothing was changed."
             )
         if chosen is None:
-            raise LakehouseError(
-                f"Cannot restore {table} partition {spec} from {wanted}: no such backup; {_describe(backups, spec)}."
+            raise NotFoundError(
+                f"Cannot restore {table} partition {spec} from {wanted}: no such backup"
+                f"{did_you_mean(wanted, [b[1].qualified for b in backups])}; {_describe(backups, spec)}."
             )
         part = candidate(chosen)
         if part is None:
-            raise LakehouseError(
-                f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition; "
-                f"{_describe(backups, spec)}."
+            raise NotFoundError(
+                f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition"
+                f"{did_you_mean(spec, [p.spec for p in chosen[1].partitions])}; {_describe(backups, spec)}."
             )
         location = filesystem.qualify(spark, part.location)
         if location == current_location:
-            raise LakehouseError(
+            raise RefusedError(
                 f"Cannot restore {table} partition {spec} from {wanted}: its data is the live location "
                 f"{location} already."
             )
@@ -125,9 +145,11 @@ def plan_restore(
                 chosen, location = entry, loc
                 break
         if chosen is None:
-            raise LakehouseError(
+            known = {p.spec for p in live.partitions} | {p.spec for _, b in backups for p in b.partitions}
+            hint = "" if current is not None else did_you_mean(spec, known)
+            raise NotFoundError(
                 f"Cannot restore {table} partition {spec}: no backup holds a non-empty copy of it other than the "
-                f"live location; {_describe(backups, spec)}."
+                f"live location{hint}; {_describe(backups, spec)}."
             )
     ts = now_ms(now)
     while metastore.table_exists(spark, database, f"{name}_trash_{ts}"):

@@ -28,9 +28,11 @@ from dbt.adapters.lakehouse.filesystem import path_within
 from python_hooks.catalog import metastore
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
-from python_hooks.retention.attempts import AttemptLog
+from python_hooks.errors import ConfigError
+from python_hooks.retention.attempts import AttemptLog, report
 from python_hooks.retention.deletion import Deleter
 from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
+from python_hooks.retention.progress import Progress
 from python_hooks.retention.protection import Protected, Protection
 
 
@@ -69,6 +71,8 @@ class Retention:
         self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
         # (database, table, schema, records) of the stale data records, read once (load_stale)
         self.stale: tuple[str, str, Any, list[Any]] | None = None
+        # told what the pass works on (run_retention opens it over the pass)
+        self.progress = Progress(0, lambda line: None)
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
@@ -172,21 +176,57 @@ class Retention:
     def backup_home(self, policy: dict[str, Any], database: str, base: str) -> str:
         return filesystem.qualify(self.spark, str(policy["backup_dir"]).rstrip("/")) + f"/{database}/{base}"
 
-    def run_side_tables(self) -> None:
+    def scoped_families(
+        self,
+    ) -> list[tuple[tuple[str, str], dict[str, list[tuple[int, Table]]], dict[str, Any]]]:
+        """The side-table families whose base table is in scope, in order, with its policy."""
+        found = []
         for (database, base), kinds in sorted(self.families().items()):
             policy = self.policy(database, base)
-            if policy is None:
+            if policy is not None:
+                found.append(((database, base), kinds, policy))
+        return found
+
+    def partition_tables(self) -> list[tuple[Table, dict[str, Any]]]:
+        """The live partitioned tables whose policy asks for date-partition or snapshot retention."""
+        found = []
+        for table in self.tables:
+            if registration(table) is not None or looks_like_side_table(table) or not table.is_partitioned:
                 continue
-            roots = self.roots(database, base, policy)
-            staging_limit = self.now_ms - float(policy["staging_retention_hours"]) * HOUR_MS
-            for ts, table in kinds["staging"]:
-                if ts < staging_limit:
-                    self.deleter.drop_table("staging", table, roots)
-            trash_limit = self.now_ms - float(policy["trash_retention_days"]) * DAY_MS
-            for ts, table in kinds["trash"]:
-                if ts < trash_limit:
-                    self.deleter.drop_table("trash", table, roots)
-            self.run_backups(database, base, kinds["backup"], policy, roots)
+            policy = self.policy(table.database, table.name)
+            if policy is not None and (policy.get("partition_column") or policy.get("snapshot_column")):
+                found.append((table, policy))
+        return found
+
+    def work_count(self) -> int:
+        """The items of the pass, for its progress: side-table families, tables under a partition
+        policy, stale data records."""
+        return (
+            len(self.scoped_families())
+            + len(self.partition_tables())
+            + len(self.stale[3] if self.stale else [])
+        )
+
+    def run_side_tables(self) -> None:
+        for (database, base), kinds, policy in self.scoped_families():
+            self.progress.working_on(f"the side tables of {database}.{base}")
+            self.run_family(database, base, kinds, policy)
+            self.progress.advance()
+
+    def run_family(
+        self, database: str, base: str, kinds: dict[str, list[tuple[int, Table]]], policy: dict[str, Any]
+    ) -> None:
+        """Staging, trash and backups of one table past their policy."""
+        roots = self.roots(database, base, policy)
+        staging_limit = self.now_ms - float(policy["staging_retention_hours"]) * HOUR_MS
+        for ts, table in kinds["staging"]:
+            if ts < staging_limit:
+                self.deleter.drop_table("staging", table, roots)
+        trash_limit = self.now_ms - float(policy["trash_retention_days"]) * DAY_MS
+        for ts, table in kinds["trash"]:
+            if ts < trash_limit:
+                self.deleter.drop_table("trash", table, roots)
+        self.run_backups(database, base, kinds["backup"], policy, roots)
 
     def run_backups(
         self,
@@ -238,36 +278,36 @@ class Retention:
 
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
-        for table in self.tables:
-            if registration(table) is not None or looks_like_side_table(table) or not table.is_partitioned:
-                continue
-            policy = self.policy(table.database, table.name)
-            if policy is None or not (policy.get("partition_column") or policy.get("snapshot_column")):
-                continue
-            metastore.load_partitions(self.spark, table)
-            roots = [strip_ts(filesystem.qualify(self.spark, table.location))]
-            column, days = policy.get("partition_column"), policy.get("partition_retention_days")
-            if column and days not in (None, "") and column in table.partition_columns:
-                limit = self.now_ms - float(days) * DAY_MS
-                fmt = policy.get("partition_date_format") or "yyyy-MM-dd"
-                by_mtime = str(policy.get("partition_age") or "value") == "modified"
-                for part in list(table.partitions):
-                    if by_mtime:
-                        entries = filesystem.list_dir(self.spark, part.location, recursive=True)
-                        age = max((e["modification_time"] for e in entries), default=None)
-                    else:
-                        age = partition_time_ms(dict(part.pairs)[column], fmt)
-                    if age is not None and age < limit:
-                        self.deleter.drop_partition("partition", table, part, roots)
-                        table.partitions.remove(part)
-            column, count = policy.get("snapshot_column"), policy.get("snapshot_retention_count")
-            if column and count not in (None, "") and column in table.partition_columns:
-                days_present = sorted({dict(p.pairs)[column] for p in table.partitions}, reverse=True)
-                keep = set(days_present[: int(count)])
-                for part in list(table.partitions):
-                    if dict(part.pairs)[column] not in keep:
-                        self.deleter.drop_partition("snapshot", table, part, roots)
-                        table.partitions.remove(part)
+        for table, policy in self.partition_tables():
+            self.progress.working_on(f"the partitions of {table.qualified}")
+            self.run_table_partitions(table, policy)
+            self.progress.advance()
+
+    def run_table_partitions(self, table: Table, policy: dict[str, Any]) -> None:
+        metastore.load_partitions(self.spark, table)
+        roots = [strip_ts(filesystem.qualify(self.spark, table.location))]
+        column, days = policy.get("partition_column"), policy.get("partition_retention_days")
+        if column and days not in (None, "") and column in table.partition_columns:
+            limit = self.now_ms - float(days) * DAY_MS
+            fmt = policy.get("partition_date_format") or "yyyy-MM-dd"
+            by_mtime = str(policy.get("partition_age") or "value") == "modified"
+            for part in list(table.partitions):
+                if by_mtime:
+                    entries = filesystem.list_dir(self.spark, part.location, recursive=True)
+                    age = max((e["modification_time"] for e in entries), default=None)
+                else:
+                    age = partition_time_ms(dict(part.pairs)[column], fmt)
+                if age is not None and age < limit:
+                    self.deleter.drop_partition("partition", table, part, roots)
+                    table.partitions.remove(part)
+        column, count = policy.get("snapshot_column"), policy.get("snapshot_retention_count")
+        if column and count not in (None, "") and column in table.partition_columns:
+            days_present = sorted({dict(p.pairs)[column] for p in table.partitions}, reverse=True)
+            keep = set(days_present[: int(count)])
+            for part in list(table.partitions):
+                if dict(part.pairs)[column] not in keep:
+                    self.deleter.drop_partition("snapshot", table, part, roots)
+                    table.partitions.remove(part)
 
     def load_stale(self, stale_database: str, stale_table: str) -> None:
         """Read the stale data records once for the pass (none when the table does not exist yet)."""
@@ -300,40 +340,46 @@ class Retention:
         # it and again once it is replaced): it is deleted once, and each of its records is done
         handled: dict[str, bool] = {}
         for index, record in enumerate(records):
-            policy = self.policy(record.database_name or "", record.table_name or "")
-            if policy is None or not self.stale_due(record, policy):
-                continue
-            location = filesystem.qualify(self.spark, record.location)
-            if location in handled:
-                if handled[location]:
-                    done.add(index)
-                continue
-            if self.protection.blocker(location) is not None:
-                continue  # still referenced (by a backup, a trash table or the live table): not stale yet
-            if not filesystem.exists(self.spark, location):
-                # never written (a run killed before it wrote the directory) or deleted already
-                self.log.add(
-                    "stale",
-                    "delete",
-                    record.database_name,
-                    record.table_name,
-                    record.partition_spec,
-                    location,
-                    note="already gone: nothing to delete",
-                )
-                handled[location] = True
-                done.add(index)
-                continue
-            roots = self.roots(record.database_name, record.table_name, policy)
-            handled[location] = self.deleter.delete_logged(
-                "stale", record.database_name, record.table_name, record.partition_spec, location, roots
+            self.progress.working_on(
+                f"stale data of {record.database_name}.{record.table_name} at {record.location}"
             )
-            if handled[location]:
+            if self.run_stale_record(record, handled):
                 done.add(index)
+            self.progress.advance()
         if done and not self.dry_run:
             kept = [r for i, r in enumerate(records) if i not in done]
             frame = self.spark.createDataFrame(kept, schema)
             metastore.overwrite_table(frame, stale_database, stale_table)
+
+    def run_stale_record(self, record: Any, handled: dict[str, bool]) -> bool:
+        """Delete one stale record's data when it is due and nothing references it; whether the
+        record is done (its location deleted or already gone)."""
+        policy = self.policy(record.database_name or "", record.table_name or "")
+        if policy is None or not self.stale_due(record, policy):
+            return False
+        location = filesystem.qualify(self.spark, record.location)
+        if location in handled:
+            return handled[location]
+        if self.protection.blocker(location) is not None:
+            return False  # still referenced (by a backup, a trash table or the live table): not stale yet
+        if not filesystem.exists(self.spark, location):
+            # never written (a run killed before it wrote the directory) or deleted already
+            self.log.add(
+                "stale",
+                "delete",
+                record.database_name,
+                record.table_name,
+                record.partition_spec,
+                location,
+                note="already gone: nothing to delete",
+            )
+            handled[location] = True
+            return True
+        roots = self.roots(record.database_name, record.table_name, policy)
+        handled[location] = self.deleter.delete_logged(
+            "stale", record.database_name, record.table_name, record.partition_spec, location, roots
+        )
+        return handled[location]
 
 
 def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[list[str]]:
@@ -350,6 +396,14 @@ def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[lis
     return [list(pair) for pair in sorted(found)]
 
 
+def _tell(line: str) -> None:
+    """A progress line on dbt's console and in dbt.log."""
+    from dbt_common.events.functions import fire_event
+    from dbt_common.events.types import Note
+
+    fire_event(Note(msg=line))
+
+
 def run_retention(
     spark: Any,
     invocation_id: str,
@@ -359,17 +413,39 @@ def run_retention(
     now: Any = None,
     stale_relation: list[str] | None = None,
     view_name: str = "retention_attempts",
+    progress_seconds: Any = 10,
 ) -> dict[str, Any]:
-    """Run every retention operation; register the attempts as temp view `view_name`; return totals."""
-    dry = str(dry_run).strip().lower() in ("true", "1", "yes")
-    retention = Retention(spark, invocation_id, now_ms(now), dry, policies or {}, defaults)
+    """Run every retention operation; register the attempts as temp view `view_name`; return totals
+    and the report of what went (or, dry, would go), per kind.
+
+    `dry_run` arrives parsed (the macro reads retention_dry_run and purge_dry_run with
+    compliance.bool_var, the one boolean parser): anything but a boolean is refused.  Progress is
+    told every `progress_seconds` (var retention_progress_seconds) while the pass runs."""
+    if not isinstance(dry_run, bool):
+        raise ConfigError(
+            f"Retention: dry_run is {dry_run!r}, not a boolean: read retention_dry_run with compliance.bool_var "
+            "(true or false; yes/no and 1/0 are accepted too). Nothing was deleted."
+        )
+    try:
+        interval = float(str(progress_seconds).strip())
+        if interval <= 0:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(
+            f"Var retention_progress_seconds is {progress_seconds!r}: expected a number of seconds > 0 (default 10)."
+            " Nothing was deleted."
+        ) from None
+    retention = Retention(spark, invocation_id, now_ms(now), dry_run, policies or {}, defaults)
     if stale_relation:
         retention.load_stale(stale_relation[0], stale_relation[1])
     retention.protect_pending_stale()
-    retention.run_side_tables()
-    retention.run_partitions()
-    retention.run_stale()
-    retention.sweep_leftovers()
+    with Progress(retention.work_count(), _tell, interval) as progress:
+        retention.progress = progress
+        retention.run_side_tables()
+        retention.run_partitions()
+        retention.run_stale()
+        progress.working_on("leftover directories")
+        retention.sweep_leftovers()
     if not retention.dry_run:
         filesystem.delete(spark, retention.scratch_root)
     retention.log.frame(spark).createOrReplaceTempView(view_name)
@@ -380,6 +456,9 @@ def run_retention(
         "failed": sum(1 for a in attempts if not a["succeeded"]),
         "files": sum(a["files_deleted"] for a in attempts if a["action"] == "delete"),
         "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
+        # per kind, and for a dry run every location, for the console (attempts.report)
+        "report": report(attempts, retention.dry_run, invocation_id),
+        "progress_reports": progress.reports,
         # forgotten by the metastore but not deleted: the retention macro records them as stale data
         "orphans": retention.deleter.orphans,
         # whether anything was due: only then are the metastore's locations listed (Protection)

@@ -6,7 +6,9 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from python_hooks.errors import LakehouseError
+from python_hooks.catalog import metastore
+from python_hooks.catalog.side_tables import side_table
+from python_hooks.errors import ConfigError, did_you_mean
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
@@ -158,21 +160,61 @@ def check_policies(
     return problems
 
 
+def _pattern_matches(pattern: str, database: str, table: str) -> bool:
+    """The whitelist grammar (`db`, `db.table`, `db*`, `db.table*`, any case) on one table."""
+    text = pattern.strip().lower()
+    prefix = text.endswith("*")
+    text = text.rstrip("*")
+    if "." in text:
+        db, name = text.split(".", 1)
+        return database == db and (table.startswith(name) if prefix else table == name)
+    return database.startswith(text) if prefix else database == text
+
+
+def unmatched_patterns(
+    tables: list[tuple[str, str]], rows: list[dict[str, Any]], scope: Any = ""
+) -> list[str]:
+    """One warning per pattern of the policy rows or of `retention_scope` that matches no table of
+    `tables` ([(database, table)], lower case), with the nearest existing names: a policy for a
+    table that does not exist yet is allowed, a misspelt one is shown."""
+    names = sorted({f"{db}.{t}" for db, t in tables} | {db for db, _ in tables})
+    found = []
+    sources = [
+        (f"retention_policies row {n} (table_pattern)", row.get("table_pattern"))
+        for n, row in enumerate(rows, 1)
+    ]
+    sources.append(("Var retention_scope", scope))
+    for where, value in sources:
+        for pattern in str(value or "").split(","):
+            if pattern.strip() and not any(_pattern_matches(pattern, db, t) for db, t in tables):
+                found.append(
+                    f"{where}: {pattern.strip()!r} matches no table{did_you_mean(pattern.strip().rstrip('*'), names)}"
+                )
+    return found
+
+
 def validate_policies(
     spark: Any,
     rows: list[dict[str, Any]],
     defaults: dict[str, Any],
     min_hours: Any = 24,
     allow_short: Any = False,
-) -> dict[str, Any]:
-    """The retention model's check before a pass: raises LakehouseError listing every problem."""
-    del spark  # a python_hook receives the session first; this check reads none
+    scope: Any = "",
+) -> list[str]:
+    """The retention model's check before a pass: raises ConfigError listing every problem; returns
+    the warnings (patterns that match no table, with the nearest names)."""
     # allow_short arrives parsed: the macro reads it with compliance.bool_var, the one boolean parser
     problems = check_policies(rows, defaults, min_hours, allow_short is True)
     if problems:
-        raise LakehouseError(
+        raise ConfigError(
             "Retention policies refused; nothing was deleted:\n  "
             + "\n  ".join(problems)
             + "\nFix the vars or the rows of seeds/retention/retention_policies.csv (then `dbt seed`), and run again."
         )
-    return {"ok": True, "error": None}
+    tables = [
+        (db.lower(), name.lower())
+        for db in metastore.databases(spark)
+        for name in metastore.table_names(spark, db)
+        if side_table(name) is None
+    ]
+    return unmatched_patterns(tables, rows, scope)

@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import REPO
 
@@ -50,6 +52,19 @@ def dbt_process(project: Path, env: dict[str, str], *args: str) -> subprocess.Po
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = 120, poll: float = 0.1) -> Any:
+    """Poll `condition` until it returns something true (returned); fail naming `what` after
+    `timeout` seconds.  Tests wait on what they can observe, never for a fixed time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(poll)
 
 
 def wait_for_lock(warehouse: Path, pid: int, timeout: float = 90) -> None:

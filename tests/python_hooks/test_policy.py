@@ -110,3 +110,15 @@ def test_validation_raises_one_error_listing_every_problem():
     message = raised.value.msg
     assert message.startswith("Retention policies refused; nothing was deleted:")
     assert "trash_retention_days is 'seven'" in message and "backup_retention_days is 0 (0 h)" in message
+
+
+def test_a_pattern_that_matches_no_table_is_a_warning_with_the_nearest_names():
+    from python_hooks.retention.policy import unmatched_patterns
+
+    tables = [("sales", "orders"), ("sales", "returns"), ("crm", "contacts")]
+    rows = [row("sales.order"), row("sales.ret*, crm"), row("nowhere*")]
+    assert unmatched_patterns(tables, rows, scope="sales, salse") == [
+        "retention_policies row 1 (table_pattern): 'sales.order' matches no table (did you mean sales.orders, sales.returns, sales?)",
+        "retention_policies row 3 (table_pattern): 'nowhere*' matches no table",
+        "Var retention_scope: 'salse' matches no table (did you mean sales?)",
+    ]

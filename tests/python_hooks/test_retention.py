@@ -50,3 +50,59 @@ def test_restore_partition_parsing_names_the_columns():
         restore.parse_partition("dp=1", ["dp", "who"], "db.t")
     with pytest.raises(LakehouseError, match="not of the form dp=<value>"):
         restore.parse_partition("oops", ["dp"], "db.t")
+
+
+def _attempt(kind, action, table, spec, location, files, size, note=None):
+    return {
+        "kind": kind,
+        "action": action,
+        "database_name": "sales",
+        "table_name": table,
+        "partition_spec": spec,
+        "location": location,
+        "files_deleted": files,
+        "bytes_deleted": size,
+        "succeeded": True,
+        "note": note,
+    }
+
+
+def test_the_report_lists_a_dry_runs_locations_per_kind_and_only_totals_otherwise():
+    from python_hooks.retention.attempts import report
+
+    rows = [
+        _attempt("backup", "delete", "orders_backup_1", "d=1", "file:/w/sales.db/orders/d=1", 2, 2048),
+        _attempt("trash", "delete", "orders_trash_2", "d=2", "file:/w/sales.db/orders/9/d=2", 1, 10),
+        _attempt("backup", "delete", "orders_backup_1", "d=3", "file:/w/sales.db/orders/d=3", 1, 1024),
+        _attempt("backup", "keep_data", "orders_backup_1", "d=4", "file:/w/sales.db/orders/d=4", 0, 0),
+    ]
+    dry = report(rows, True, "inv-1")
+    assert dry[0] == "Retention (dry run): would delete 3 location(s), 4 file(s), 3.0 KiB, per kind:"
+    # kinds in the order retention works, each with its locations
+    assert dry[1:5] == [
+        "  trash: 1 location(s), 1 file(s), 10 B",
+        "    file:/w/sales.db/orders/9/d=2  (sales.orders_trash_2 partition d=2; 1 file(s), 10 B)",
+        "  backup: 2 location(s), 3 file(s), 3.0 KiB",
+        "    file:/w/sales.db/orders/d=1  (sales.orders_backup_1 partition d=1; 2 file(s), 2.0 KiB)",
+    ]
+    assert "would keep the data of 1 expired location(s) still referenced" in dry[-1]
+    real = report(rows, False, "inv-1")
+    assert real[0] == "Retention: deleted 3 location(s), 4 file(s), 3.0 KiB, per kind:"
+    assert not any(line.startswith("    file:") for line in real)
+    many = [_attempt("stale", "delete", "orders", None, f"file:/w/o/{i}", 1, 1) for i in range(7)]
+    listed = report(many, True, "inv-2", limit=5)
+    assert sum(line.startswith("    file:/w/o/") for line in listed) == 5
+    assert listed[-1] == (
+        "    ... and 2 more: select * from retention_log where invocation_id = 'inv-2' and kind = 'stale'"
+    )
+
+
+def test_run_retention_takes_dry_run_only_as_a_parsed_boolean():
+    from python_hooks.errors import ConfigError
+    from python_hooks.retention import engine
+
+    # checked before the session is touched: the string "ture" never runs a real pass
+    with pytest.raises(ConfigError, match="dry_run is 'ture', not a boolean"):
+        engine.run_retention(None, "inv", {}, {}, dry_run="ture")
+    with pytest.raises(ConfigError, match="Var retention_progress_seconds is 'often'"):
+        engine.run_retention(None, "inv", {}, {}, dry_run=False, progress_seconds="often")

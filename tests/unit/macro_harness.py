@@ -51,6 +51,10 @@ class FakeAdapter:
                 return self._registry[prefix + name]
         raise KeyError(f"no implementation of {name}")
 
+    def raise_config_error(self, message: str) -> None:
+        """compliance.config_error: the adapter raises ConfigError; here the harness's error."""
+        raise CompilerError(message)
+
     def partition_values(self, spec: str) -> list:
         return [list(p) for p in partitions.parse_spec(spec)]
 

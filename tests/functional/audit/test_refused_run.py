@@ -1,7 +1,9 @@
-"""A run refused by the warehouse lock is recorded in dbt_invocations by the next run (real processes)."""
+"""A run refused by the warehouse lock writes nothing, and is recorded in dbt_invocations by the
+next run (real processes)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, local_only
-from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock
+from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock, wait_until
 
 PROJECT_YML = """
 name: compliance
@@ -46,6 +48,19 @@ READ_BACK = textwrap.dedent(
 )
 
 
+def tree(directory: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file under `directory`: its size, modification time (ns) and content hash."""
+    return {
+        str(path.relative_to(directory)): (
+            path.stat().st_size,
+            path.stat().st_mtime_ns,
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+        )
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
+
+
 def make_project(root: Path) -> Path:
     project = root / "project"
     for folder in ("common", "audit"):
@@ -71,9 +86,22 @@ def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
 
     first = dbt("run", "--select", "hold", hold=20)
     wait_for_lock(warehouse, first.pid)
+    # the first run is inside its model: its manifest and compiled code are written, its run
+    # results are not yet
+    target = project / "target"
+    wait_until(
+        lambda: (target / "run" / "compliance" / "models" / "hold.py").is_file(), "the first run's model"
+    )
+    before = tree(target)
+    first_manifest = json.loads((target / "manifest.json").read_text())["metadata"]["invocation_id"]
     second = dbt("run", "--select", "hold")
     out2, _ = second.communicate(timeout=120)
     assert second.returncode != 0 and "Another dbt run holds the warehouse" in out2, out2
+    assert "Nothing was changed by this run" in out2
+    # refused before parsing: the running command's target/ is as it wrote it, file for file
+    assert first.poll() is None, "the first run ended before the refusal was checked"
+    assert tree(target) == before
+    assert json.loads((target / "manifest.json").read_text())["metadata"]["invocation_id"] == first_manifest
     records = list((warehouse / ".dbt-refusals").glob("*.json"))
     assert len(records) == 1
     record = json.loads(records[0].read_text())

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, cluster_only
+from tests.functional.processes import wait_until
 
 # holds the warehouse for HOLD_SECONDS (Python models run in the driver, which has the environment)
 HOLD_MODEL = """
@@ -86,11 +87,11 @@ def lease_of(warehouse: Path) -> dict:
 
 
 def wait_for_lease(warehouse: Path, process: subprocess.Popen, timeout: float = 180) -> None:
-    deadline = time.time() + timeout
-    while lease_of(warehouse).get("pid") != process.pid:
+    def taken() -> bool:
         assert process.poll() is None, process.communicate()[0][-4000:]
-        assert time.time() < deadline, f"process {process.pid} never took the lease"
-        time.sleep(0.3)
+        return lease_of(warehouse).get("pid") == process.pid
+
+    wait_until(taken, f"process {process.pid} to take the lease", timeout=timeout, poll=0.3)
 
 
 def test_a_second_driver_is_refused_and_a_killed_holders_lease_expires(tmp_path, spark):
@@ -108,9 +109,11 @@ def test_a_second_driver_is_refused_and_a_killed_holders_lease_expires(tmp_path,
         assert f"pid {holder.pid}" in out and "lease renewed" in out, out
         assert "Nothing was changed by this run" in out
 
-        # the holder renews: after more than the ttl its lease is still fresh
-        time.sleep(TTL + 2)
-        assert time.time() - lease.stat().st_mtime < TTL
+        # the holder renews: its heartbeat carries the lease's time past the ttl, and it stays its own
+        stamp = lease.stat().st_mtime
+        wait_until(
+            lambda: lease.stat().st_mtime >= stamp + TTL, "the holder to renew past the ttl", timeout=TTL * 6
+        )
         assert lease_of(warehouse)["pid"] == holder.pid
 
         # the holder's host dies: the driver and its JVM, at once, without releasing anything
@@ -124,8 +127,9 @@ def test_a_second_driver_is_refused_and_a_killed_holders_lease_expires(tmp_path,
 
     # a successor that starts while the dead holder's lease is fresh is refused (shown above);
     # once the lease has gone unrenewed for longer than the ttl, the next driver takes it over
-    while time.time() - lease.stat().st_mtime <= TTL + 1:
-        time.sleep(0.5)
+    wait_until(
+        lambda: time.time() - lease.stat().st_mtime > TTL + 1, "the dead holder's lease to expire", poll=0.5
+    )
     successor = driver(make_project(tmp_path, "third"), warehouse)
     out, _ = successor.communicate(timeout=300)
     assert successor.returncode == 0, out

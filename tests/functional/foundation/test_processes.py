@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock
+from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock, wait_until
 
 
 def make_project(root: Path, hold_seconds: float) -> Path:
@@ -67,6 +67,8 @@ def test_a_killed_run_does_not_block_the_next(tmp_path):
     project = make_project(tmp_path, hold_seconds=120)
     victim = start(project, warehouse, metastore, "run")
     wait_for_lock(warehouse, victim.pid)
+    # the lock is taken before dbt parses: kill it once its Spark session has booted Derby
+    wait_until(lambda: (metastore / "service.properties").is_file(), "the victim's metastore")
     os.kill(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=60)
 

@@ -1,8 +1,12 @@
-"""`dbt build` of the product alone, against a metastore that already holds real tables named like
-the demo's (`tracking.event`, `u_purger.guestids`, `kafka.*`, `crm.*`), changes none of them.
+"""`dbt build` of the product alone (the repo root), against a metastore that already holds real
+tables named like the demo's (`tracking.event`, `u_purger.guestids`, `kafka.*`, `crm.*`), changes
+none of them.
 
-The demo lives in its own project (demo/); the product only reads its inputs, declared as
-sources.  This runs the repo root's own dbt_project.yml, not a copy, in the shared session.
+No demo name is a default: with no id table named, the purge and erasure nodes do not exist, so
+nothing is purged; retention runs (at the repo root it is enabled without the purge) and finds
+nothing registered to delete.  At the repo root (and only there) the compaction inputs default to
+DESIGN.md's example sources, so DESIGN.md's compaction command works on a warehouse holding only
+those inputs.  This runs the repo root's own dbt_project.yml, not a copy, in the shared session.
 """
 
 from __future__ import annotations
@@ -119,24 +123,26 @@ def test_product_build_changes_no_table_named_like_the_demos(
             "--log-path",
             str(tmp_path / "logs"),
             "--vars",
-            # nothing is onboarded in this lake: the purge would otherwise fail on an empty selection
-            json.dumps({"compaction_now": NOW, "purge_allow_empty": True}),
-            # the coverage test fails on this lake, rightly (asserted below)
-            "--exclude",
-            "assert_pii_coverage_complete",
+            json.dumps({"compaction_now": NOW}),
         ]
     )
     built = {result.node.name for result in results}
-    assert 'purge_whitelist "tracking" matches no onboarded table' in logs
-    # the product's own nodes ran, and no demo node exists in it
-    assert {"purge", "retention", "page_view_hourly", "member_merged", "retention_policies"} <= built
+    # the compaction ran on DESIGN.md's example inputs; no demo node exists in the product
+    assert {"page_view_hourly", "page_view_daily", "member_merged", "member_history"} <= built
     assert not any(name.startswith("demo_") for name in built)
+    # no id table named: nothing that deletes or reads ids exists, and no source names one
+    assert not built & {"purge", "purge_log", "purge_verification", "erasure_requests", "pii_coverage"}
+    # retention ran and deleted nothing: no side table is registered in this lake
+    assert {"retention", "retention_log"} <= built
+    deleted = spark.sql("select count(*) from product_build.retention where action = 'delete'").collect()
+    assert deleted[0][0] == 0
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    assert "source.compliance.compliance.id_table" not in manifest["sources"]
+    assert "source.compliance.kafka.page_view_hourly_staging" in manifest["sources"]
+    assert "purge_whitelist" not in logs
     # it read the inputs: the compaction found the hourly data, the merge the members
     assert spark.sql("select count(*) from product_build.page_view_hourly").collect()[0][0] == 2
     assert spark.sql("select count(*) from product_build.member_merged").collect()[0][0] == 3
-    # coverage lists the whitelisted table that holds the id column's name without a descriptor
-    coverage = spark.sql("select table_id, matched_columns, status from product_build.pii_coverage").collect()
-    assert [tuple(r) for r in coverage] == [("tracking.event", "metadata.guestid", "onboarded_needed")]
     # and changed none of them: same rows, same location, same files
     for name, before in real_lake.items():
         assert state(spark, name) == before, f"dbt build of the product changed {name}"

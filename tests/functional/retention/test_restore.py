@@ -8,7 +8,7 @@ import os
 import pytest
 from dbt.tests.util import run_dbt
 
-from python_hooks.errors import LakehouseError
+from python_hooks.errors import ConfigError, NotFoundError, RefusedError
 from python_hooks.restore import plan as restore_hook
 from tests.functional.retention.conftest import attempts, restore, retention
 from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
@@ -52,20 +52,35 @@ class TestRestore:
         assert f"t_trash_{NOW + 1}" in lake.tables()
 
     def test_errors_name_the_table_the_partition_and_the_backups(self, lake, spark):
+        # through dbt: a runtime error of the operation, never a compilation error
         _, log = restore(expect_pass=False, table="r_restore.t", partition="day=2024")
         assert "r_restore.t" in log and "partitioned by ['dp']" in log and "dp=<value>" in log
-        with pytest.raises(LakehouseError) as missing:
-            restore_hook.plan_restore(spark, "r_restore.t", f"dp={QUOTE}", backup="t_backup_123")
+        assert "Runtime Error" in log and "Compilation Error" not in log
+        _, log = restore(expect_pass=False, table="r_restore.tt", partition=f"dp={QUOTE}")
+        assert "Cannot restore r_restore.tt: the table does not exist (did you mean r_restore.t" in log
+        assert "Runtime Error" in log and "Compilation Error" not in log
+        with pytest.raises(ConfigError, match=r"Not a partition column: dpp \(did you mean dp\?\)"):
+            restore_hook.plan_restore(spark, "r_restore.t", "dpp=x")
+        with pytest.raises(NotFoundError) as missing:
+            restore_hook.plan_restore(spark, "r_restore.t", f"dp={QUOTE}", backup=f"t_backup_{T2 + 1}")
         message = str(missing.value)
-        assert "r_restore.t_backup_123: no such backup" in message
+        assert f"r_restore.t_backup_{T2 + 1}: no such backup (did you mean r_restore.t_backup_{T2}" in message
         assert f"r_restore.t_backup_{T2} (holds this partition)" in message
         assert f"r_restore.t_backup_{T1} (holds this partition)" in message
-        with pytest.raises(LakehouseError, match="r_restore.nope: the table does not exist"):
+        with pytest.raises(
+            NotFoundError,
+            match=r"r_restor.t: the database r_restor does not exist \(did you mean r_restore\?\)",
+        ):
+            restore_hook.plan_restore(spark, "r_restor.t", "dp=x")
+        with pytest.raises(NotFoundError, match="r_restore.nope: the table does not exist"):
             restore_hook.plan_restore(spark, "r_restore.nope", "dp=x")
-        with pytest.raises(LakehouseError, match="no backup holds a non-empty copy"):
-            restore_hook.plan_restore(spark, "r_restore.t", "dp=never")
+        # a partition that neither the table nor a backup has: the nearest that exist
+        with pytest.raises(
+            NotFoundError, match=r"no backup holds a non-empty copy.*\(did you mean dp=o'brien\?\)"
+        ):
+            restore_hook.plan_restore(spark, "r_restore.t", "dp=o'brian")
         # the restored partition's data IS backup T1's: choosing it again is refused
-        with pytest.raises(LakehouseError, match="is the live location"):
+        with pytest.raises(RefusedError, match="is the live location"):
             restore_hook.plan_restore(spark, "r_restore.t", f"dp={COLON}", backup=f"t_backup_{T1}")
         assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
 

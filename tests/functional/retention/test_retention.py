@@ -8,6 +8,7 @@ the real pass.  Each test checks one scenario of the world, so the whole class c
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -125,8 +126,9 @@ def world(built, spark, tmp_path_factory):
     }
     tree = warehouse_tree(built.test_schema)
     stale_records = stale_record_count(spark, built.test_schema)
-    retention(NOW, expect_pass=False, retention_dry_run=True)
+    _, dry_log = retention(NOW, expect_pass=False, retention_dry_run=True, retention_progress_seconds=0.05)
     dry = {
+        "log": dry_log,
         "attempts": attempts(spark, built.test_schema),
         "tables": {name: lk.tables() for name, lk in lakes.items()},
         "files": every_file(spark, list(lakes)),
@@ -175,6 +177,41 @@ class TestRetention:
         }
         assert would == done
         assert not any(r.dry_run for r in world["attempts"])
+
+    def test_a_dry_run_lists_every_location_per_kind(self, world):
+        dry = world["dry"]
+        would = [r for r in dry["attempts"] if r.action == "delete" and r.succeeded]
+        total_files = sum(r.files_deleted for r in would)
+        assert (
+            f"Retention (dry run): would delete {len(would)} location(s), {total_files} file(s)" in dry["log"]
+        )
+        for kind in {r.kind for r in would}:
+            of_kind = [r for r in would if r.kind == kind]
+            assert (
+                f"  {kind}: {len(of_kind)} location(s), {sum(r.files_deleted for r in of_kind)} file(s)"
+                in dry["log"]
+            )
+        for row in would:
+            where = f"{row.database_name}.{row.table_name}" + (
+                f" partition {row.partition_spec}" if row.partition_spec else ""
+            )
+            assert f"    {row.location}  ({where}; {row.files_deleted} file(s)" in dry["log"], row
+        # the real pass prints the same totals per kind, without listing the paths
+        done = [r for r in world["attempts"] if r.action == "delete" and r.succeeded]
+        assert f"Retention: deleted {len(done)} location(s)" in world["log"]
+        assert not any(f"    {r.location}  (" in world["log"] for r in done)
+
+    def test_progress_is_told_while_the_pass_runs(self, world):
+        # every 0.05 s here (retention_progress_seconds; 10 s by default): `i/N`, elapsed, estimate
+        lines = [line for line in world["dry"]["log"].splitlines() if " item(s) done, " in line]
+        assert lines, world["dry"]["log"]
+        assert re.search(
+            r"Retention: \d+/\d+ item\(s\) done, \d+ s elapsed, (about \d+ s left|no estimate yet)", lines[0]
+        )
+
+    def test_failed_attempts_are_a_runtime_error_naming_them(self, world):
+        assert "deletion attempt(s) failed (the others went on)" in world["log"]
+        assert "Runtime Error" in world["log"] and "Compilation Error" not in world["log"]
 
     def test_a_purge_dry_run_makes_retention_dry(self, world):
         dry, before = world["dry"]["purge_dry_run"], world["dry"]

@@ -13,10 +13,23 @@ table properties, lake.py), and are richer than one table's purges:
 - a date-partitioned table (`d`, values that parse and one that does not) and a snapshot table (`s`);
 - stale data records (old directories, live and backup locations), due and not yet due.
 
-The oracle is not the code's rule: before the pass every file is hashed; after it, every table and
-partition still in the metastore, and every stale record not yet due, must reference exactly the
-files (relative path and content) it referenced before (a reaped partition: at its new place).  A
-file that was referenced or recorded before and still exists must be referenced or recorded after.
+The oracle is not the code's rule, and reads the metastore through Spark's external catalog (the
+metastore client itself), never through python_hooks' listing:
+- every live partition survives, and only those: the set of live partitions after the pass is
+  computed from the one before by date arithmetic (`d`: a `yyyy-MM-dd` value at least
+  `partition_retention_days` before now goes, any other stays) and count arithmetic (`s`: the
+  `snapshot_retention_count` newest values stay), and every live table is still there;
+- every side-table partition within its policy survives: a staging table younger than
+  `staging_retention_hours`, a trash table younger than `trash_retention_days`, a backup partition
+  among the `backup_retention_versions` newest of that partition and younger than
+  `backup_retention_days` (ages from the `<ts>` of the names);
+- before the pass every file is hashed; after it, every table and partition still in the metastore,
+  and every stale record not yet due, references exactly the files (relative path and content) it
+  referenced before (a reaped partition: at its new place);
+- a file that was referenced or recorded before and still exists is referenced or recorded after.
+
+`make test` runs 20 fixed (derandomized) examples; `make test-property` runs 200 random ones
+(env `RETENTION_PROPERTY_EXAMPLES`, random seed printed on failure).
 
 `test_random_histories_through_the_engine` runs the engine (python_hooks.retention.engine, what the
 `retention` model's pre-hook calls) on many examples; `test_histories_through_the_retention_model`
@@ -26,10 +39,13 @@ histories and a few generated ones.
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import os
+import re
 import shutil
 from collections import Counter
+from datetime import date
 from typing import Any
 
 import pytest
@@ -37,7 +53,6 @@ from dbt.adapters.lakehouse.partitions import spec_path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from python_hooks.catalog import metastore
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore_hook
 from python_hooks.retention import engine
@@ -324,28 +339,84 @@ class History:
         return ts
 
 
-def references(spark: Any) -> dict[tuple[str, str | None], dict[str, str]]:
-    """{(table, partition spec or None): the files it references}: every table and partition of r_prop
-    (a partitioned table's own directory references nothing: its data is in its partitions)."""
-    found = {}
-    for table in metastore.all_tables(spark):
-        if table.database != DB:
+def catalog(spark: Any) -> dict[tuple[str, str | None], str]:
+    """{(table, partition spec `k=v` unescaped, or None for an unpartitioned table): its location} of
+    every table and partition of r_prop, read from Spark's external catalog (the metastore client),
+    not through python_hooks' listing.  A partitioned table's own directory is not a key: its data
+    is in its partitions."""
+    external = spark._jsparkSession.sharedState().externalCatalog()
+    no_filter = spark._jvm.scala.Option.empty()
+    found: dict[tuple[str, str | None], str] = {}
+    names = external.listTables(DB)
+    for i in range(names.size()):
+        name = names.apply(i)
+        meta = external.getTable(DB, name)
+        columns = [meta.partitionColumnNames().apply(j) for j in range(meta.partitionColumnNames().size())]
+        if not columns:
+            found[(name, None)] = str(meta.location())
             continue
-        if table.is_partitioned:
-            for part in table.partitions:
-                found[(table.name, part.spec)] = tree(part.location)
-        else:
-            found[(table.name, None)] = tree(table.location)
+        parts = external.listPartitions(DB, name, no_filter)
+        for j in range(parts.size()):
+            part = parts.apply(j)
+            spec = "/".join(f"{c}={part.spec().apply(c)}" for c in columns)
+            found[(name, spec)] = str(part.location())
     return found
+
+
+def references(spark: Any) -> dict[tuple[str, str | None], dict[str, str]]:
+    """{(table, partition spec or None): the files it references}: every table and partition of r_prop."""
+    return {key: tree(location) for key, location in catalog(spark).items()}
 
 
 def locations(spark: Any) -> list[str]:
     """The locations `references` reads: partitions, and unpartitioned tables."""
-    found = []
-    for table in metastore.all_tables(spark):
-        if table.database == DB:
-            found += [p.location for p in table.partitions] if table.is_partitioned else [table.location]
-    return found
+    return list(catalog(spark).values())
+
+
+SIDE = re.compile(r"^(?P<base>.+)_(?P<kind>staging|backup|trash)_(?P<ts>\d+)$")
+
+
+def date_ms(value: str) -> int | None:
+    """Midnight UTC of a `yyyy-MM-dd` value, or None when it is not a date (such partitions stay)."""
+    try:
+        return calendar.timegm(date.fromisoformat(value).timetuple()) * 1000
+    except ValueError:
+        return None
+
+
+def must_survive(keys: set[tuple[str, str | None]], now: int, drawn: dict[str, Any]) -> dict[str, Any]:
+    """What the pass must leave, from the policies' documented rules, by date and count arithmetic
+    over the catalog before it: {"live": {table: its partitions after, exactly}, "side": the side
+    table partitions within their policy}."""
+    live: dict[str, set[str | None]] = {}
+    side: set[tuple[str, str | None]] = set()
+    backups: dict[tuple[str, str | None], list[tuple[int, str]]] = {}
+    for table, spec in keys:
+        match = SIDE.match(table)
+        if match is None:
+            live.setdefault(table, set()).add(spec)
+            continue
+        kind, ts = match["kind"], int(match["ts"])
+        if kind == "staging" and ts >= now - drawn["staging_retention_hours"] * HOUR:
+            side.add((table, spec))
+        elif kind == "trash" and ts >= now - drawn["trash_retention_days"] * DAY:
+            side.add((table, spec))
+        elif kind == "backup":
+            backups.setdefault((match["base"], spec), []).append((ts, table))
+    for (_base, spec), versions in backups.items():
+        for rank, (ts, table) in enumerate(sorted(versions, reverse=True)):
+            if rank < drawn["backup_retention_versions"] and ts >= now - drawn["backup_retention_days"] * DAY:
+                side.add((table, spec))
+    by_date = TABLE_POLICIES[f"{DB}.d"]
+    days = by_date["partition_retention_days"]
+    live["d"] = {
+        spec
+        for spec in live["d"]
+        if date_ms(spec.split("=", 1)[1]) is None or date_ms(spec.split("=", 1)[1]) >= now - days * DAY
+    }
+    count = TABLE_POLICIES[f"{DB}.s"]["snapshot_retention_count"]
+    live["s"] = set(sorted(live["s"], key=lambda spec: spec.split("=", 1)[1])[-count:])
+    return {"live": live, "side": side}
 
 
 def stale_rows(spark: Any, table: str) -> list[Any]:
@@ -375,8 +446,19 @@ def policies(drawn: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str,
 def check(spark: Any, history: History, before: dict[str, Any], now: int, rows: list[Any], mode: str) -> None:
     """The property, after the pass (the `rows` are its attempts)."""
     drawn_stale_days = before["stale_days"]
-    # 1. every table and partition still in the metastore references the files, with the bytes, it did
     after = references(spark)
+    # 0. every live table is there with exactly the partitions the arithmetic leaves, and every
+    # side-table partition within its policy is still there
+    live_after: dict[str, set[str | None]] = {}
+    for table, spec in after:
+        if SIDE.match(table) is None:
+            live_after.setdefault(table, set()).add(spec)
+    assert live_after == before["survive"]["live"], (
+        f"live partitions: expected {before['survive']['live']}, found {live_after}"
+    )
+    missing = before["survive"]["side"] - set(after)
+    assert not missing, f"within their policy, but gone: {sorted(missing, key=str)}"
+    # 1. every table and partition still in the metastore references the files, with the bytes, it did
     for key, files in after.items():
         assert key in before["references"], f"{key} appeared during the pass"
         assert files == before["references"][key], (
@@ -418,7 +500,7 @@ def check(spark: Any, history: History, before: dict[str, Any], now: int, rows: 
     COVERED[mode].update(history.features)
 
 
-def snapshot_before(spark: Any, history: History, drawn: dict[str, Any]) -> dict[str, Any]:
+def snapshot_before(spark: Any, history: History, drawn: dict[str, Any], now: int) -> dict[str, Any]:
     refs = references(spark)
     stale = stale_rows(spark, history.stale_table)
     covered_locations = locations(spark) + [r.location for r in stale]
@@ -432,10 +514,20 @@ def snapshot_before(spark: Any, history: History, drawn: dict[str, Any]) -> dict
         "stale_files": {r.location: tree(r.location) for r in stale},
         "stale_days": drawn["stale_retention_days"],
         "covered": {f for f in every_file(roots) if under(f, covered_locations)},
+        "survive": must_survive(set(refs), now, drawn),
     }
 
 
-SETTINGS = dict(deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+# `make test`: 20 fixed examples (derandomized, the same on every run); `make test-property`:
+# RETENTION_PROPERTY_EXAMPLES=200 random ones, whose seed hypothesis prints when one fails
+EXAMPLES = int(os.environ.get("RETENTION_PROPERTY_EXAMPLES") or 20)
+SETTINGS = dict(
+    deadline=None,
+    derandomize="RETENTION_PROPERTY_EXAMPLES" not in os.environ,
+    database=None,
+    print_blob=True,
+    suppress_health_check=list(HealthCheck),
+)
 RICH = [
     # partitioned: purge, restore, purge again (two backups share a directory), a dead run holding a
     # live partition, stale records, the neighbour `tc` and the date table purged too
@@ -468,7 +560,7 @@ class TestRetentionProperty:
         return {"retention": {"retention_policies.csv": SEED}}
 
     def test_random_histories_through_the_engine(self, built, spark):
-        @settings(max_examples=20, **SETTINGS)
+        @settings(max_examples=EXAMPLES, **SETTINGS)
         @given(history=HISTORY, drawn=POLICY, partitioned=st.booleans(), wait_hours=st.integers(0, 240))
         @example(history=RICH[0], drawn=RICH_POLICY, partitioned=True, wait_hours=30)
         @example(
@@ -484,7 +576,7 @@ class TestRetentionProperty:
         def examples(history, drawn, partitioned, wait_hours):
             built_history = History(spark, built.test_schema, partitioned)
             now = built_history.build(history) + wait_hours * HOUR
-            before = snapshot_before(spark, built_history, drawn)
+            before = snapshot_before(spark, built_history, drawn, now)
             defaults, per_table = policies(drawn)
             engine.run_retention(
                 spark,
@@ -508,7 +600,7 @@ class TestRetentionProperty:
         def examples(history, drawn, partitioned, wait_hours):
             built_history = History(spark, built.test_schema, partitioned)
             now = built_history.build(history) + wait_hours * HOUR
-            before = snapshot_before(spark, built_history, drawn)
+            before = snapshot_before(spark, built_history, drawn, now)
             defaults, _ = policies(drawn)
             variables = {k: ("" if v is None else v) for k, v in defaults.items() if k in drawn}
             results, logs = retention(

@@ -140,14 +140,20 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
         return engine.base_tables(self.spark_session(), stale_relation)
 
-    @available.parse_none
+    @available.parse(_empty_list)
     def retention_validate_policies(
-        self, rows: list[dict[str, Any]], defaults: dict[str, Any], min_hours: Any, allow_short: Any
-    ) -> None:
-        """Every retention var and seed row checked; ConfigError naming the first bad one."""
+        self,
+        rows: list[dict[str, Any]],
+        defaults: dict[str, Any],
+        min_hours: Any,
+        allow_short: Any,
+        scope: Any = "",
+    ) -> list[str]:
+        """Every retention var and seed row checked (ConfigError naming each bad one); the warnings:
+        patterns of the rows or of retention_scope that match no table, with the nearest names."""
         from python_hooks.retention import policy
 
-        policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short)
+        return policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short, scope)
 
     @available.parse_none
     def retention_run(
@@ -159,13 +165,38 @@ class ComplianceMethods(metaclass=AdapterMeta):
         now: Any,
         stale_relation: list[str],
         view_name: str,
+        progress_seconds: Any = 10,
     ) -> dict[str, Any]:
-        """One retention pass: deletes (or lists) what is past its policy, never anything live."""
+        """One retention pass: deletes (or lists) what is past its policy, never anything live;
+        tells its progress every `progress_seconds`."""
         from python_hooks.retention import engine
 
         return engine.run_retention(
-            self.spark_session(), invocation_id, policies, defaults, dry_run, now, stale_relation, view_name
+            self.spark_session(),
+            invocation_id,
+            policies,
+            defaults,
+            dry_run,
+            now,
+            stale_relation,
+            view_name,
+            progress_seconds,
         )
+
+    @available.parse_none
+    def retention_raise_failures(self, invocation_id: str, rows: list[dict[str, Any]]) -> None:
+        """retention_log's post-hook: a StatementError naming the failed attempts of this pass."""
+        from python_hooks.retention import attempts
+
+        attempts.raise_failures(invocation_id, rows)
+
+    @available
+    def raise_config_error(self, message: str) -> None:
+        """A var or argument a macro checked is not usable: raised as ConfigError, a runtime error
+        of the node or operation (never a compilation error), with the macro's message."""
+        from dbt.adapters.lakehouse.errors import ConfigError
+
+        raise ConfigError(message)
 
     # ---- restore -------------------------------------------------------------------------------
     @available.parse_none
@@ -317,6 +348,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
         project_dir: str | None,
         write_graph: bool,
         write_openlineage: bool,
+        graph_tests: bool = False,
     ) -> dict[str, Any]:
         """on-run-end: this invocation's results, lineage and graph (status `cancelled` when it was
         cancelled); a report, never an error."""
@@ -337,4 +369,5 @@ class ComplianceMethods(metaclass=AdapterMeta):
             write_graph=write_graph,
             write_openlineage=write_openlineage,
             status="cancelled" if self.cancellation.requested else None,
+            graph_tests=graph_tests,
         )

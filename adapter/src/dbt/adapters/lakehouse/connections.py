@@ -73,10 +73,50 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
 HOOK_CONNECTION = "master"
 
 
+# The dbt commands that open a connection to the warehouse (dbt's `flags.WHICH`).  They take the
+# warehouse's run lock when dbt creates the adapter, which it does before it parses the project
+# and writes target/ (partial_parse.msgpack, manifest.json, ...): a command refused because
+# another holds the warehouse stops before writing anything, so the running command's target/
+# stays as it wrote it.  `dbt parse`, `ls`, `deps` and `debug` take no lock early.
+EARLY_LOCK_COMMANDS = frozenset(
+    {
+        "build",
+        "clone",
+        "compile",
+        "freshness",
+        "generate",
+        "retry",
+        "run",
+        "run-operation",
+        "seed",
+        "show",
+        "snapshot",
+        "test",
+    }
+)
+
+
+def _command() -> str | None:
+    """The running dbt command (`run`, `run-operation`, `generate`, ...), or None outside the CLI."""
+    try:
+        from dbt.flags import get_flags
+
+        return getattr(get_flags(), "WHICH", None)
+    except ImportError:  # no dbt-core flags (a library use of the adapter)
+        return None
+
+
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
     # the adapter's, set when it makes this manager (cancellation.py)
     cancellation: Cancellation | None = None
+
+    def __init__(self, profile: Any, mp_context: Any) -> None:
+        super().__init__(profile, mp_context)
+        creds = profile.credentials
+        if creds.method == SparkConnectionMethod.SESSION and _command() in EARLY_LOCK_COMMANDS:
+            creds.server_side_parameters = session_parameters(creds.server_side_parameters)
+            lock_warehouse(creds.server_side_parameters)
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
