@@ -434,6 +434,15 @@ restores as (
     ) as restored
 ),
 
+-- the newest data file under an onboarded table: a write since a verification may have brought ids back
+last_write as (
+    select
+        max(happened_at) as happened_at,
+        max_by(concat(database_name, '.', table_name), happened_at) as table_id
+    from warehouse_changes
+    where kind = 'write'
+),
+
 last_deletion as (
     {%- if retention_log is not none %}
     select max(attempted_at) as happened_at
@@ -502,6 +511,8 @@ facts as (
             else requests.last_served_at
         end as last_purge_at,
         case when requests.still_listed then restores.happened_at end as last_restore_at,
+        case when requests.still_listed then last_write.happened_at end as last_write_at,
+        case when requests.still_listed then last_write.table_id end as last_write_table,
         case when requests.still_listed then last_deletion.happened_at end as last_deletion_at,
         latest.verification_id,
         latest.started_at as verified_at,
@@ -522,6 +533,7 @@ facts as (
     from requests
     cross join unattributed_purges
     cross join restores
+    cross join last_write
     cross join last_deletion
     left join latest
         on requests.request_id = latest.request_id
@@ -534,11 +546,11 @@ facts as (
 judged as (
     select
         facts.*,
-        greatest(facts.last_purge_at, facts.last_restore_at) as last_change_at,
+        greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) as last_change_at,
         case
             when facts.purge_runs = 0 then 'pending'
             when facts.verification_id is null then 'unverified'
-            when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at) then 'unverified'
+            when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) then 'unverified'
             when facts.unread_live > 0 then 'unverified'
             when facts.live_rows > 0
                 then case when facts.last_clean_at > facts.first_purged_at then 'reintroduced' else 'pending' end
@@ -580,6 +592,7 @@ final as (
         judged.last_purge_at,
         judged.last_restore_at,
         judged.last_deletion_at,
+        judged.last_write_at,
         judged.verification_id,
         judged.verified_at,
         judged.verification_ended_at,
@@ -615,6 +628,9 @@ final as (
                     when judged.verified_at <= greatest(judged.last_purge_at, judged.last_restore_at)
                         then concat('no verification since the last purge or restore (', {{ compliance.erasure_utc_text('greatest(judged.last_purge_at, judged.last_restore_at)') }},
                             '): dbt run --select erasure_verification')
+                    when judged.verified_at <= judged.last_write_at
+                        then concat('data was written to ', judged.last_write_table, ' (', {{ compliance.erasure_utc_text('judged.last_write_at') }},
+                            ') after the last verification: dbt run --select erasure_verification')
                     else concat('live locations could not be read: ', judged.unread_locations)
                 end
             when 'reintroduced' then

@@ -9,8 +9,9 @@ purge runs, the copies, and the selection of evidence rows.  It checks the rule 
   request's latest;
 - the verification found 0 rows holding the request's ids in every location it read, and read
   every location (no error);
-- it started after the request's last purge, the warehouse's last restore and the last deletion
-  of a copy (the ledger's `last_purge_at`, `last_restore_at`, `last_deletion_at`).
+- it started after the request's last purge, the warehouse's last restore, the last write to an
+  onboarded table and the last deletion of a copy (the ledger's `last_purge_at`,
+  `last_restore_at`, `last_write_at`, `last_deletion_at`).
 
 Otherwise it writes a *status report* (`<request>.status.json` / `.md`) that says which part of
 the rule is not met, and no certificate.  A certificate (`<request>.json` / `.md`) names the
@@ -43,7 +44,8 @@ DISTRIBUTION = "dbt-lakehouse"
 PACKAGE = "compliance"
 RULE = (
     "A request is erased when a verification that started after the request's last purge, after the "
-    "last restore and after the last deletion of a copy read every onboarded table (all partitions), "
+    "last restore, after the last write to an onboarded table and after the last deletion of a copy "
+    "read every onboarded table (all partitions), "
     "every registered backup, staging and trash table, every stale location, every reaped backup "
     "directory and every location of the purge journal, and found no row holding any of the "
     "request's ids, and no location it could not read."
@@ -209,6 +211,7 @@ def rule_failures(
     for label, key in (
         ("the request's last purge", "last_purge_at"),
         ("the last restore", "last_restore_at"),
+        ("the last write to an onboarded table", "last_write_at"),
         ("the last deletion of a copy", "last_deletion_at"),
     ):
         moment = utc(request.get(key))
@@ -340,7 +343,7 @@ def _runs(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _request_section(request: dict[str, Any]) -> dict[str, Any]:
     keys = (
         "request_id", "status", "missing", "requested_at", "deadline_at", "id_count", "purge_runs",
-        "last_purge_at", "last_restore_at", "last_deletion_at", "live_clean_at", "fully_erased_at",
+        "last_purge_at", "last_restore_at", "last_write_at", "last_deletion_at", "live_clean_at", "fully_erased_at",
         "copies_total", "copies_remaining",
     )  # fmt: skip
     return {k: (when(request.get(k)) if k.endswith("_at") else _plain(request.get(k))) for k in keys}

@@ -364,20 +364,49 @@ def _stale_rows(spark: Any, relation: list[str] | None) -> list[dict[str, Any]]:
 
 
 # ---- what changed in the warehouse, for the ledger ----------------------------------------------
+def newest_write_ms(spark: Any, location: str | None) -> int | None:
+    """The latest modification time (epoch ms) of a data file under `location`, recursively (names
+    starting with `_` or `.` are not data), or None when it holds none.  Read by the OS for a
+    local (`file:`) location, through the Hadoop FileSystem otherwise."""
+    import os
+
+    if not location:
+        return None
+    local = data_files.local_path(str(location))
+    if local is not None:
+        newest = None
+        for root, directories, names in os.walk(local):
+            directories[:] = [d for d in directories if not d.startswith(("_", "."))]
+            for name in names:
+                if not name.startswith(("_", ".")):
+                    stamp = int(os.stat(os.path.join(root, name)).st_mtime * 1000)
+                    newest = stamp if newest is None or stamp > newest else newest
+        return newest
+    stamps = [int(s.getModificationTime()) for s in data_files.data_files(spark, str(location))]
+    return max(stamps) if stamps else None
+
+
 def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Every purge and restore the metastore and the journal show, in scope, with when it happened:
+    """Everything that may have changed what a verification read, in scope, with when it happened:
     [{source, kind, invocation_id, database_name, table_name, happened_us}] (epoch microseconds).
 
     - `side_table`: a registered staging, backup (a purge) or trash (a restore) table, at its
       `lakehouse.side_table.created_at`;
-    - `journal`: a purge journal entry, at its intent and at its outcome.
+    - `journal`: a purge journal entry, at its intent and at its outcome;
+    - `files` (kind `write`): the newest data file under each onboarded table's directory and
+      partitions, whoever wrote it (a rebuild, a late load, a job outside dbt).
     The ledger takes the purge runs that its own log does not attribute to a request (an
-    interrupted run, a run whose log was not appended) from here.
+    interrupted run, a run whose log was not appended) and the writes since a verification from
+    here.
     """
     changes = []
     for (database, table), meta in sorted(_catalog(spark).items()):
         side = _registration(meta, database, table)
-        if side is None or not in_scope(scope, database, side[0]):
+        if side is None:
+            if _meta_property(meta, DESCRIPTOR) is not None and in_scope(scope, database, table):
+                changes += _writes(spark, meta, database, table)
+            continue
+        if not in_scope(scope, database, side[0]):
             continue
         props = metastore.registration_properties(meta)
         changes.append(
@@ -409,3 +438,26 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
                     }
                 )
     return changes
+
+
+def _writes(spark: Any, meta: Any, database: str, table: str) -> list[dict[str, Any]]:
+    """The newest data file of an onboarded table: under its directory and every partition's."""
+    locations = [_location(spark, meta)]
+    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    if columns:
+        locations += [
+            location for _, location in metastore.partition_locations(spark, database, table, columns)
+        ]
+    stamps = [stamp for stamp in (newest_write_ms(spark, loc) for loc in dict.fromkeys(locations)) if stamp]
+    if not stamps:
+        return []
+    return [
+        {
+            "source": "files",
+            "kind": "write",
+            "invocation_id": None,
+            "database_name": database,
+            "table_name": table,
+            "happened_us": max(stamps) * 1000,
+        }
+    ]
