@@ -16,13 +16,14 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults lint unit functional dbt-build graph bench clean \
+.PHONY: help setup java graphviz demo test test-faults test-property lint unit functional dbt-build graph bench clean \
 	cluster-up cluster-down test-cluster
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
+	@echo "make test-property - the erasure ledger held to the files over many random histories (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -70,14 +71,19 @@ lint: setup
 	$(BIN)/ruff check python_hooks tools tests scripts bench adapter models demo
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
-# The kill matrix (tests/faults, docs/safety.md) is marked `faults`: `make test` runs only its
-# unmarked short subset.
+# The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the erasure ledger's many
+# random histories `property`: `make test` runs only their unmarked short subsets.
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults"
+	$(BIN)/pytest tests -q -m "not faults and not property"
 
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
 test-faults: setup
 	$(BIN)/pytest tests/faults -v
+
+# The erasure ledger held to the files over many random histories (PROPERTY_EXAMPLES, default 20),
+# and the interrupted purges of tests/faults/test_kill_erasure.py.
+test-property: setup
+	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v -m "property or not property"
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

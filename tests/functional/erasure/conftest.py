@@ -17,8 +17,9 @@ SEED_TYPES = RETENTION_POLICY_TYPES
 ZERO = RETENTION_ZERO
 
 
-def dbt_log(args: list[str], expect_pass: bool = True) -> str:
-    """A dbt command's log; when it does not end as expected, the assertion shows the log's end."""
+def dbt_log(args: list[str], expect_pass: bool | None = True, callbacks: list[Any] | None = None) -> str:
+    """A dbt command's log; when it does not end as expected, the assertion shows the log's end
+    (`expect_pass` None: either way).  `callbacks` receive every event (dbtRunner's)."""
     from io import StringIO
 
     from dbt.cli.main import dbtRunner
@@ -37,11 +38,11 @@ def dbt_log(args: list[str], expect_pass: bool = True) -> str:
     buffer = StringIO()
     capture_stdout_logs(buffer)
     try:
-        result = dbtRunner().invoke(args)
+        result = dbtRunner(callbacks=callbacks or []).invoke(args)
     finally:
         stop_capture_stdout_logs()
     log = buffer.getvalue()
-    assert result.success == expect_pass, (
+    assert expect_pass is None or result.success == expect_pass, (
         f"dbt {' '.join(args[:4])} {'failed' if expect_pass else 'passed'}:\n{log[-6000:]}"
     )
     return log

@@ -25,8 +25,6 @@ def _local(location: str) -> str:
 def live_directories(spark: Any, databases: list[str]) -> set[str]:
     """The directories readers of the onboarded tables read now: the location of each unpartitioned
     one, of each partition of the others."""
-    from urllib.parse import unquote
-
     catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
     found = set()
     for database in databases:
@@ -37,13 +35,13 @@ def live_directories(spark: Any, databases: list[str]) -> set[str]:
             if not meta.properties().contains("dataset.descriptor"):
                 continue
             if meta.partitionColumnNames().isEmpty():
-                found.add(unquote(_local(str(meta.location().toString()))))
+                found.add(local_directory(str(meta.location().toString())))
                 continue
             no_filter = spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq([])
             for part in spark._jvm.scala.collection.JavaConverters.seqAsJavaList(
                 catalog.listPartitionsByFilter(database, table, no_filter, "UTC")
             ):
-                found.add(unquote(_local(str(part.location().toString()))))
+                found.add(local_directory(str(part.location().toString())))
     return found
 
 
@@ -63,6 +61,13 @@ def _values(path: Path, field: list[str]) -> list[Any]:
     return values
 
 
+def local_directory(location: str) -> str:
+    """A location (a URI: `file:/x/ds=10%253A00`) as the directory on disk."""
+    from urllib.parse import unquote
+
+    return unquote(_local(location))
+
+
 def ids_in_files(
     spark: Any,
     databases: list[str],
@@ -72,10 +77,16 @@ def ids_in_files(
 ) -> tuple[dict[str, int], dict[str, int]]:
     """({live file: rows holding an id}, {other file: rows}) under the databases' directories
     (and `roots`, e.g. a backup_dir)."""
-    field = field or ["guestid"]
     warehouse = Path(_local(str(spark.conf.get("spark.sql.warehouse.dir"))))
-    live = live_directories(spark, databases)
     scanned = [warehouse / f"{d}.db" for d in databases] + [Path(r) for r in roots or []]
+    return scan(scanned, live_directories(spark, databases), ids, field)
+
+
+def scan(
+    scanned: list[Path], live: set[str], ids: set[Any], field: list[str] | None = None
+) -> tuple[dict[str, int], dict[str, int]]:
+    """ids_in_files over the directories `scanned`, `live` the directories readers read."""
+    field = field or ["guestid"]
     found_live: dict[str, int] = {}
     found_copies: dict[str, int] = {}
     for root in scanned:
