@@ -25,7 +25,7 @@ help:
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
-	@echo "make test-property - the retention property test on 200 random histories (make test runs 20 fixed ones)"
+	@echo "make test-property - retention and the erasure ledger over many random histories (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -73,10 +73,11 @@ lint: setup
 	$(BIN)/ruff check python_hooks tools tests scripts bench adapter models demo
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
-# The kill matrix (tests/faults, docs/safety.md) is marked `faults`: `make test` runs only its
-# unmarked short subset.  The adapter conformance suite (tests/adapter) runs on its own.
+# The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the many random histories of
+# the property tests `property`: `make test` runs only their unmarked short subsets.  The adapter
+# conformance suite (tests/adapter) runs on its own.
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults" --ignore=tests/adapter
+	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).
@@ -87,10 +88,13 @@ test-adapter: setup
 test-faults: setup
 	$(BIN)/pytest tests/faults -v
 
-# The retention property test (tests/functional/retention/test_retention_property.py) on 200 random
-# histories and policies; `make test` runs 20 fixed ones.  A failure prints hypothesis's seed.
+# The property tests on many random histories: retention (200 histories and policies; `make test`
+# runs 20 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
+# (PROPERTY_EXAMPLES, default 20), with the interrupted purges of tests/faults/test_kill_erasure.py.
 test-property: setup
 	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
+	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v \
+	  -m "property or not property"
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

@@ -1,22 +1,24 @@
-"""Benchmark: verification of bytes (`dbt run-operation verify_erasure`) against a plain PySpark floor.
+"""Benchmark: the erasure verifier against a plain PySpark floor over the same files.
 
-Generates a Hive parquet table of N rows over P partitions, lists about 1% of the ids, all in k
-partitions, purges them once (`purge` and `purge_log` through dbtRunner), and then, in the same
-process and Spark session, times:
+For each size (default 5M and 50M rows): a Hive parquet table of N rows over P partitions
+(bench/workload.py), about 1% of the ids listed, all in k partitions, purged once by
+`dbt run --select purge+` (so that k backups hold the purged rows, as they do until retention).
+Then, in the same process and Spark session, medians of --repeat after a warm-up, the two jobs
+alternating which runs first:
 
-- verify: `dbt run-operation verify_erasure --args '{request_id: <the purge run>}'` (the whole
-  command, and the verification's own Python time as it logs it);
-- the floor: plain PySpark reading the same directories (the k live partitions and their k
-  pre-purge copies, which the backup references), a broadcast semi-join with the ids, rows counted
-  per file; no listing of side tables, no footers, no result table.
+- verify: `dbt run-operation verify_erasure` (the whole command), and the verifier's own time as
+  it logs it (what it decides to read from the metastore and the filesystem, the listing, the
+  footers, one Spark join, the four result tables);
+- the floor: plain PySpark reading every data file under the table's directory (the live
+  partitions and the pre-purge copies, exactly the files the verifier reads), a broadcast
+  semi-join with the ids, rows counted per file.
 
-Medians of --repeat (default 3) after a warm-up; the two jobs alternate which runs first.  Then the
-warehouse grows by P more partitions of N more rows that the request never touched, and the same
-request is timed again: the verification's cost follows the files under the purged partitions,
-not the warehouse, so the two times should match.
+The two must count the same rows.  The verifier reads every partition of every onboarded table
+and every copy, whatever the purge did: its cost grows with the data under onboarded tables and
+their copies, as the floor's does; the ratio says what its bookkeeping costs on top.
 
-    .venv/bin/python bench/erasure_verify_bench.py                      # 5M rows, P=24, k=4
-    .venv/bin/python bench/erasure_verify_bench.py --rows 1000000 --repeat 1
+    .venv/bin/python bench/erasure_verify_bench.py                         # 5M and 50M rows
+    .venv/bin/python bench/erasure_verify_bench.py --rows 5000000 --repeat 5
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from measure import measure  # noqa: E402
-from workload import events_table, insert_events, listed_ids, local_warehouse, run_dbt  # noqa: E402
+from workload import events_table, listed_ids, local_warehouse, run_dbt  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_verify"
@@ -46,58 +48,43 @@ VARIABLES = {
     "compliance_id_table": "bench_ids.ids",
     "compliance_id_column": "guestid",
     "purge_depends_on": [],
+    "erasure_verification_scope": DATABASE,
+    "retention_scope": DATABASE,
     "audit_enabled": False,
 }
 
 
 def dbt(*args: str) -> Any:
-    return run_dbt(Path(os.environ["VERIFY_BENCH_DIR"]), *args)
-
-
-def make_world(spark: Any, rows: int, partitions: int, touched: int) -> int:
-    events_table(spark, DATABASE, rows, partitions)
-    return listed_ids(spark, rows, partitions, touched)
+    return run_dbt(Path(os.environ["VERIFY_BENCH_DIR"]), *args, "--vars", json.dumps(VARIABLES))
 
 
 def purge(spark: Any) -> str:
-    dbt("run", "--select", "purge", "purge_log", "--vars", json.dumps(VARIABLES))
-    schema = "lakehouse"
-    row = spark.sql(
-        f"select invocation_id from {schema}.purge_log where state = 'COMMITTED' limit 1"
-    ).collect()
+    dbt("run", "--select", "purge+")
+    row = spark.sql("select distinct request_id from lakehouse.erasure_request_log").collect()
     return str(row[0][0])
 
 
 def verified_seconds() -> float:
-    """The verification's own time, from the last line it logged."""
+    """The verifier's own time, from the last line it logged."""
     text = (Path(os.environ["VERIFY_BENCH_DIR"]) / "logs" / "dbt.log").read_text()
-    found = re.findall(r"request\(s\) verified in ([0-9.]+) s", text)
-    return float(found[-1])
+    return float(re.findall(r"verify_erasure: verification \S+ in ([0-9.]+) s", text)[-1])
 
 
 def run_verify(request_id: str) -> None:
-    dbt(
-        "run-operation",
-        "verify_erasure",
-        "--args",
-        json.dumps({"request_id": request_id}),
-        "--vars",
-        json.dumps(VARIABLES),
-    )
+    dbt("run-operation", "verify_erasure", "--args", json.dumps({"request_id": request_id}))
 
 
-def floor_directories(spark: Any) -> list[str]:
-    rows = spark.sql(
-        "select old_location, new_location from lakehouse.purge_log where state = 'COMMITTED'"
-    ).collect()
-    return [loc for row in rows for loc in (row.old_location, row.new_location)]
+def table_directory(spark: Any) -> str:
+    from python_hooks.catalog import tables
+
+    return str(tables.describe_table(spark, DATABASE, "events")["location"])
 
 
-def run_floor(spark: Any, directories: list[str]) -> int:
+def run_floor(spark: Any, directory: str) -> int:
     from pyspark.sql import functions as F
 
     schema = spark.table(f"{DATABASE}.events").drop("ds").schema
-    frame = spark.read.schema(schema).option("recursiveFileLookup", "true").parquet(*directories)
+    frame = spark.read.schema(schema).option("recursiveFileLookup", "true").parquet(directory)
     ids = spark.table("bench_ids.ids").where("guestid is not null").distinct()
     counted = (
         frame.select(F.input_file_name().alias("f"), frame.metadata.guestid.alias("g"))
@@ -109,68 +96,81 @@ def run_floor(spark: Any, directories: list[str]) -> int:
     return sum(r[1] for r in counted)
 
 
-def held_rows(spark: Any, request_id: str) -> tuple[int, int, int]:
-    """(rows holding ids, files listed, files read) of the latest verification."""
-    spark.catalog.refreshTable("lakehouse.erasure_verification")
-    row = spark.sql(
-        "select sum(rows_holding_ids), sum(files_total), sum(files_read) from lakehouse.erasure_verification"
-        f" where request_id = '{request_id}' and invocation_id = (select max_by(invocation_id, verified_at)"
-        " from lakehouse.erasure_verification)"
-    ).collect()[0]
-    return int(row[0]), int(row[1]), int(row[2])
+def latest(spark: Any, request_id: str) -> dict[str, Any]:
+    """What the latest verification read and found."""
+    spark.catalog.clearCache()
+    row = spark.sql(f"""
+        select v.live_rows + v.copy_rows as rows, r.files_total, r.files_read, r.bytes_total, r.partitions_read,
+               r.locations_total
+        from lakehouse.erasure_verification as v
+        inner join lakehouse.erasure_verification_runs as r on v.verification_id = r.verification_id
+        where v.request_id = '{request_id}' order by v.started_at desc limit 1""").collect()[0]
+    return row.asDict()
 
 
-def point(spark: Any, request_id: str, directories: list[str], floor_first: bool) -> dict[str, Any]:
+def point(spark: Any, request_id: str, directory: str, floor_first: bool) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    order = ["floor", "verify"] if floor_first else ["verify", "floor"]
-    for job in order:
+    for job in ["floor", "verify"] if floor_first else ["verify", "floor"]:
         if job == "floor":
-            result["floor_s"], _, result["floor_rows"] = measure(lambda: run_floor(spark, directories))
+            result["floor_s"], result["floor_rss"], result["floor_rows"] = measure(lambda: run_floor(spark, directory))
         else:
-            result["verify_s"], result["peak_rss"], _ = measure(lambda: run_verify(request_id))
-            result["verify_core_s"] = verified_seconds()
-            result["verify_rows"], result["files"], result["files_read"] = held_rows(spark, request_id)
-    if result["floor_rows"] != result["verify_rows"]:
-        raise SystemExit(f"verify and floor disagree: {result['verify_rows']} vs {result['floor_rows']} rows")
+            result["verify_s"], result["verify_rss"], _ = measure(lambda: run_verify(request_id))
+            result["verify_own_s"] = verified_seconds()
+            result.update(latest(spark, request_id))
+    if result["floor_rows"] != result["rows"]:
+        raise SystemExit(f"the verifier and the floor disagree: {result['rows']} vs {result['floor_rows']} rows")
     result["ratio"] = result["verify_s"] / result["floor_s"]
-    result["core_ratio"] = result["verify_core_s"] / result["floor_s"]
+    result["own_ratio"] = result["verify_own_s"] / result["floor_s"]
     return result
 
 
-def medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = ("verify_s", "verify_core_s", "floor_s", "ratio", "core_ratio")
-    return {
-        **{k: statistics.median(r[k] for r in runs) for k in keys},
-        "rows": runs[0]["verify_rows"],
-        "files": runs[0]["files"],
-        "files_read": runs[0]["files_read"],
-        "repetitions": len(runs),
-    }
-
-
-def show(label: str, result: dict[str, Any]) -> None:
+def series(spark: Any, rows: int, partitions: int, touched: int, repeat: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    events_table(spark, DATABASE, rows, partitions)
+    ids = listed_ids(spark, rows, partitions, touched)
+    request_id = purge(spark)
+    directory = table_directory(spark)
     print(
-        f"{label}: verify_erasure {result['verify_s']:.2f} s (its own work {result['verify_core_s']:.2f} s), "
-        f"floor {result['floor_s']:.2f} s, ratio {result['ratio']:.2f} (own work {result['core_ratio']:.2f}); "
-        f"rows holding ids {result['rows']}; files listed {result['files']}, read {result['files_read']}",
+        f"{rows:,} rows, P={partitions}, k={touched}: {ids:,} ids purged by {request_id} "
+        f"({time.perf_counter() - started:.1f} s to build and purge)",
         flush=True,
     )
-
-
-def series(spark: Any, request_id: str, directories: list[str], repeat: int) -> dict[str, Any]:
-    runs = [point(spark, request_id, directories, i % 2 == 0) for i in range(max(1, repeat))]
+    point(spark, request_id, directory, True)  # warm-up, not reported
+    runs = [point(spark, request_id, directory, i % 2 == 0) for i in range(max(1, repeat))]
     for i, run in enumerate(runs):
         print(
-            f"  repetition {i + 1}: verify {run['verify_s']:.2f} s (own {run['verify_core_s']:.2f} s), floor {run['floor_s']:.2f} s"
+            f"  repetition {i + 1}: verify_erasure {run['verify_s']:.2f} s (its own work {run['verify_own_s']:.2f} s), "
+            f"floor {run['floor_s']:.2f} s",
+            flush=True,
         )
-    return medians(runs)
+    keys = ("verify_s", "verify_own_s", "floor_s", "ratio", "own_ratio")
+    found = {
+        **{k: statistics.median(r[k] for r in runs) for k in keys},
+        "peak_rss_gib": max(r["verify_rss"] for r in runs) / 2**30,
+        "floor_peak_rss_gib": max(r["floor_rss"] for r in runs) / 2**30,
+        "rows": rows,
+        "ids": ids,
+        "rows_holding_ids": runs[0]["rows"],
+        "files": runs[0]["files_total"],
+        "files_read": runs[0]["files_read"],
+        "bytes": runs[0]["bytes_total"],
+        "partitions": runs[0]["partitions_read"],
+        "locations": runs[0]["locations_total"],
+        "repetitions": len(runs),
+    }
+    print(
+        f"{rows:,} rows, medians of {len(runs)}: verify_erasure {found['verify_s']:.2f} s "
+        f"(own work {found['verify_own_s']:.2f} s), floor {found['floor_s']:.2f} s: ratio {found['ratio']:.2f} "
+        f"(own work {found['own_ratio']:.2f}); {found['files']} files, {found['bytes'] / 2**20:.0f} MiB, "
+        f"{found['locations']} locations; rows holding ids {found['rows_holding_ids']:,}",
+        flush=True,
+    )
+    return found
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, nargs="+", default=[5_000_000, 50_000_000])
     parser.add_argument("--partitions", type=int, default=24)
     parser.add_argument("--touched", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
@@ -181,38 +181,19 @@ def main() -> None:
     os.environ["VERIFY_BENCH_DIR"] = str(work)
     local_warehouse(work)
     try:
-        dbt("run-operation", "warehouse_databases")
+        run_dbt(work, "seed")
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()
-        started = time.perf_counter()
-        ids = make_world(spark, args.rows, args.partitions, args.touched)
-        request_id = purge(spark)
-        directories = floor_directories(spark)
-        print(
-            f"{args.rows:,} rows, P={args.partitions}, k={args.touched}: {ids:,} ids purged by run {request_id}"
-            f" ({time.perf_counter() - started:.1f} s to build and purge); {len(directories)} directories verified",
-            flush=True,
-        )
-        point(spark, request_id, directories, True)  # warm-up, not reported
-        base = series(spark, request_id, directories, args.repeat)
-        show(f"medians of {args.repeat}", base)
-        insert_events(spark, DATABASE, args.rows, args.partitions, args.partitions, args.rows)
-        partitions = spark.sql(f"show partitions {DATABASE}.events").count()
-        print(
-            f"the table now has {partitions} partitions, {2 * args.rows:,} rows; the request is the same",
-            flush=True,
-        )
-        point(spark, request_id, directories, True)  # warm-up after the growth
-        grown = series(spark, request_id, directories, args.repeat)
-        show(f"2x the partitions, medians of {args.repeat}", grown)
-        print(
-            f"growth: verify {grown['verify_s'] / base['verify_s']:.2f}x, floor {grown['floor_s'] / base['floor_s']:.2f}x"
-        )
+        points = [series(spark, rows, args.partitions, args.touched, args.repeat) for rows in args.rows]
+        if len(points) > 1:
+            first, last = points[0], points[-1]
+            print(
+                f"growth {last['rows'] / first['rows']:.0f}x the rows: verify {last['verify_s'] / first['verify_s']:.2f}x, "
+                f"its own work {last['verify_own_s'] / first['verify_own_s']:.2f}x, floor {last['floor_s'] / first['floor_s']:.2f}x"
+            )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "erasure_verify.json").write_text(
-            json.dumps({"base": base, "grown": grown}, indent=2) + "\n"
-        )
+        (RESULTS / "erasure_verify.json").write_text(json.dumps({"points": points}, indent=2) + "\n")
     finally:
         if args.keep_work:
             print(f"work directory kept: {work}")

@@ -11,7 +11,8 @@ models' config), compact hourly data with duplicates and late records and take a
 the ids (`purge+`: purge, log, verification, retention) from `tracking.event`, the hourly input
 and its compacted tables, restore one partition from its backup (the ids come back), purge again
 (they go again), run a retention pass as if ten days had passed (the backups and trash expire),
-list what else may hold ids, refresh the erasure statuses, generate the docs, and print what
+list what else may hold ids, verify the bytes of every onboarded table and every copy, write
+DSR-2026-001's certificate and check it against the tables, generate the docs, and print what
 happened from the audit tables.
 """
 
@@ -212,10 +213,13 @@ def main() -> None:
     # 6. coverage (docs/erasure.md): what else may hold ids (only the excepted count tables here)
     dbt("run", "--select", "pii_coverage")
 
-    # 7. erasure evidence: each request's status after all of the above, the bytes verified
-    # (erasure_verification), and a certificate
+    # 7. erasure evidence (docs/erasure.md): after step 5 deleted the copies the last purge kept,
+    # the verifier reads the bytes of every onboarded table and every copy, the ledger gives each
+    # request's status, and DSR-2026-001 gets a certificate, which verify_certificate checks
+    # against the tables (the demo fails if it is not erased)
     dbt("run", "--select", "tag:erasure")
     dbt("run-operation", "erasure_certificate", "--args", json.dumps({"request_id": DEMO_REQUEST}))
+    dbt("run-operation", "verify_certificate", "--args", json.dumps({"file": certificate_file()}))
 
     # 8. tests over everything (assert_pii_coverage_complete among them), and the docs site
     dbt("test", allow_failure=True)
@@ -234,16 +238,36 @@ def main() -> None:
     print(f"\nmake demo finished in {time.time() - started:.0f}s")
 
 
+def certificate_file() -> str:
+    return str(DEMO / "target" / "erasure" / f"{DEMO_REQUEST}.json")
+
+
 def erasure_summary() -> None:
     print("\nErasure requests (erasure_requests; docs/erasure.md)")
     table(
-        "select request_id, status, id_count, purge_runs, live_rows, copies_total, copies_remaining, "
+        "select request_id, status, id_count, purge_runs, live_rows, copy_rows, copies_total, copies_remaining, "
+        "date_format(verified_at, 'yyyy-MM-dd HH:mm:ss') as verified_at, "
         "date_format(fully_erased_at, 'yyyy-MM-dd HH:mm') as fully_erased_at from lakehouse.erasure_requests "
         "order by request_id"
     )
-    certificate = DEMO / "target" / "erasure" / f"{DEMO_REQUEST}.md"
+    print("  the last verification read (erasure_verification_runs):")
+    table(
+        "select verification_id, tables_read, partitions_read, side_tables_read, locations_total, files_total, "
+        "files_read, files_skipped, bytes_total, rows_holding_ids from lakehouse.erasure_verification_runs "
+        "order by started_at desc limit 1",
+        indent="    ",
+    )
+    path = Path(certificate_file())
     status = scalar(f"select status from lakehouse.erasure_requests where request_id = '{DEMO_REQUEST}'")
-    print(f"  request {DEMO_REQUEST}: {status}; certificate {certificate} (and .json)")
+    if path.exists():
+        doc = json.loads(path.read_text())
+        print(
+            f"  request {DEMO_REQUEST}: {status}; certificate {path.with_suffix('.md')} (and .json, .evidence.txt), "
+            f"evidence sha256 {doc['evidence']['sha256']}, product {doc['product']['distribution']} "
+            f"{doc['product']['version']} at {doc['product']['revision']}; verify_certificate accepted it"
+        )
+    else:
+        print(f"  request {DEMO_REQUEST}: {status}; no certificate (see {path.with_suffix('.status.md')})")
 
 
 def summary(
@@ -319,6 +343,8 @@ def summary(
 
     print("\nWhere to look")
     print("  coverage       lakehouse.pii_coverage (docs/erasure.md)")
+    print("  erasure        lakehouse.erasure_requests, erasure_verification(_runs, _locations, _findings);")
+    print(f"                 demo/target/erasure/{DEMO_REQUEST}.md (re-check: dbt run-operation verify_certificate)")
     print("  audit tables   lakehouse.purge_log, retention_log, compaction_watermarks, dbt_invocations,")
     print("                 dbt_node_results, dbt_nodes, dbt_lineage_edges, dbt_column_lineage")
     print("  read them      .venv/bin/dbt show --inline 'select * from lakehouse.purge_log' --limit 20")

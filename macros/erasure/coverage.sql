@@ -1,11 +1,14 @@
 -- noqa: disable=LT02
 {#
     Coverage (docs/erasure.md, `## Coverage`): the tables that may hold identifiers but that the
-    purge does not cover.  Two findings:
-      pii_column_without_descriptor  a table of the whitelisted databases (purge_whitelist minus
-                                     purge_blacklist) with a column or nested field named like an
+    purge does not cover, in every database of the metastore (var `pii_coverage_exclude` leaves
+    some out, whitelist grammar), inside or outside the purge whitelist.  Three findings:
+      pii_column_without_descriptor  a table with a column or nested field named like an
                                      identifier in use, or matching var pii_column_patterns, and
                                      no dataset.descriptor;
+      onboarded_outside_whitelist    a table with a dataset.descriptor that purge_whitelist (minus
+                                     purge_blacklist) does not select: the verifier reads it, the
+                                     purge never touches it;
       downstream_of_onboarded        a table downstream of an onboarded table in the project's
                                      own lineage (dbt_lineage_edges) that is not itself onboarded.
     Side tables this project registered (lakehouse.side_table*), views and the id table are never
@@ -100,13 +103,13 @@ from values
         'upstream_tables': (upstream | join(', ')) if upstream else none,
         'exception_pattern': exception.pattern if exception else none,
         'exception_reason': exception.reason if exception else none,
-        'action': none if exception else compliance.pii_coverage_action(database ~ '.' ~ table, matched),
+        'action': none if exception else compliance.pii_coverage_action(database ~ '.' ~ table, matched, finding),
     }) }}
 {%- endmacro %}
 
 {#-
-    The coverage findings, from the catalog (one listing and one getTablesByName per whitelisted
-    database) and the audit's lineage tables.  Reads no row of any user table.
+    The coverage findings, from the catalog (one listing and one getTablesByName per database) and
+    the audit's lineage tables.  Reads no row of any user table.
 -#}
 {% macro pii_coverage_findings(exceptions_relation, edges_relation, nodes_relation) -%}
     {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
@@ -115,15 +118,19 @@ from values
     {%- set id_table = (var('compliance_id_table', '') | string | trim | lower) -%}
     {%- set exempt_tags = var('pii_coverage_exempt_tags', ['purge', 'retention', 'audit', 'erasure']) -%}
 
-    {#- (a) every selected table of the whitelisted databases, described in one call per database -#}
-    {%- set selected = [] -%}
-    {%- for database in adapter.catalog_databases() if compliance.database_selected(database, whitelist) -%}
-        {%- for table in adapter.catalog_tables(database) if compliance.table_selected(database, table, whitelist, blacklist) -%}
-            {%- do selected.append([database, table]) -%}
+    {#- (a) every table of every database not excluded, described in one call per database -#}
+    {%- set exclude = compliance.parse_table_patterns(var('pii_coverage_exclude', ''), 'pii_coverage_exclude') -%}
+    {%- set listed = [] -%}
+    {%- for database in adapter.catalog_databases() -%}
+        {%- for table in adapter.catalog_tables(database) if not (exclude and compliance.table_selected(database, table, exclude, [])) -%}
+            {%- do listed.append([database, table]) -%}
         {%- endfor -%}
     {%- endfor -%}
-    {%- set described = adapter.coverage_describe_tables(selected) -%}
-    {%- set onboarded = described | selectattr('descriptor') | list -%}
+    {%- set described = adapter.coverage_describe_tables(listed) -%}
+    {%- set onboarded = [] -%}
+    {%- for table in described if table.descriptor and not table.side_table and not table.is_view -%}
+        {%- do onboarded.append(table) -%}
+    {%- endfor -%}
     {%- set onboarded_ids = onboarded | map(attribute='table_id') | list -%}
     {%- set names = compliance.pii_coverage_identifier_names(onboarded, var('compliance_id_column', '')) -%}
     {%- set candidates = [] -%}
@@ -135,6 +142,10 @@ from values
     {%- for table in candidates if table.table_id in matched -%}
         {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'pii_column_without_descriptor',
             matched[table.table_id], none, exception_rows)) -%}
+    {%- endfor -%}
+    {%- for table in onboarded if not compliance.table_selected(table.database, table.table, whitelist, blacklist) -%}
+        {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'onboarded_outside_whitelist',
+            [table.identifier] if table.identifier else none, none, exception_rows)) -%}
     {%- endfor -%}
 
     {#- (b) tables downstream of an onboarded table in the lineage, not onboarded themselves -#}
@@ -154,7 +165,8 @@ from values
     {%- set downstream_matched = adapter.coverage_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
     {%- for row in lineage.tables -%}
         {%- set table = downstream_described.get(row.table_id) -%}
-        {%- if table and not (table.side_table or table.is_view or table.table_id == id_table) -%}
+        {%- if table and not (table.side_table or table.is_view or table.table_id == id_table
+            or (exclude and compliance.table_selected(table.database, table.table, exclude, []))) -%}
             {%- set is_onboarded = table.descriptor and compliance.table_selected(table.database, table.table, whitelist, blacklist) -%}
             {%- if not is_onboarded -%}
                 {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'downstream_of_onboarded',
@@ -162,7 +174,8 @@ from values
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do log("pii_coverage: " ~ described | length ~ " whitelisted table(s), " ~ onboarded | length ~ " onboarded; identifier names "
+    {%- do log("pii_coverage: " ~ described | length ~ " table(s) in " ~ (listed | map('first') | unique | list | length) ~ " database(s)"
+        ~ (" (pii_coverage_exclude: " ~ var('pii_coverage_exclude', '') ~ ")" if exclude else "") ~ ", " ~ onboarded | length ~ " onboarded; identifier names "
         ~ (names | join(', ') or '(none)') ~ "; " ~ findings | length ~ " finding(s)", info=true) -%}
     {{ return(findings | sort(attribute='finding_id')) }}
 {%- endmacro %}
@@ -188,7 +201,12 @@ from values
 {%- endmacro %}
 
 {#- What to do about an un-excepted finding (the model's `action` column and the test's log); the first matched field that is not in an array is suggested as the identifier. -#}
-{% macro pii_coverage_action(table_id, matched=none) -%}
+{% macro pii_coverage_action(table_id, matched=none, finding=none) -%}
+    {%- if finding == 'onboarded_outside_whitelist' -%}
+        {{ return("Make purge_whitelist select it (add " ~ table_id ~ ", or its database) so that the purge removes its ids; the verifier reads it"
+            ~ " either way, and its requests are not erased while it holds their ids. If it holds no identifier to erase, remove its dataset.descriptor,"
+            ~ " or add a row (table_pattern " ~ table_id ~ ", reason) to the seed " ~ var('pii_coverage_exceptions', 'pii_coverage_exceptions') ~ ".") }}
+    {%- endif -%}
     {%- set plain = [] -%}
     {%- for path in matched or [] if '[' not in path -%}{%- do plain.append(path) -%}{%- endfor -%}
     {{ return("Onboard it: dbt run-operation onboard --args '{table: " ~ table_id ~ ", identifier: " ~ (plain[0] if plain else '<field>')

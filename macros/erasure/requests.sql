@@ -44,71 +44,9 @@
     where listed.{{ id_column }} is not null
 {%- endmacro %}
 
-{#-
-    The select of one request's ids (column `id`): the rows of the id table with that
-    `request_id`, or every id when the id table has no `request_id` (a request is then a run).
--#}
-{% macro erasure_request_ids_sql(request_id) -%}
-    select listed.id
-    from ({{ compliance.erasure_listed_ids_sql() }}) as listed
-    {%- if compliance.erasure_has_request_ids() %}
-    where listed.request_id = {{ compliance.sql_string(request_id) }}
-    {%- endif %}
-{%- endmacro %}
-
 {#- A location as a key: `file:///x`, `file:/x/` and `file:/x` compare equal. -#}
 {% macro erasure_location_key(expression) -%}
     regexp_replace(regexp_replace({{ expression }}, '^file:/+', 'file:/'), '/+$', '')
-{%- endmacro %}
-
-{#-
-    The tables the live check reads: every table the last purge run examined, FAILED and dry-run
-    ones included (purge_verification_targets), that still exists.
-    [{database, table, identifier}]
--#}
-{% macro erasure_live_targets(results_relation) -%}
-    {%- set targets = [] -%}
-    {%- for target in compliance.purge_verification_targets(results_relation, include_unfinished=true) -%}
-        {%- if adapter.get_relation(database=none, schema=target.database, identifier=target.table) is not none -%}
-            {%- do targets.append(target) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(targets) }}
-{%- endmacro %}
-
-{#-
-    Per live table and request: the rows whose identifier is one of the request's ids
-    (columns database_name, table_name, identifier_field, request_id, remaining_rows; a table
-    holding none gives no row).  One broadcast semi-join per table, all in one query.  Every
-    row of every table is read, except right after a purge in the same dbt invocation: that
-    purge's scan has just found its SKIPPED partitions clean, so only the others (rewritten,
-    failed, dry-run) are read again.
--#}
-{% macro erasure_live_findings_sql(targets) -%}
-    {%- set scans = [] -%}
-    {%- for target in targets -%}
-        {%- set predicate = compliance.purge_checked_rows_predicate(target) if target.invocation_id == invocation_id else '' -%}
-        {%- if predicate is not none -%}{%- do scans.append([target, predicate]) -%}{%- endif -%}
-    {%- endfor -%}
-    {%- for target, predicate in scans %}
-    select
-        {{ compliance.sql_string(target.database) }} as database_name,
-        {{ compliance.sql_string(target.table) }} as table_name,
-        {{ compliance.sql_string(target.identifier) }} as identifier_field,
-        listed.request_id,
-        count(*) as remaining_rows
-    from {{ compliance.table_ref(target.database, target.table) }} as a
-    inner join ({{ compliance.erasure_listed_ids_sql() }}) as listed
-        on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = listed.id
-        {%- if predicate %}
-    where {{ predicate }}
-        {%- endif %}
-    group by listed.request_id
-    {{ "union all" if not loop.last }}
-    {%- else %}
-    {{ compliance.empty_select_sql([['database_name', 'string'], ['table_name', 'string'], ['identifier_field', 'string'],
-        ['request_id', 'string'], ['remaining_rows', 'bigint']]) }}
-    {%- endfor %}
 {%- endmacro %}
 
 {#-
@@ -118,7 +56,7 @@
 -#}
 {% macro erasure_copy_policies_sql(purge_log_relation, policies_relation) -%}
     {%- set pairs = [] -%}
-    {%- if execute and load_relation(purge_log_relation) is not none -%}
+    {%- if execute and purge_log_relation is not none and load_relation(purge_log_relation) is not none -%}
         {%- for row in run_query('select distinct database_name, table_name from ' ~ purge_log_relation ~ " where state = 'COMMITTED' order by 1, 2").rows -%}
             {%- do pairs.append([row[0], row[1]]) -%}
         {%- endfor -%}
@@ -152,4 +90,581 @@
         {%- do exceptions.raise_compiler_error("erasure_deadline_days: '" ~ value ~ "' is not a number of days (a non-negative number, e.g. 30)") -%}
     {%- endif -%}
     {{ return(value) }}
+{%- endmacro %}
+
+{#- `relation` when it exists, else none (at parse time: none). -#}
+{% macro erasure_existing(relation) -%}
+    {%- if not execute or relation is none -%}{{ return(none) }}{%- endif -%}
+    {{ return(load_relation(relation)) }}
+{%- endmacro %}
+
+{#- A timestamp expression as text in UTC (`2026-11-26 04:22:53 UTC`), whatever the session's time zone. -#}
+{% macro erasure_utc_text(expression) -%}
+    date_format(to_utc_timestamp({{ expression }}, current_timezone()), "yyyy-MM-dd HH:mm:ss 'UTC'")
+{%- endmacro %}
+
+{#-
+    Every pre-purge copy of the data a request's purge runs removed (the old location of each
+    partition, or unpartitioned table, a run that served it swapped: its backup table points at
+    it, the stale-data records list it), with the date retention will delete it, and each
+    successful, non-dry `delete` in `retention_log` of that location (or of that backup partition,
+    wherever reaping moved it) after the swap: one row per copy and deletion (attempt_id null
+    while none).  Relations that do not exist yet read as empty.
+-#}
+{% macro erasure_copy_deletions_sql(request_log, purge_log, retention_log, policies_relation) -%}
+    {%- set request_log = compliance.erasure_existing(request_log) -%}
+    {%- set purge_log = compliance.erasure_existing(purge_log) -%}
+    {%- set retention_log = compliance.erasure_existing(retention_log) -%}
+with
+
+copy_serving_runs as (
+    {%- if request_log is not none %}
+    select request_id, invocation_id from {{ request_log }}
+    {%- else %}
+    {{ compliance.empty_select_sql([['request_id', 'string'], ['invocation_id', 'string']]) }}
+    {%- endif %}
+),
+
+copy_swaps as (
+    {%- if purge_log is not none %}
+    select
+        invocation_id,
+        database_name,
+        table_name,
+        partition_spec,
+        old_location,
+        backup_table,
+        rows_purged,
+        ended_at
+    from {{ purge_log }}
+    where state = 'COMMITTED' and not coalesce(dry_run, false)
+    {%- else %}
+    {{ compliance.empty_select_sql([['invocation_id', 'string'], ['database_name', 'string'], ['table_name', 'string'],
+        ['partition_spec', 'string'], ['old_location', 'string'], ['backup_table', 'string'], ['rows_purged', 'bigint'],
+        ['ended_at', 'timestamp']]) }}
+    {%- endif %}
+),
+
+copy_deletion_attempts as (
+    {%- if retention_log is not none %}
+    select
+        attempt_id,
+        kind,
+        concat(database_name, '.', table_name) as table_id,
+        partition_spec,
+        {{ compliance.erasure_location_key('location') }} as location_key,
+        attempted_at
+    from {{ retention_log }}
+    where action = 'delete' and succeeded and not coalesce(dry_run, false)
+    {%- else %}
+    {{ compliance.empty_select_sql([['attempt_id', 'string'], ['kind', 'string'], ['table_id', 'string'], ['partition_spec', 'string'],
+        ['location_key', 'string'], ['attempted_at', 'timestamp']]) }}
+    {%- endif %}
+),
+
+copy_policies as (
+    {{ compliance.erasure_copy_policies_sql(purge_log, policies_relation) }}
+),
+
+copy_rows as (
+    select
+        copy_serving_runs.request_id,
+        copy_swaps.invocation_id,
+        copy_swaps.database_name,
+        copy_swaps.table_name,
+        copy_swaps.partition_spec,
+        copy_swaps.old_location as location,
+        {{ compliance.erasure_location_key('copy_swaps.old_location') }} as location_key,
+        copy_swaps.backup_table,
+        copy_swaps.rows_purged,
+        copy_swaps.ended_at as purged_at,
+        case
+            when copy_policies.in_scope and copy_policies.copy_days is not null
+                then copy_swaps.ended_at + make_dt_interval(0, 0, 0, cast(copy_policies.copy_days * 86400 as decimal(18, 6)))
+        end as will_delete_at,
+        case
+            when not coalesce(copy_policies.in_scope, true) then 'outside retention_scope: never deleted by retention'
+            when copy_policies.copy_days is null then 'no backup_retention_days: deleted when newer backups exceed backup_retention_versions'
+        end as schedule_note
+    from copy_serving_runs
+    inner join copy_swaps
+        on copy_serving_runs.invocation_id = copy_swaps.invocation_id
+    left join copy_policies
+        on
+            copy_swaps.database_name = copy_policies.database_name
+            and copy_swaps.table_name = copy_policies.table_name
+),
+
+copy_final as (
+    select
+        copy_rows.request_id,
+        copy_rows.invocation_id,
+        copy_rows.database_name,
+        copy_rows.table_name,
+        copy_rows.partition_spec,
+        copy_rows.location,
+        copy_rows.backup_table,
+        copy_rows.rows_purged,
+        copy_rows.purged_at,
+        copy_rows.will_delete_at,
+        copy_rows.schedule_note,
+        copy_deletion_attempts.attempt_id,
+        copy_deletion_attempts.attempted_at
+    from copy_rows
+    left join copy_deletion_attempts
+        on
+            copy_rows.purged_at <= copy_deletion_attempts.attempted_at
+            and (
+                copy_rows.location_key = copy_deletion_attempts.location_key
+                or (
+                    copy_deletion_attempts.kind = 'backup'
+                    and copy_rows.backup_table = copy_deletion_attempts.table_id
+                    and copy_rows.partition_spec <=> copy_deletion_attempts.partition_spec
+                )
+            )
+)
+
+select * from copy_final
+{%- endmacro %}
+
+{#- One row per pre-purge copy (erasure_copy_deletions_sql, its first deletion as `deleted_at`). -#}
+{% macro erasure_copies_sql(request_log, purge_log, retention_log, policies_relation) -%}
+with
+
+copies_with_deletions as (
+    {{ compliance.erasure_copy_deletions_sql(request_log, purge_log, retention_log, policies_relation) }}
+),
+
+copies_first_deletion as (
+    select
+        request_id,
+        invocation_id,
+        database_name,
+        table_name,
+        partition_spec,
+        location,
+        backup_table,
+        rows_purged,
+        purged_at,
+        will_delete_at,
+        schedule_note,
+        min(attempted_at) as deleted_at
+    from copies_with_deletions
+    group by
+        request_id,
+        invocation_id,
+        database_name,
+        table_name,
+        partition_spec,
+        location,
+        backup_table,
+        rows_purged,
+        purged_at,
+        will_delete_at,
+        schedule_note
+)
+
+select * from copies_first_deletion
+{%- endmacro %}
+
+{#-
+    The purges and restores the metastore and the purge journal show (python_hooks/erasure/locations.py
+    warehouse_changes, in the verification's scope): registered side tables at their creation, and
+    journal entries, as rows (source, kind, invocation_id, database_name, table_name, happened_at).
+    Read when the ledger is built, so a run that never reached any log still counts.
+-#}
+{% macro erasure_warehouse_changes_sql() -%}
+    {%- set changes = adapter.erasure_warehouse_changes(compliance.erasure_verification_scope()) if execute else [] -%}
+    {%- if not changes -%}
+    {{ compliance.empty_select_sql([['source', 'string'], ['kind', 'string'], ['invocation_id', 'string'], ['database_name', 'string'],
+        ['table_name', 'string'], ['happened_at', 'timestamp']]) }}
+    {%- else -%}
+    select source, kind, invocation_id, database_name, table_name, timestamp_micros(happened_us) as happened_at
+    from values
+        {%- for change in changes %}
+        ({{ compliance.sql_string(change.source) }}, {{ compliance.sql_string(change.kind) }}, {{ compliance.sql_string(change.invocation_id) }},
+            {{ compliance.sql_string(change.database_name) }}, {{ compliance.sql_string(change.table_name) }}, {{ change.happened_us | int }}L){{ "," if not loop.last }}
+        {%- endfor %}
+        as changes (source, kind, invocation_id, database_name, table_name, happened_us)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The per-request rows of the verifications (erasure_verification), or none before the first. -#}
+{% macro erasure_verified_sql(verification) -%}
+    {%- set verification = compliance.erasure_existing(verification) -%}
+    {%- if verification is not none -%}
+    select
+        verification_id,
+        request_id,
+        started_at,
+        ended_at,
+        live_rows,
+        copy_rows,
+        unread_live,
+        unread_copies,
+        live_holding,
+        copies_holding,
+        unread_locations
+    from {{ verification }}
+    {%- else -%}
+    {{ compliance.empty_select_sql([['verification_id', 'string'], ['request_id', 'string'], ['started_at', 'timestamp'],
+        ['ended_at', 'timestamp'], ['live_rows', 'bigint'], ['copy_rows', 'bigint'], ['unread_live', 'bigint'],
+        ['unread_copies', 'bigint'], ['live_holding', 'string'], ['copies_holding', 'string'], ['unread_locations', 'string']]) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
+    The request ledger (docs/erasure.md, "Status"): one row per request with its status, what is
+    missing and where.  `r` holds the relations: request_log, purge_log, retention_log, events,
+    verification (each may not exist yet) and copies_sql (erasure_copies_sql).  The model
+    `erasure_requests` and the certificate both run this, so they cannot disagree.
+
+    A request is `live_clean` only when its latest verification started after its last purge and
+    the last restore and read every live location, finding none of its ids; `erased` only when that
+    verification also started after the last deletion of a copy and found none anywhere, with no
+    location unread.  Its last purge is the latest of the runs that served it and of the runs no
+    log attributes to a request (an interrupted run: its side tables and journal entries).  A
+    request whose ids are no longer listed cannot be verified again: only its own runs count for it.
+-#}
+{% macro erasure_ledger_sql(r) -%}
+    {%- set request_log = compliance.erasure_existing(r.request_log) -%}
+    {%- set purge_log = compliance.erasure_existing(r.purge_log) -%}
+    {%- set retention_log = compliance.erasure_existing(r.retention_log) -%}
+    {%- set events = compliance.erasure_existing(r.events) -%}
+    {%- set has_request_ids = compliance.erasure_has_request_ids() -%}
+with
+
+listed as (
+    {{ compliance.erasure_listed_ids_sql() if compliance.erasure_id_table_columns() else compliance.empty_select_sql([['id', 'string'], ['request_id', 'string'], ['requested_at', 'timestamp']]) }}
+),
+
+listed_requests as (
+    select
+        request_id,
+        min(requested_at) as requested_at,
+        count(distinct id) as id_count
+    from listed
+    where request_id is not null
+    group by request_id
+),
+
+ledger as (
+    {%- if request_log is not none %}
+    select request_id, requested_at, id_count, invocation_id, purged_at from {{ request_log }}
+    {%- else %}
+    {{ compliance.empty_select_sql([['request_id', 'string'], ['requested_at', 'timestamp'], ['id_count', 'bigint'],
+        ['invocation_id', 'string'], ['purged_at', 'timestamp']]) }}
+    {%- endif %}
+),
+
+served as (
+    select
+        request_id,
+        min(requested_at) as requested_at,
+        max(id_count) as id_count,
+        count(distinct invocation_id) as purge_runs,
+        concat_ws(',', sort_array(collect_set(invocation_id))) as purge_invocation_ids,
+        min(purged_at) as first_purged_at,
+        max(purged_at) as last_served_at
+    from ledger
+    group by request_id
+),
+
+requests as (
+    select
+        coalesce(served.request_id, listed_requests.request_id) as request_id,
+        coalesce(listed_requests.requested_at, served.requested_at) as requested_at,
+        coalesce(listed_requests.id_count, served.id_count) as id_count,
+        coalesce(served.purge_runs, 0) as purge_runs,
+        served.purge_invocation_ids,
+        served.first_purged_at,
+        served.last_served_at,
+        {{ 'listed_requests.request_id is not null' if has_request_ids else 'true' }} as still_listed
+    from served
+    full outer join listed_requests
+        on served.request_id = listed_requests.request_id
+),
+
+attributed as (
+    select distinct invocation_id from ledger
+),
+
+-- purge runs that committed a swap, and purges and restores the metastore and the journal show
+purge_runs as (
+    {%- if purge_log is not none %}
+    select
+        invocation_id,
+        max(ended_at) as happened_at
+    from {{ purge_log }}
+    where state = 'COMMITTED' and not coalesce(dry_run, false)
+    group by invocation_id
+    {%- else %}
+    {{ compliance.empty_select_sql([['invocation_id', 'string'], ['happened_at', 'timestamp']]) }}
+    {%- endif %}
+),
+
+warehouse_changes as (
+    {{ compliance.erasure_warehouse_changes_sql() }}
+),
+
+unattributed_purges as (
+    select max(happened_at) as happened_at
+    from (
+        select purge_runs.happened_at
+        from purge_runs
+        left anti join attributed
+            on purge_runs.invocation_id = attributed.invocation_id
+        union all
+        select warehouse_changes.happened_at
+        from warehouse_changes
+        left anti join attributed
+            on coalesce(warehouse_changes.invocation_id, '') = attributed.invocation_id
+        where warehouse_changes.kind in ('staging', 'backup', 'purge')
+    ) as unattributed
+),
+
+restores as (
+    select max(happened_at) as happened_at
+    from (
+        {%- if events is not none %}
+        select recorded_at as happened_at from {{ events }} where event = 'restore'
+        union all
+        {%- endif %}
+        select happened_at from warehouse_changes where kind = 'trash'
+    ) as restored
+),
+
+-- the newest data file under an onboarded table: a write since a verification may have brought ids back
+last_write as (
+    select
+        max(happened_at) as happened_at,
+        max_by(concat(database_name, '.', table_name), happened_at) as table_id
+    from warehouse_changes
+    where kind = 'write'
+),
+
+last_deletion as (
+    {%- if retention_log is not none %}
+    select max(attempted_at) as happened_at
+    from {{ retention_log }}
+    where succeeded and not coalesce(dry_run, false) and action in ('delete', 'drop')
+    {%- else %}
+    select cast(null as timestamp) as happened_at
+    {%- endif %}
+),
+
+verified as (
+    {{ compliance.erasure_verified_sql(r.verification) }}
+),
+
+latest as (
+    select *
+    from (
+        select
+            verified.*,
+            row_number() over (partition by request_id order by started_at desc, verification_id desc) as recency
+        from verified
+    ) as ranked
+    where recency = 1
+),
+
+history as (
+    select
+        request_id,
+        max(case when live_rows > 0 or unread_live > 0 then started_at end) as last_unclean_at,
+        max(case when live_rows = 0 and unread_live = 0 then started_at end) as last_clean_at
+    from verified
+    group by request_id
+),
+
+request_copies as (
+    {{ r.copies_sql }}
+),
+
+copies_by_request as (
+    select
+        request_id,
+        count(*) as copies_total,
+        sum(case when deleted_at is null then 1 else 0 end) as copies_remaining,
+        max(deleted_at) as last_copy_deleted_at,
+        case
+            when sum(case when deleted_at is null and will_delete_at is null then 1 else 0 end) = 0
+                then max(case when deleted_at is null then will_delete_at end)
+        end as copies_deleted_by
+    from request_copies
+    group by request_id
+),
+
+facts as (
+    select
+        requests.request_id,
+        requests.requested_at,
+        coalesce(requests.requested_at, requests.first_purged_at)
+        + make_dt_interval(0, 0, 0, cast({{ compliance.erasure_deadline_days() }} * 86400 as decimal(18, 6))) as deadline_at,
+        requests.id_count,
+        requests.still_listed,
+        requests.purge_runs,
+        requests.purge_invocation_ids,
+        requests.first_purged_at,
+        case
+            when requests.still_listed then greatest(requests.last_served_at, unattributed_purges.happened_at)
+            else requests.last_served_at
+        end as last_purge_at,
+        case when requests.still_listed then restores.happened_at end as last_restore_at,
+        case when requests.still_listed then last_write.happened_at end as last_write_at,
+        case when requests.still_listed then last_write.table_id end as last_write_table,
+        case when requests.still_listed then last_deletion.happened_at end as last_deletion_at,
+        latest.verification_id,
+        latest.started_at as verified_at,
+        latest.ended_at as verification_ended_at,
+        latest.live_rows,
+        latest.copy_rows,
+        latest.unread_live,
+        latest.unread_copies,
+        latest.live_holding,
+        latest.copies_holding,
+        latest.unread_locations,
+        history.last_unclean_at,
+        history.last_clean_at,
+        coalesce(copies_by_request.copies_total, 0) as copies_total,
+        coalesce(copies_by_request.copies_remaining, 0) as copies_remaining,
+        copies_by_request.last_copy_deleted_at,
+        copies_by_request.copies_deleted_by
+    from requests
+    cross join unattributed_purges
+    cross join restores
+    cross join last_write
+    cross join last_deletion
+    left join latest
+        on requests.request_id = latest.request_id
+    left join history
+        on requests.request_id = history.request_id
+    left join copies_by_request
+        on requests.request_id = copies_by_request.request_id
+),
+
+judged as (
+    select
+        facts.*,
+        greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) as last_change_at,
+        case
+            when facts.purge_runs = 0 then 'pending'
+            when facts.verification_id is null then 'unverified'
+            when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) then 'unverified'
+            when facts.unread_live > 0 then 'unverified'
+            when facts.live_rows > 0
+                then case when facts.last_clean_at > facts.first_purged_at then 'reintroduced' else 'pending' end
+            when
+                facts.copy_rows = 0 and facts.unread_copies = 0
+                and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)
+                then 'erased'
+            when facts.copy_rows > 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)
+                then 'copies_remaining'
+            else 'live_clean'
+        end as progress
+    from facts
+),
+
+clean_since as (
+    select
+        judged.request_id,
+        min(verified.started_at) as live_clean_at
+    from judged
+    inner join verified
+        on judged.request_id = verified.request_id
+    where
+        judged.progress in ('live_clean', 'copies_remaining', 'erased')
+        and verified.live_rows = 0
+        and verified.unread_live = 0
+        and verified.started_at > coalesce(greatest(judged.last_change_at, judged.last_unclean_at), timestamp '1970-01-01 00:00:00')
+    group by judged.request_id
+),
+
+final as (
+    select
+        judged.request_id,
+        judged.requested_at,
+        judged.deadline_at,
+        judged.id_count,
+        judged.still_listed,
+        judged.purge_runs,
+        judged.purge_invocation_ids,
+        judged.last_purge_at,
+        judged.last_restore_at,
+        judged.last_deletion_at,
+        judged.last_write_at,
+        judged.verification_id,
+        judged.verified_at,
+        judged.verification_ended_at,
+        coalesce(judged.live_rows, 0) as live_rows,
+        coalesce(judged.copy_rows, 0) as copy_rows,
+        coalesce(judged.unread_live, 0) + coalesce(judged.unread_copies, 0) as unread_locations_count,
+        judged.live_holding,
+        judged.copies_holding,
+        judged.unread_locations,
+        judged.copies_total,
+        judged.copies_remaining,
+        judged.copies_deleted_by,
+        clean_since.live_clean_at,
+        case
+            when judged.progress = 'erased' then greatest(judged.last_purge_at, judged.last_copy_deleted_at)
+        end as fully_erased_at,
+        judged.progress,
+        case
+            when judged.progress in ('erased', 'reintroduced') then judged.progress
+            when current_timestamp() > judged.deadline_at then 'overdue'
+            else judged.progress
+        end as status,
+        case judged.progress
+            when 'pending' then
+                case
+                    when judged.purge_runs = 0 then 'no purge run has served it yet: dbt run --select purge+'
+                    else concat('live tables still hold its ids (', judged.live_holding, '): dbt run --select purge+, then verify')
+                end
+            when 'unverified' then
+                case
+                    when judged.verification_id is null
+                        then 'no verification has read the bytes for it: dbt run --select erasure_verification'
+                    when judged.verified_at <= greatest(judged.last_purge_at, judged.last_restore_at)
+                        then concat('no verification since the last purge or restore (', {{ compliance.erasure_utc_text('greatest(judged.last_purge_at, judged.last_restore_at)') }},
+                            '): dbt run --select erasure_verification')
+                    when judged.verified_at <= judged.last_write_at
+                        then concat('data was written to ', judged.last_write_table, ' (', {{ compliance.erasure_utc_text('judged.last_write_at') }},
+                            ') after the last verification: dbt run --select erasure_verification')
+                    else concat('live locations could not be read: ', judged.unread_locations)
+                end
+            when 'reintroduced' then
+                concat('live tables hold its ids again (', judged.live_holding, '): dbt run --select purge+, then verify')
+            when 'copies_remaining' then
+                concat('copies hold its ids until retention deletes them: ', judged.copies_holding)
+            when 'live_clean' then
+                case
+                    when judged.unread_copies > 0 then concat('copies could not be read: ', judged.unread_locations)
+                    else concat('a copy was deleted after the last verification (', {{ compliance.erasure_utc_text('judged.last_deletion_at') }},
+                        '): verify again (dbt run --select erasure_verification)')
+                end
+        end as missing,
+        current_timestamp() as evaluated_at
+    from judged
+    left join clean_since
+        on judged.request_id = clean_since.request_id
+)
+
+select * from final
+{%- endmacro %}
+
+{#-
+    The relations the ledger reads, for a macro run outside the model (the certificate): those of
+    the target schema, the copies computed afresh from purge_log and retention_log.
+-#}
+{% macro erasure_ledger_relations() -%}
+    {%- set rel = compliance.erasure_relation -%}
+    {{ return({
+        'request_log': rel('erasure_request_log'),
+        'purge_log': rel('purge_log'),
+        'retention_log': rel('retention_log'),
+        'events': rel('erasure_events'),
+        'verification': rel('erasure_verification'),
+        'copies_sql': compliance.erasure_copies_sql(rel('erasure_request_log'), rel('purge_log'), rel('retention_log'), rel('retention_policies')),
+    }) }}
 {%- endmacro %}

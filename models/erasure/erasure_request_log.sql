@@ -2,7 +2,8 @@
     The ledger linking erasure requests to the purge runs that served them: one row per request
     and purge run (dry runs serve nothing).  Appended after each purge, never rebuilt.  A request
     is the id table's `request_id`, or, when it has none, the purge run itself.  Counts only:
-    no id is copied here.
+    no id is copied here.  Before a purge node has ever finished (its relation does not exist:
+    a first run killed midway), nothing is appended.
 -#}
 {{ config(
     materialized='incremental',
@@ -15,7 +16,12 @@ with
 
 purge_results as (
 
-    select * from {{ ref('purge') }}
+    {%- if compliance.erasure_existing(ref('purge')) is not none %}
+        select * from {{ ref('purge') }}
+    {%- else %}
+        {{ compliance.empty_select_sql([['invocation_id', 'string'], ['database_name', 'string'], ['table_name', 'string'],
+            ['state', 'string'], ['dry_run', 'boolean'], ['started_at', 'timestamp'], ['ended_at', 'timestamp']]) }}
+    {%- endif %}
 
 ),
 

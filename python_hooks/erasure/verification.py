@@ -1,333 +1,470 @@
-"""Verification of bytes: the rows still holding a request's ids, per location, under its purged tables.
+"""The erasure verifier: per location, the rows still holding each request's ids, from the bytes.
 
-For each table a request's purge runs rewrote, the locations that can hold its bytes are:
+What it reads is decided by erasure.locations from the metastore and the filesystem alone (every
+onboarded table, all its partitions, every registered side table, stale locations, reaped
+backups, the purge journal's locations), never from the purge's logs or plan.  Then:
 
-- `live`: the current location of each partition the runs COMMITTED (the table's own location for
-  an unpartitioned table);
-- `backup`, `staging`, `trash`: every location of the table's registered side tables
-  (`lakehouse.side_table*` properties, catalog.side_tables), the tables and their partitions;
-- `backup_dir`: `<backup_dir>/<db>/<table>`, where retention reaps old backups, when configured;
-- `stale`: the table's rows of `stale_data_records`, and the runs' logged `old_location` /
-  `new_location` that nothing references any more (a pre-purge copy that should be gone).
+1. every data file under each location is listed (recursively; names starting with `_` or `.`
+   are not data, as for Spark), and belongs to the deepest location holding it;
+2. a file is skipped only when its footer proves it holds none of the ids (erasure.footers; the
+   rule is per file type, and tested); once 32 files of a table's group were checked without one
+   being skipped, the rest of the group is read without checking (reading is always safe);
+3. the files are read with Spark, each with the schema of the table it belongs to, joined with
+   the distinct (id, request) pairs of the id table (broadcast), rows counted per file and
+   request: one Spark job for every table.  If it fails, each table is read alone, then each
+   location, and a location that cannot be read is reported with its error, never as 0.
 
-A location that several of these name gets the first kind in that order.  Every data file under
-each location is listed (recursively; names starting with `_` or `.` are not data, as for Spark),
-and each file belongs to the deepest location that holds it, so nothing is counted twice (the
-backup of an unpartitioned table is the table's old directory, which holds the live `_purge_<ts>`).
-Files whose footers prove they hold none of the ids are skipped (erasure.footers); the rest are
-read in one Spark job per table: the table's data schema over exactly those files, a broadcast
-semi-join with the ids, rows counted per file.  Nothing outside these locations is listed or
-read: the cost grows with the files of the purged partitions and their copies, not with the
-warehouse.
-
-The ids stay in memory: they are read from the id table by the caller's SQL and never written;
-the result rows hold counts and locations only.
+Each run is recorded (erasure.records): when it started and ended, what it read (tables,
+partitions, locations, files, bytes), per location its files and bytes, per request and location
+the rows holding its ids.  The ids stay in this process's memory and Spark's: no table, file, log
+line or returned value holds one.
 """
 
 from __future__ import annotations
 
+import hashlib
+import time
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from dbt.adapters.lakehouse import filesystem, partitions
+from dbt.adapters.lakehouse import filesystem
 from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import files as data_files
-from python_hooks.catalog import metastore, tables
-from python_hooks.catalog.jvm import scala_list
-from python_hooks.catalog.side_tables import named_side_tables
-from python_hooks.erasure import footers
+from python_hooks.catalog import metastore
+from python_hooks.erasure import footers, records
+from python_hooks.erasure.locations import LIVE, Inventory, inventory
 from python_hooks.errors import error_message
 
-KINDS = ("live", "staging", "trash", "backup", "backup_dir", "stale")
-
-RESULT_COLUMNS: list[tuple[str, str]] = [
-    ("verification_id", "string"),
-    ("invocation_id", "string"),
-    ("request_id", "string"),
-    ("verified_at", "timestamp"),
-    ("database_name", "string"),
-    ("table_name", "string"),
-    ("location_kind", "string"),
-    ("location", "string"),
-    ("referenced_by", "string"),
-    ("location_exists", "boolean"),
-    ("files_total", "bigint"),
-    ("files_read", "bigint"),
-    ("files_skipped", "bigint"),
-    ("rows_holding_ids", "bigint"),
-    ("error", "string"),
-]
+# how many files of a group have their footers checked before the rule is given up for the rest
+FOOTER_SAMPLE = 32
+# the most entries a text column of the per-request row lists before `... and N more`
+LISTED = 50
 
 
 def _decoded(uri: str) -> str:
-    """A file's URI (`Path.toUri().toString()`, what Spark's input_file_name gives) as a plain
-    decoded path without scheme or authority, so that the two spellings compare."""
+    """A file's URI (what Spark's input_file_name gives) as a decoded path without scheme or
+    authority, so that it compares with the listing's."""
     return unquote(urlsplit(uri).path).rstrip("/")
 
 
-class Locations:
-    """The candidate locations of one table: location -> (kind, referenced_by), first kind wins."""
-
-    def __init__(self, spark: Any) -> None:
-        self.spark = spark
-        self.found: dict[str, tuple[str, str | None]] = {}
-
-    def add(self, location: str | None, kind: str, referenced_by: str | None) -> None:
-        if not location:
-            return
-        path = filesystem.qualify(self.spark, str(location))
-        current = self.found.get(path)
-        if current is None or KINDS.index(kind) < KINDS.index(current[0]):
-            self.found[path] = (kind, referenced_by)
-
-
-def table_locations(spark: Any, target: dict[str, Any], stale_rows: list[Any]) -> Locations:
-    """Every location of one purged table that may hold the request's bytes (see the module doc)."""
-    database, table = target["database"], target["table"]
-    found = Locations(spark)
-    backup_home = (
-        filesystem.qualify(spark, str(target["backup_dir"]).rstrip("/")) + f"/{database}/{table}"
-        if target.get("backup_dir")
-        else None
-    )
-    live = metastore.get_table(spark, database, table, with_partitions=False)
-    specs = {str(s or "") for s in target.get("partitions") or []}
-    if live is not None:
-        if live.partition_columns:
-            for pairs, location in metastore.partition_locations(
-                spark, database, table, live.partition_columns
-            ):
-                spec = partitions.spec_path(pairs)
-                if spec in specs:
-                    found.add(location, "live", f"{database}.{table} partition {spec}")
-        else:
-            found.add(live.location, "live", f"{database}.{table}")
-    for meta, registered in named_side_tables(spark, database, table):
-        if registered is None or registered[0].lower() != table.lower():
-            continue
-        kind = registered[1]
-        for location, where in [(meta.location, meta.qualified)] + [
-            (p.location, f"{meta.qualified} partition {partitions.spec_path(p.pairs)}")
-            for p in meta.partitions
-        ]:
-            qualified = filesystem.qualify(spark, location) if location else None
-            in_home = (
-                backup_home is not None and qualified is not None and path_within(qualified, backup_home)
-            )
-            found.add(location, "backup_dir" if in_home else kind, where)
-    if backup_home is not None:
-        found.add(backup_home, "backup_dir", f"backup_dir of {database}.{table}")
-    for record in stale_rows:
-        where = "stale_data_records" + (f" ({record['reason']})" if record.get("reason") else "")
-        found.add(record["location"], "stale", where)
-    for location in target.get("logged_locations") or []:
-        found.add(location, "stale", "purge_log (pre-purge or superseded copy)")
-    return found
-
-
-def _owner(path: str, locations: list[str]) -> str | None:
-    """The deepest of `locations` holding `path`."""
-    holding = [loc for loc in locations if path_within(path, loc)]
+def _owner(path: str, roots: list[str]) -> str | None:
+    holding = [root for root in roots if path_within(path, root)]
     return max(holding, key=len) if holding else None
 
 
-def verify_table(
-    spark: Any,
-    target: dict[str, Any],
-    ids_frame: Any,
-    id_column: str,
-    sorted_ids: list[Any] | None,
-    kind: str | None,
-    stale_rows: list[Any],
-) -> list[dict[str, Any]]:
-    """One row per location of one table: files total / read / skipped, rows holding the ids."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
+def _listed_under(path: str, listed: list[str]) -> bool:
+    """Whether a recursive listing of one of `listed` already holds every file under `path`
+    (it lies inside it, and no directory between them is hidden from the listing)."""
+    for root in listed:
+        if path != root and path_within(path, root):
+            rest = path[len(root.rstrip("/")) + 1 :].split("/")
+            if not any(part.startswith(("_", ".")) for part in rest):
+                return True
+    return False
 
-    database, table = target["database"], target["table"]
-    found = table_locations(spark, target, stale_rows)
-    rows: dict[str, dict[str, Any]] = {}
-    for location, (location_kind, referenced_by) in sorted(found.found.items()):
-        exists = filesystem.exists(spark, location)
-        rows[location] = {
-            "database_name": database,
-            "table_name": table,
-            "location_kind": location_kind,
-            "location": location,
-            "referenced_by": referenced_by,
-            "location_exists": exists,
-            "files_total": 0,
-            "files_read": 0,
-            "files_skipped": 0,
-            "rows_holding_ids": 0,
-            "error": None,
-        }
-    owned: dict[str, tuple[str, Any]] = {}  # file path -> (location, FileStatus)
-    uris: dict[str, str] = {}  # file path -> its decoded URI, as Spark's input_file_name names it
-    for location in rows:
-        if not rows[location]["location_exists"]:
-            continue
+
+def list_files(spark: Any, found: Inventory, rows: dict[str, dict[str, Any]]) -> dict[str, tuple[str, Any]]:
+    """{file path: (owning location, FileStatus)} of every data file under the locations."""
+    owned: dict[str, tuple[str, Any]] = {}
+    roots = sorted(found.locations)
+    listed: list[str] = []
+    for location in sorted(roots, key=len):
+        row = rows[location]
         try:
-            listed = data_files.data_files(spark, location)
+            row["location_exists"] = filesystem.exists(spark, location)
+            if not row["location_exists"] or _listed_under(location, listed):
+                continue
+            statuses = data_files.data_files(spark, location)
         except Exception as exc:  # noqa: BLE001 - reported on the location, the others go on
-            rows[location]["error"] = "could not list: " + error_message(exc)
-            rows[location]["rows_holding_ids"] = None
+            row["error"] = "could not list: " + error_message(exc)
             continue
-        for status in listed:
+        listed.append(location)
+        for status in statuses:
             path = filesystem.qualify(spark, str(status.getPath().toString()))
             if path not in owned:
-                owner = _owner(path, list(rows))
-                owned[path] = (owner or location, status)
-                uris[path] = _decoded(str(status.getPath().toUri().toString()))
-
-    try:
-        meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
-        storage_format = data_files.storage_format(meta)
-        schema = tables.read_schema(meta)
-        partition_columns = {str(c).lower() for c in scala_list(meta.partitionColumnNames())}
-        data_schema = StructType([f for f in schema.fields if f.name.lower() not in partition_columns])
-        problem = None if storage_format else "not a parquet or ORC table: its files cannot be read here"
-    except Exception as exc:  # noqa: BLE001 - the table itself is gone: its copies cannot be read with its schema
-        storage_format, data_schema, problem = (
-            None,
-            None,
-            "cannot read the table's schema: " + error_message(exc),
-        )
-
-    to_read: dict[str, list[str]] = {}
-    for path, (location, status) in sorted(owned.items()):
-        row = rows[location]
-        row["files_total"] += 1
-        if int(status.getLen()) == 0:
-            row["files_read"] += 1  # an empty file holds nothing
-            continue
-        if problem is None and not footers.may_hold(
-            spark, status, storage_format, target["identifier_path"], kind, sorted_ids
-        ):
-            row["files_skipped"] += 1
-            continue
-        row["files_read"] += 1
-        to_read.setdefault(location, []).append(path)
-
-    if problem is not None:
-        for location in to_read:
-            rows[location].update(error=problem, rows_holding_ids=None)
-        return list(rows.values())
-
-    def count(paths: list[str]) -> dict[str, int]:
-        frame = (
-            spark.read.format(storage_format)
-            .schema(data_schema)
-            .option("recursiveFileLookup", "true")
-            .option("ignoreCorruptFiles", "false")
-            .option("ignoreMissingFiles", "false")
-            .load(paths)
-        )
-        path = target["identifier_path"]
-        identifier = F.col(metastore.quote(path[0]))
-        for part in path[1:]:
-            identifier = identifier.getField(part)
-        ids = ids_frame.select(F.col(metastore.quote(id_column)).alias("erasure_id"))
-        holding = (
-            frame.select(F.input_file_name().alias("erasure_file"), identifier.alias("erasure_identifier"))
-            .join(F.broadcast(ids), F.col("erasure_identifier") == F.col("erasure_id"), "left_semi")
-            .groupBy("erasure_file")
-            .count()
-        )
-        return {_decoded(str(r[0])): int(r[1]) for r in holding.collect()}
-
-    def attribute(counts: dict[str, int]) -> None:
-        for path, (location, _) in owned.items():
-            held = counts.get(uris[path])
-            if held:
-                rows[location]["rows_holding_ids"] += held
-
-    everything = [p for paths in to_read.values() for p in paths]
-    if everything:
-        try:
-            attribute(count(everything))
-        except Exception:  # noqa: BLE001 - find the location that cannot be read; the others still count
-            for location, paths in to_read.items():
-                try:
-                    counts = count(paths)
-                except Exception as exc:  # noqa: BLE001 - reported on the location
-                    rows[location].update(
-                        error="could not read: " + error_message(exc), rows_holding_ids=None
-                    )
-                    continue
-                for path in paths:
-                    rows[location]["rows_holding_ids"] += counts.get(uris[path], 0)
-    return list(rows.values())
+                owned[path] = (_owner(path, roots) or location, status)
+    return owned
 
 
-def _stale_rows(spark: Any, stale_relation: list[str] | None) -> list[dict[str, Any]]:
-    if not stale_relation or not metastore.table_exists(spark, stale_relation[0], stale_relation[1]):
-        return []
-    return [
-        r.asDict()
-        for r in metastore.read_table(spark, stale_relation[0], stale_relation[1])
-        .select("database_name", "table_name", "location", "reason")
-        .collect()
-    ]
-
-
-def verify_requests(
-    spark: Any,
-    invocation_id: str,
-    requests: list[dict[str, Any]],
-    stale_relation: list[str] | None = None,
-    view_name: str = "erasure_verification_rows",
-) -> dict[str, Any]:
-    """Verify the bytes of each request; register the result rows as temp view `view_name`.
-
-    `requests`: [{request_id, ids_sql, id_column, id_type, tables: [{database, table,
-    identifier_path, identifier_type, partitions: [spec], logged_locations: [location],
-    backup_dir}]}], as macros/erasure/verify_erasure.sql builds them.  Returns {rows, id_counts,
-    seconds} (counts only: the ids are never returned, logged or written).
-    """
-    import hashlib
-    import time
-
+def _identifier(path: list[str]) -> Any:
     from pyspark.sql import functions as F
 
-    started = time.perf_counter()
-    stale = _stale_rows(spark, stale_relation)
-    out: list[dict[str, Any]] = []
-    id_counts: dict[str, int] = {}
-    for request in requests:
-        request_id = str(request["request_id"])
-        ids_frame = spark.sql(request["ids_sql"])
-        id_column = request["id_column"]
-        ids = [
-            r[0]
-            for r in ids_frame.select(F.col(metastore.quote(id_column))).distinct().collect()
-            if r[0] is not None
-        ]
-        id_counts[request_id] = len(ids)
-        for target in request.get("tables") or []:
-            kind = footers.id_kind(target.get("identifier_type") or "", request.get("id_type") or "")
-            sorted_ids = footers.sortable_ids(ids, kind)
-            mine = [
-                r
-                for r in stale
-                if str(r["database_name"] or "").lower() == target["database"].lower()
-                and str(r["table_name"] or "").lower() == target["table"].lower()
-            ]
-            for row in verify_table(spark, target, ids_frame, id_column, sorted_ids, kind, mine):
-                key = "|".join([invocation_id, request_id, row["location"]])
-                row.update(
-                    verification_id=hashlib.md5(key.encode("utf-8")).hexdigest(),
-                    invocation_id=invocation_id,
-                    request_id=request_id,
-                )
-                out.append(row)
-        del ids
-    columns = [(name, kind) for name, kind in RESULT_COLUMNS if name != "verified_at"]
-    ddl = ", ".join(f"{name} {kind}" for name, kind in columns)
-    frame = spark.createDataFrame([[row[name] for name, _ in columns] for row in out], ddl)
-    frame = frame.withColumn("verified_at", F.current_timestamp()).select(
-        *[name for name, _ in RESULT_COLUMNS]
+    column = F.col(metastore.quote(path[0]))
+    for part in path[1:]:
+        column = column.getField(part)
+    return column
+
+
+def _matches(spark: Any, reader: Any, paths: list[str], ids: Any) -> Any:
+    """(erasure_file, request_id) of every row of `paths` whose identifier is a listed id."""
+    from pyspark.sql import functions as F
+
+    frame = (
+        spark.read.format(reader.storage_format)
+        .schema(reader.data_schema)
+        .option("ignoreCorruptFiles", "false")
+        .option("ignoreMissingFiles", "false")
+        .load(paths)
     )
-    frame.createOrReplaceTempView(view_name)
-    return {"rows": out, "id_counts": id_counts, "seconds": round(time.perf_counter() - started, 3)}
+    return (
+        frame.select(
+            F.input_file_name().alias("erasure_file"),
+            _identifier(reader.identifier_path).alias("erasure_value"),
+        )
+        .join(F.broadcast(ids), F.col("erasure_value") == F.col("erasure_id"), "inner")
+        .select("erasure_file", "request_id")
+    )
+
+
+def _count(frames: list[Any]) -> dict[tuple[str, str | None], int]:
+    """{(decoded file, request_id): rows} over the union of `frames`, in one Spark job."""
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.unionByName(frame)
+    counted = union.groupBy("erasure_file", "request_id").count().collect()
+    return {(_decoded(str(r[0])), r[1]): int(r[2]) for r in counted}
+
+
+def count_rows(
+    spark: Any,
+    found: Inventory,
+    to_read: dict[str, dict[str, list[str]]],
+    ids: Any,
+    rows: dict[str, dict[str, Any]],
+) -> dict[tuple[str, str | None], int]:
+    """Rows holding ids per (decoded file, request_id): every group in one job; on a failure each
+    group alone, then each location alone (its error recorded on its row)."""
+    groups = {key: by_location for key, by_location in to_read.items() if by_location}
+    if not groups:
+        return {}
+
+    def frames_of(key: str, paths: list[str]) -> Any:
+        return _matches(spark, found.readers[key], paths, ids)
+
+    try:
+        return _count([frames_of(k, [p for ps in g.values() for p in ps]) for k, g in groups.items()])
+    except Exception:  # noqa: BLE001 - find what cannot be read; the rest still counts
+        pass
+    counts: dict[tuple[str, str | None], int] = {}
+    for key, by_location in groups.items():
+        try:
+            counts.update(_count([frames_of(key, [p for ps in by_location.values() for p in ps])]))
+            continue
+        except Exception:  # noqa: BLE001 - location by location
+            pass
+        for location, paths in by_location.items():
+            try:
+                counts.update(_count([frames_of(key, paths)]))
+            except Exception as exc:  # noqa: BLE001 - reported on the location
+                rows[location]["error"] = "could not read: " + error_message(exc)
+    return counts
+
+
+def _listing(entries: list[str]) -> str | None:
+    if not entries:
+        return None
+    shown = entries[:LISTED]
+    more = f"; ... and {len(entries) - LISTED} more" if len(entries) > LISTED else ""
+    return "; ".join(shown) + more
+
+
+def _verdict(summary: dict[str, Any]) -> str:
+    if summary["unread_live"]:
+        return "INCOMPLETE"
+    if summary["live_rows"]:
+        return "LIVE_ROWS"
+    if summary["unread_copies"]:
+        return "INCOMPLETE"
+    if summary["copy_rows"]:
+        return "COPIES_HOLD_IDS"
+    return "NONE_FOUND"
+
+
+def _md5(*parts: str) -> str:
+    return hashlib.md5("|".join(parts).encode("utf-8")).hexdigest()
+
+
+def verify(
+    spark: Any,
+    invocation_id: str,
+    trigger: str,
+    request_ids: list[str],
+    ids_sql: str,
+    id_type: str,
+    scope: list[dict[str, Any]] | None,
+    backup_dirs: list[str],
+    stale_relation: list[str] | None,
+    target_schema: str,
+    product_version: str | None = None,
+    view_name: str | None = None,
+) -> dict[str, Any]:
+    """Verify the bytes for `request_ids` and record the run; returns what the macro reports.
+
+    With `view_name` (the model erasure_verification, whose materialization appends its own
+    table), the per-request rows are left in that temporary view instead of appended.
+
+    `ids_sql` selects `erasure_id` and `request_id` (null: the id belongs to every request, when the
+    id table has no request_id column).  Returns {verification_id, started_at, ended_at, seconds,
+    run: {...}, requests: [{request_id, ids_listed, live_rows, copy_rows, unread_live,
+    unread_copies, live_holding, copies_holding, unread_locations, verdict}], locations: [...]}:
+    counts and locations only.
+    """
+    from pyspark.sql import functions as F
+
+    clock = time.perf_counter()
+    started = datetime.now(timezone.utc)
+    verification_id = f"{started:%Y%m%dT%H%M%S%fZ}-{invocation_id[:8]}"
+    requests = sorted({str(r) for r in request_ids if r is not None and str(r).strip()})
+    ids = (
+        spark.sql(ids_sql)
+        .select(F.col("erasure_id"), F.col("request_id").cast("string").alias("request_id"))
+        .where(F.col("erasure_id").isNotNull())
+        .where(F.col("request_id").isNull() | F.col("request_id").isin(requests or [""]))
+        .distinct()
+        .cache()
+    )
+    try:
+        # the pairs, read once: per request how many ids, and every id for the footer rule
+        pairs = [(r[0], r[1]) for r in ids.collect()]
+        per_request: dict[str | None, int] = {}
+        for _, request_id in pairs:
+            per_request[request_id] = per_request.get(request_id, 0) + 1
+        listed = sorted({value for value, _ in pairs}, key=lambda v: (str(type(v)), v))
+        del pairs
+        found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
+        rows = {
+            location: {
+                "location_kind": item.kind,
+                "database_name": item.database,
+                "table_name": item.table,
+                "referenced_by": item.referenced_by,
+                "location": location,
+                "location_exists": False,
+                "files_total": 0,
+                "files_read": 0,
+                "files_skipped": 0,
+                "bytes_total": 0,
+                "bytes_read": 0,
+                "error": None,
+            }
+            for location, item in found.locations.items()
+        }
+        owned = list_files(spark, found, rows)
+        to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
+        del listed
+        counts = count_rows(spark, found, to_read, ids, rows)
+    finally:
+        ids.unpersist()
+    by_location = _attribute(owned, counts, requests)
+    ended = datetime.now(timezone.utc)
+    result = _record(
+        spark, target_schema, verification_id, invocation_id, trigger, started, ended, requests,
+        per_request, found, rows, by_location, product_version, view_name,
+    )  # fmt: skip
+    result["seconds"] = round(time.perf_counter() - clock, 3)
+    return result
+
+
+def _choose_files(
+    spark: Any,
+    found: Inventory,
+    owned: dict[str, tuple[str, Any]],
+    rows: dict[str, dict[str, Any]],
+    listed: list[Any],
+    id_type: str,
+) -> dict[str, dict[str, list[str]]]:
+    """{reader: {location: [file]}}: what must be read, after the empty files and those whose
+    footers rule every id out; files of a location that cannot be read make its error."""
+    sorted_ids: dict[str, list[Any] | None] = {}
+    checked: dict[str, list[int]] = {}  # reader -> [footers checked, files skipped]
+    to_read: dict[str, dict[str, list[str]]] = {}
+    for path, (location, status) in sorted(owned.items()):
+        row = rows[location]
+        item = found.locations[location]
+        reader = found.readers[item.reader]
+        size = int(status.getLen())
+        row["files_total"] += 1
+        row["bytes_total"] += size
+        if size == 0:
+            row["files_read"] += 1  # an empty file holds nothing
+            continue
+        if reader.problem is not None:
+            row["error"] = row["error"] or reader.problem
+            continue
+        kind = footers.id_kind(reader.identifier_type or "", id_type)
+        tally = checked.setdefault(reader.key, [0, 0])
+        if kind is not None and not (tally[0] >= FOOTER_SAMPLE and tally[1] == 0):
+            if reader.key not in sorted_ids:
+                sorted_ids[reader.key] = footers.sortable_ids(listed, kind)
+            tally[0] += 1
+            if not footers.may_hold(
+                spark,
+                status,
+                reader.storage_format,
+                reader.identifier_path or [],
+                kind,
+                sorted_ids[reader.key],
+            ):
+                tally[1] += 1
+                row["files_skipped"] += 1
+                continue
+        row["files_read"] += 1
+        row["bytes_read"] += size
+        to_read.setdefault(reader.key, {}).setdefault(location, []).append(path)
+    return to_read
+
+
+def _id_type(ids: Any) -> str:
+    return str(ids.schema["erasure_id"].dataType.simpleString())
+
+
+def _attribute(
+    owned: dict[str, tuple[str, Any]], counts: dict[tuple[str, str | None], int], requests: list[str]
+) -> dict[str, dict[str, int]]:
+    """{location: {request_id: rows}}: a count under request None belongs to every request."""
+    decoded = {
+        _decoded(str(status.getPath().toUri().toString())): location for location, status in owned.values()
+    }
+    found: dict[str, dict[str, int]] = {}
+    for (file, request), n in counts.items():
+        location = decoded.get(file)
+        if location is None or not n:
+            continue
+        for request_id in requests if request is None else [request]:
+            if request_id in requests:
+                holding = found.setdefault(location, {})
+                holding[request_id] = holding.get(request_id, 0) + n
+    return found
+
+
+def _record(
+    spark: Any,
+    schema: str,
+    verification_id: str,
+    invocation_id: str,
+    trigger: str,
+    started: datetime,
+    ended: datetime,
+    requests: list[str],
+    per_request: dict[str | None, int],
+    found: Inventory,
+    rows: dict[str, dict[str, Any]],
+    by_location: dict[str, dict[str, int]],
+    product_version: str | None,
+    view_name: str | None,
+) -> dict[str, Any]:
+    location_rows = []
+    for location, row in sorted(rows.items()):
+        location_rows.append(
+            {
+                **row,
+                "verification_location_id": _md5(verification_id, location),
+                "verification_id": verification_id,
+            }
+        )
+    findings = []
+    summaries = []
+    everyone = per_request.get(None, 0)
+    for request_id in requests:
+        live_rows = copy_rows = 0
+        live_tables: dict[str, int] = {}
+        copies, unread = [], []
+        unread_live = unread_copies = 0
+        for location, row in sorted(rows.items()):
+            live = row["location_kind"] == LIVE
+            if row["error"] is not None:
+                unread.append(f"{row['location_kind']} {location}: {row['error']}")
+                if live:
+                    unread_live += 1
+                else:
+                    unread_copies += 1
+            held = by_location.get(location, {}).get(request_id, 0)
+            if not held:
+                continue
+            findings.append(
+                {
+                    "finding_id": _md5(verification_id, request_id, location),
+                    "verification_id": verification_id,
+                    "request_id": request_id,
+                    "location_kind": row["location_kind"],
+                    "database_name": row["database_name"],
+                    "table_name": row["table_name"],
+                    "location": location,
+                    "rows_holding_ids": held,
+                }
+            )
+            table = f"{row['database_name']}.{row['table_name']}"
+            if live:
+                live_rows += held
+                live_tables[table] = live_tables.get(table, 0) + held
+            else:
+                copy_rows += held
+                copies.append(f"{row['location_kind']} {table} {location}: {held}")
+        summary = {
+            "verification_request_id": _md5(verification_id, request_id),
+            "verification_id": verification_id,
+            "invocation_id": invocation_id,
+            "request_id": request_id,
+            "started_at": started,
+            "ended_at": ended,
+            "ids_listed": per_request.get(request_id, 0) + everyone,
+            "locations_read": len(rows),
+            "live_rows": live_rows,
+            "copy_rows": copy_rows,
+            "unread_live": unread_live,
+            "unread_copies": unread_copies,
+            "live_holding": _listing([f"{t}: {n}" for t, n in sorted(live_tables.items())]),
+            "copies_holding": _listing(copies),
+            "unread_locations": _listing(unread),
+        }
+        summary["verdict"] = _verdict(summary)
+        summaries.append(summary)
+    run = {
+        "verification_id": verification_id,
+        "invocation_id": invocation_id,
+        "trigger": trigger,
+        "started_at": started,
+        "ended_at": ended,
+        "scope": found.scope,
+        "out_of_scope_tables": _listing(found.out_of_scope),
+        "requests_verified": len(requests),
+        "ids_listed": sum(per_request.values()),
+        "tables_read": len(found.onboarded),
+        "side_tables_read": len(found.side_tables),
+        "partitions_read": found.live_partitions,
+        "locations_total": len(rows),
+        "locations_existing": sum(1 for r in rows.values() if r["location_exists"]),
+        "files_total": sum(r["files_total"] for r in rows.values()),
+        "files_read": sum(r["files_read"] for r in rows.values()),
+        "files_skipped": sum(r["files_skipped"] for r in rows.values()),
+        "bytes_total": sum(r["bytes_total"] for r in rows.values()),
+        "bytes_read": sum(r["bytes_read"] for r in rows.values()),
+        "location_errors": sum(1 for r in rows.values() if r["error"] is not None),
+        "rows_holding_ids": sum(f["rows_holding_ids"] for f in findings),
+        "last_change_seen_at": (
+            datetime.fromtimestamp(found.last_change_ms / 1000, timezone.utc)
+            if found.last_change_ms
+            else None
+        ),
+        "product_version": product_version,
+    }
+    records.append(spark, schema, "erasure_verification_runs", [run])
+    records.append(spark, schema, "erasure_verification_locations", location_rows)
+    records.append(spark, schema, "erasure_verification_findings", findings)
+    if view_name:
+        records.as_view(spark, view_name, "erasure_verification", summaries)
+    else:
+        records.append(spark, schema, "erasure_verification", summaries)
+    return {
+        "verification_id": verification_id,
+        "run": {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in run.items()},
+        "requests": [
+            {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in s.items()} for s in summaries
+        ],
+        "locations": [
+            {k: v for k, v in r.items() if k not in ("verification_location_id", "verification_id")}
+            for r in location_rows
+        ],
+    }

@@ -105,9 +105,12 @@ class Lake:
         fault: Fault | None = None,
         census: Path | None = None,
         interrupt: Interrupt | None = None,
+        stop_with: int = signal.SIGKILL,
     ) -> Outcome:
-        """One dbt command; with `fault`, killed (process group, SIGKILL) at that step; with
-        `interrupt`, signalled when its output shows the pattern, then left to end on its own."""
+        """One dbt command; with `fault`, killed (process group, SIGKILL) at that step, or sent
+        `stop_with` (SIGINT, as Ctrl-C in a terminal does: the whole group gets it, then runs on to
+        its end, or is killed after FAULTS_INTERRUPT_GRACE seconds); with `interrupt`, signalled
+        when its output shows the pattern, then left to end on its own."""
         self.runs += 1
         tag = f"{self.runs:03d}"
         hit = self.root / f"hit-{tag}"
@@ -115,6 +118,8 @@ class Lake:
         env = self.env()
         if fault is not None:
             env.update(FAULT_AT=fault.pattern, FAULT_NTH=str(fault.nth), FAULT_HIT=str(hit))
+            if stop_with != signal.SIGKILL:
+                env["FAULT_THEN"] = "continue"
         if census is not None:
             env["FAULT_CENSUS"] = str(census)
         log = self.root / f"dbt-{tag}.out"
@@ -147,7 +152,10 @@ class Lake:
                             os.kill(proc.pid, interrupt.signal)
                 if hit.exists():
                     killed_at = hit.read_text()
-                    kill_group(proc)
+                    if stop_with == signal.SIGKILL:
+                        kill_group(proc)
+                    else:
+                        interrupt_group(proc, stop_with)
                     break
                 if time.time() > deadline:
                     kill_group(proc)
@@ -230,6 +238,19 @@ def local_path(location: str) -> str:
             location = location[len(prefix) :]
             break
     return location.rstrip("/")
+
+
+def interrupt_group(proc: subprocess.Popen, signum: int) -> None:
+    """`signum` to the stopped process group, which is then let run until it ends (a grace period,
+    then SIGKILL)."""
+    try:
+        os.killpg(proc.pid, signum)
+        os.killpg(proc.pid, signal.SIGCONT)
+        proc.wait(timeout=float(os.environ.get("FAULTS_INTERRUPT_GRACE") or 120))
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+    except ProcessLookupError:
+        pass
 
 
 def kill_group(proc: subprocess.Popen) -> None:

@@ -17,7 +17,8 @@ Environment:
 - `FAULT_AT=<regex>` (matched with re.search, DOTALL), `FAULT_NTH=<n>` (default 1),
   `FAULT_HIT=<file>`: at the n-th matching marker, write the marker to `FAULT_HIT` and stop this
   process (SIGSTOP) before the step runs.  The harness, which watches for the file, then kills the
-  whole process group (this process and its Spark JVM) with SIGKILL.
+  whole process group (this process and its Spark JVM) with SIGKILL; or, with `FAULT_THEN=continue`,
+  sends the group SIGINT (Ctrl-C) and lets it go on.
 """
 
 from __future__ import annotations
@@ -57,8 +58,11 @@ def marker(text: str) -> None:
         with open(partial, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(partial, HIT)
-    # Frozen here until the harness kills the process group; if nobody does, die anyway.
+    # Frozen here until the harness kills the process group; if nobody does, die anyway, unless
+    # the harness interrupts instead (FAULT_THEN=continue: it sent SIGINT, then SIGCONT)
     os.kill(os.getpid(), signal.SIGSTOP)
+    if os.environ.get("FAULT_THEN") == "continue":
+        return
     time.sleep(5)
     os.killpg(os.getpgid(0), signal.SIGKILL)
 

@@ -1,7 +1,7 @@
 """Every table the hooks write has its columns defined once, in Python; the yml documents the same.
 
 The purge results (`purge`, and `purge_log` which appends them), the retention attempts
-(`retention`, `retention_log`) and the audit tables: the yml's columns, in order, with the
+(`retention`, `retention_log`), the audit tables and the erasure verifier's tables: the yml's columns, in order, with the
 yml's data_type, are the code's.
 """
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from python_hooks.audit.audit_tables import SCHEMAS
-from python_hooks.erasure.verification import RESULT_COLUMNS as VERIFICATION_COLUMNS
+from python_hooks.erasure.records import TABLES as VERIFICATION_TABLES
 from python_hooks.purge.results import RESULT_COLUMNS
 from python_hooks.retention.attempts import ATTEMPT_COLUMNS
 
@@ -33,7 +33,7 @@ CODE: dict[str, list[tuple[str, str]]] = {
     "purge_log": RESULT_COLUMNS,
     "retention": ATTEMPT_COLUMNS,
     "retention_log": ATTEMPT_COLUMNS,
-    "erasure_verification": VERIFICATION_COLUMNS,
+    **VERIFICATION_TABLES,
     **{
         name: [(field.name, field.dataType.simpleString()) for field in schema.fields]
         for name, schema in SCHEMAS.items()

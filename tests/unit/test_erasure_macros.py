@@ -1,24 +1,121 @@
-"""Rendering tests for the SQL-building macros of the verification of bytes (no warehouse)."""
+"""Rendering tests for the SQL-building macros of the erasure evidence (no warehouse): the ledger
+(erasure_ledger_sql), the copies and their deletions, the warehouse's changes, and the
+verification tables' definitions.  The same macros run on Spark in tests/functional/erasure/."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from tests.unit.macro_harness import MacroRenderer, squash
 
-render = MacroRenderer()
+
+def renderer(execute: bool = False, changes: list | None = None, request_ids: bool = True) -> MacroRenderer:
+    render = MacroRenderer({"compliance_id_column": "guestid", "erasure_deadline_days": 30})
+    render.globals["execute"] = execute
+    render.globals["load_relation"] = lambda relation: relation
+    render.globals["source"] = lambda *a: "ids.requests"
+    render.globals["run_query"] = lambda sql: SimpleNamespace(rows=[])
+    render.adapter.erasure_warehouse_changes = lambda scope: list(changes or [])
+    render.adapter.get_relation = lambda **k: "ids.requests"
+    columns = ["guestid"] + (["request_id", "requested_at"] if request_ids else [])
+    render.adapter.get_columns_in_relation = lambda relation: [SimpleNamespace(name=c) for c in columns]
+    return render
 
 
-def test_targets_are_the_committed_partitions_of_the_request_runs():
-    sql = squash(
-        render("erasure_verify_targets_sql", "r1", "lakehouse.purge_log", "lakehouse.erasure_request_log")
-    )
-    assert "from lakehouse.purge_log where state = 'COMMITTED' and not coalesce(dry_run, false)" in sql
+RELATIONS = {
+    "request_log": "lh.erasure_request_log",
+    "purge_log": "lh.purge_log",
+    "retention_log": "lh.retention_log",
+    "events": "lh.erasure_events",
+    "verification": "lh.erasure_verification",
+    "copies_sql": "select * from lh.erasure_copies",
+}
+
+
+def test_the_ledger_rests_on_the_latest_verification_and_the_warehouse_changes():
+    changes = [
+        {"source": "side_table", "kind": "backup", "invocation_id": "run-9", "database_name": "db",
+         "table_name": "t", "happened_us": 1700000000000000},
+    ]  # fmt: skip
+    sql = squash(renderer(True, changes)("erasure_ledger_sql", RELATIONS))
+    # the runs no log attributes to a request count as purges of every listed request
     assert (
-        "and invocation_id in ( select served.invocation_id from lakehouse.erasure_request_log as served"
-        " where served.request_id = 'r1' )"
-    ) in sql
+        "timestamp_micros(happened_us) as happened_at from values ('side_table', 'backup', 'run-9', 'db', 't', 1700000000000000L)"
+        in sql
+    )
+    assert (
+        "left anti join attributed on coalesce(warehouse_changes.invocation_id, '') = attributed.invocation_id"
+        in sql
+    )
+    assert "from lh.purge_log where state = 'COMMITTED' and not coalesce(dry_run, false)" in sql
+    # only the latest verification of each request decides
+    assert "row_number() over (partition by request_id order by started_at desc, verification_id desc)" in sql
+    # the order of the rule: not served, not verified since, live rows, then copies and deletions
+    order = [
+        "when facts.purge_runs = 0 then 'pending'",
+        "when facts.verification_id is null then 'unverified'",
+        "when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at) then 'unverified'",
+        "when facts.unread_live > 0 then 'unverified'",
+        "when facts.live_rows > 0 then case when facts.last_clean_at > facts.first_purged_at then 'reintroduced' else 'pending' end",
+        "facts.copy_rows = 0 and facts.unread_copies = 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at) then 'erased'",
+        "then 'copies_remaining' else 'live_clean' end as progress",
+    ]
+    positions = [sql.index(clause) for clause in order]
+    assert positions == sorted(positions)
+    assert (
+        "when judged.progress in ('erased', 'reintroduced') then judged.progress when current_timestamp() > judged.deadline_at then 'overdue'"
+        in sql
+    )
+    # a request no longer listed: only its own purges count
+    assert (
+        "when requests.still_listed then greatest(requests.last_served_at, unattributed_purges.happened_at) else requests.last_served_at end as last_purge_at"
+        in sql
+    )
+    assert "listed_requests.request_id is not null as still_listed" in sql
 
 
-def test_without_a_request_log_every_purge_run_that_was_not_dry_serves_the_request():
-    sql = squash(render("erasure_verify_targets_sql", "r1", "lakehouse.purge_log", None))
-    assert "invocation_id in" not in sql
-    assert "not coalesce(dry_run, false)" in sql
+def test_without_request_ids_every_request_is_a_run_and_stays_listed():
+    sql = squash(renderer(True, request_ids=False)("erasure_ledger_sql", RELATIONS))
+    assert "true as still_listed" in sql
+    assert "cast(null as string) as request_id" in sql
+
+
+def test_before_anything_exists_the_ledger_reads_empty_selects():
+    sql = squash(renderer(False)("erasure_ledger_sql", RELATIONS))
+    assert "lh.purge_log" not in sql and "lh.erasure_verification" not in sql
+    assert "cast(null as string) as verification_id" in sql
+    assert "select cast(null as timestamp) as happened_at" in sql
+
+
+def test_copies_and_their_deletions_use_names_no_outer_query_uses():
+    render = renderer(True)
+    sql = squash(
+        render("erasure_copies_sql", "lh.erasure_request_log", "lh.purge_log", "lh.retention_log", None)
+    )
+    for name in (
+        "copy_serving_runs",
+        "copy_swaps",
+        "copy_deletion_attempts",
+        "copy_policies",
+        "copy_rows",
+        "copy_final",
+    ):
+        assert f"{name} as (" in sql
+    assert "where action = 'delete' and succeeded and not coalesce(dry_run, false)" in sql
+    assert "min(attempted_at) as deleted_at from copies_with_deletions" in sql
+
+
+def test_the_verification_tables_are_defined_by_their_yml():
+    render = renderer(False)
+    model = SimpleNamespace(name="erasure_verification", columns={
+        "verification_request_id": SimpleNamespace(data_type="string"),
+        "live_rows": SimpleNamespace(data_type="bigint"),
+    })  # fmt: skip
+    render.globals["model"] = model
+    assert squash(render("erasure_table_sql")) == (
+        "select cast(null as string) as `verification_request_id`, cast(null as bigint) as `live_rows` where false"
+    )
+    assert squash(render("erasure_table_sql", "erasure_verification_rows")) == (
+        "select cast(verified.`verification_request_id` as string) as `verification_request_id`,"
+        " cast(verified.`live_rows` as bigint) as `live_rows` from erasure_verification_rows as verified"
+    )

@@ -17,6 +17,37 @@ SEED_TYPES = RETENTION_POLICY_TYPES
 ZERO = RETENTION_ZERO
 
 
+def dbt_log(args: list[str], expect_pass: bool | None = True, callbacks: list[Any] | None = None) -> str:
+    """A dbt command's log; when it does not end as expected, the assertion shows the log's end
+    (`expect_pass` None: either way).  `callbacks` receive every event (dbtRunner's)."""
+    from io import StringIO
+
+    from dbt.cli.main import dbtRunner
+    from dbt.flags import get_flags
+    from dbt.tests.util import capture_stdout_logs, reset_metadata_vars, stop_capture_stdout_logs
+
+    reset_metadata_vars()
+    flags = get_flags()
+    args = list(args)
+    for option, value in (
+        ("--project-dir", getattr(flags, "PROJECT_DIR", None)),
+        ("--profiles-dir", getattr(flags, "PROFILES_DIR", None)),
+    ):
+        if value and option not in args:
+            args += [option, value]
+    buffer = StringIO()
+    capture_stdout_logs(buffer)
+    try:
+        result = dbtRunner(callbacks=callbacks or []).invoke(args)
+    finally:
+        stop_capture_stdout_logs()
+    log = buffer.getvalue()
+    assert expect_pass is None or result.success == expect_pass, (
+        f"dbt {' '.join(args[:4])} {'failed' if expect_pass else 'passed'}:\n{log[-6000:]}"
+    )
+    return log
+
+
 def purge(whitelist: str, scope: str) -> str:
     """`dbt run --select purge+` (purge, log, verification, retention at its defaults) on `whitelist`."""
     variables = {"purge_whitelist": whitelist, "retention_scope": scope}

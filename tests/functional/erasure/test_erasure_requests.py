@@ -1,45 +1,44 @@
-"""Erasure requests through their life: pending -> live_clean -> reintroduced (a restore) ->
-live_clean (the next purge) -> erased (retention deletes the last pre-purge copy), and overdue.
+"""Erasure requests through their life, the ledger resting on the verifier's reading of the bytes:
+pending -> unverified (purged, not verified since) -> copies_remaining (verified: the backups
+hold its ids) -> reintroduced (a restore, then a verification) -> ... -> live_clean (retention
+deleted the copies after the last verification) -> erased (a fresh verification found nothing
+anywhere) -> a certificate whose digest verifies, and stops verifying when a purge_log or
+retention_log row it rests on is changed.
 
 A real partitioned and a real unpartitioned table, purged by `dbt run --select purge+`; the id
-table carries `request_id` and `requested_at`.  The status, the copies and their dates are read
-back from the models, and no table of the erasure models may hold an id."""
+table carries `request_id` and `requested_at`.  Every status is checked against a direct read
+of the files (pyarrow), outside the product's code: the ledger never says `live_clean` or
+`erased` while a file holds the request's ids.  No table of the erasure models holds an id."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt.tests.util import run_dbt, run_dbt_and_capture
+from dbt.tests.util import run_dbt
 
 from tests.conftest import repo_files
-from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, ZERO
-from tests.functional.purge.conftest import descriptor, location
+from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, ZERO, dbt_log
+from tests.functional.erasure.files_scan import ids_in_files
+from tests.functional.purge.conftest import descriptor
 
 DB = "e_req"
 IDS = "e_ids.requests"
 # request -> (ids, days since it was requested)
 REQUESTS = {"REQ-1": ([1001, 1002], 1), "REQ-2": ([1003], 100)}
 ALL_IDS = {i for ids, _ in REQUESTS.values() for i in ids}
-REQUEST_MODELS = {
-    "_erasure__requests.yml",
-    "erasure_request_log.sql",
-    "erasure_live_findings.sql",
-    "erasure_copies.sql",
-    "erasure_requests.sql",
-}
 
 
 def run(select: str, expect_pass: bool = True, **variables: Any) -> str:
     base = {"purge_whitelist": DB, "retention_scope": DB}
-    _, log = run_dbt_and_capture(
+    return dbt_log(
         ["run", "--select", select, "--vars", json.dumps({**base, **variables})], expect_pass=expect_pass
     )
-    return log
 
 
 def requests(spark: Any, schema: str) -> dict[str, Any]:
@@ -54,14 +53,16 @@ def copies(spark: Any, schema: str, request_id: str) -> list[Any]:
     ).collect()
 
 
-def verification(spark: Any, schema: str, request_id: str) -> list[Any]:
-    """The latest verify_erasure rows of a request."""
-    spark.catalog.clearCache()
-    return spark.sql(f"""
-        select * from {schema}.erasure_verification
-        where request_id = '{request_id}' and invocation_id = (
-            select max_by(invocation_id, verified_at) from {schema}.erasure_verification where request_id = '{request_id}')
-    """).collect()
+def never_certified_too_early(spark: Any, found: dict[str, Any]) -> None:
+    """The ledger's property, against the files: a request holding ids anywhere is not erased, and
+    one holding ids in a live table is not live_clean (nor anything after it)."""
+    for request_id, (ids, _) in REQUESTS.items():
+        live, copies_held = ids_in_files(spark, [DB], set(ids))
+        status = found[request_id].progress
+        if live:
+            assert status not in ("live_clean", "copies_remaining", "erased"), (request_id, status, live)
+        if live or copies_held:
+            assert status != "erased", (request_id, copies_held)
 
 
 @pytest.fixture(scope="class")
@@ -75,7 +76,7 @@ def models() -> dict[str, Any]:
         "purge": repo_files("models", "purge"),
         "retention": repo_files("models", "retention"),
         "erasure": {
-            name: text for name, text in repo_files("models", "erasure").items() if name in REQUEST_MODELS
+            name: text for name, text in repo_files("models", "erasure").items() if name != "pii_coverage.sql"
         },
     }
 
@@ -95,6 +96,7 @@ def project_config_update() -> dict[str, Any]:
             "purge_whitelist": DB,
             "compliance_id_table": IDS,
             "compliance_id_column": "guestid",
+            "erasure_verification_scope": DB,
             "audit_enabled": False,
         },
     }
@@ -131,168 +133,239 @@ def lake(project: Any, spark: Any) -> dict[str, Any]:
 class TestErasureRequests:
     def test_a_dry_run_serves_no_request(self, project, spark, lake):
         log = run("purge+", purge_dry_run=True)
-        # what it would remove, per partition, and when retention would then delete the copy
         assert "dry run: e_req.events ds=a: would remove 1 of 2 rows" in log
-        assert "dry run: e_req.profiles (unpartitioned): would remove 2 of 3 rows" in log
-        assert (
-            "deleted by retention from " in log and "(backup_retention_days 7, stale_retention_days 7)" in log
-        )
         found = requests(spark, project.test_schema)
-        assert found["REQ-1"].status == "pending"
-        assert found["REQ-1"].purge_runs == 0
-        assert found["REQ-1"].id_count == 2
-        # requested 100 days ago, deadline 30 days: overdue before anything was purged
-        assert found["REQ-2"].status == "overdue"
-        assert found["REQ-2"].deadline_at < dt.datetime.now()
+        assert (found["REQ-1"].status, found["REQ-1"].purge_runs, found["REQ-1"].id_count) == (
+            "pending",
+            0,
+            2,
+        )
+        assert found["REQ-1"].missing.startswith("no purge run has served it yet")
+        # requested 100 days ago, deadline 30 days: overdue, and still pending underneath
+        assert (found["REQ-2"].status, found["REQ-2"].progress) == ("overdue", "pending")
+        never_certified_too_early(spark, found)
 
-    def test_a_purge_makes_the_request_live_clean_with_its_copies_scheduled(self, project, spark, lake):
+    def test_a_purge_alone_certifies_nothing_until_a_verification_reads_the_bytes(self, project, spark, lake):
         run("purge+")
         found = requests(spark, project.test_schema)
         one = found["REQ-1"]
-        assert one.status == "live_clean"
-        assert (one.purge_runs, one.live_rows, one.tables_checked, one.tables_clean) == (1, 0, 2, 2)
-        assert one.live_clean_at is not None and one.fully_erased_at is None
-        # REQ-1's run swapped every partition that held any listed id (a, b, c) and profiles
+        assert (one.status, one.purge_runs, one.verification_id) == ("unverified", 1, None)
+        assert "dbt run --select erasure_verification" in one.missing
+        assert one.live_clean_at is None and one.fully_erased_at is None
+        # the copies the run made, scheduled by the policies in force
         listed = copies(spark, project.test_schema, "REQ-1")
         assert [(c.table_name, c.partition_spec) for c in listed] == [
-            ("events", "ds=a"),
-            ("events", "ds=b"),
-            ("events", "ds=c"),
-            ("profiles", None),
-        ]
-        for copy in listed:
-            assert copy.deleted_at is None
-            # the defaults: backup 7 days, stale 7 days
-            assert copy.will_delete_at == copy.purged_at + dt.timedelta(days=7)
-        assert one.copies_remaining == 4
-        assert one.copies_deleted_by == max(c.will_delete_at for c in listed)
-        # past its deadline with copies left: still overdue
-        assert found["REQ-2"].status == "overdue"
-
-    def test_a_restore_reintroduces_the_request_until_the_next_purge(self, project, spark, lake):
-        backup = copies(spark, project.test_schema, "REQ-1")[0].backup_table
-        run_dbt(
-            [
-                "run-operation",
-                "restore",
-                "--args",
-                json.dumps({"table": f"{DB}.events", "partition": "ds=a", "backup": backup}),
-            ]
+            ("events", "ds=a"), ("events", "ds=b"), ("events", "ds=c"), ("profiles", None),
+        ]  # fmt: skip
+        assert all(
+            c.deleted_at is None and c.will_delete_at == c.purged_at + dt.timedelta(days=7) for c in listed
         )
+        never_certified_too_early(spark, found)
+
+    def test_the_verification_finds_the_backups_holding_its_ids(self, project, spark, lake):
         run("tag:erasure")
         found = requests(spark, project.test_schema)
-        events = spark.sql(f"select * from {project.test_schema}.erasure_events").collect()
-        assert [(e.event, e.table_name, e.partition_spec, e.backup_table) for e in events] == [
-            ("restore", "events", "ds=a", backup)
-        ]
-        assert found["REQ-1"].live_rows == 1, found["REQ-1"]  # 1001 is back in ds=a
-        assert found["REQ-1"].status == "reintroduced"
+        one = found["REQ-1"]
+        assert (one.status, one.live_rows, one.copy_rows) == ("copies_remaining", 0, 3)
+        assert one.verified_at > one.last_purge_at and one.live_clean_at == one.verified_at
+        assert "backup e_req.events" in one.copies_holding and "backup e_req.profiles" in one.copies_holding
+        assert one.missing.startswith("copies hold its ids until retention deletes them")
+        assert (found["REQ-2"].status, found["REQ-2"].progress) == ("overdue", "copies_remaining")
+        never_certified_too_early(spark, found)
+
+    def test_a_restore_then_a_verification_reintroduces_the_request(self, project, spark, lake):
+        backup = copies(spark, project.test_schema, "REQ-1")[0].backup_table
+        run_dbt(
+            ["run-operation", "restore", "--args",
+             json.dumps({"table": f"{DB}.events", "partition": "ds=a", "backup": backup})]
+        )  # fmt: skip
+        # the restore alone: the last verification predates it
+        run("erasure_requests")
+        found = requests(spark, project.test_schema)
+        assert found["REQ-1"].status == "unverified" and found["REQ-1"].last_restore_at is not None
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        assert (found["REQ-1"].status, found["REQ-1"].live_rows) == (
+            "reintroduced",
+            1,
+        )  # 1001 is back in ds=a
+        assert found["REQ-1"].live_holding == "e_req.events: 1"
         assert found["REQ-2"].live_rows == 0
+        never_certified_too_early(spark, found)
 
         run("purge+")
+        run("tag:erasure")
         found = requests(spark, project.test_schema)
-        assert found["REQ-1"].status == "live_clean"
-        assert found["REQ-1"].purge_runs == 2
-        assert found["REQ-1"].live_rows == 0
-
-    def test_the_bytes_of_the_request_are_in_the_backups_only(self, project, spark, lake):
-        """verify_erasure with a request_id column: REQ-1's ids (1001, 1002) are in no live file, and
-        the pre-purge copies hold them: 1001 in ds=a (the directory both purges' backups point at,
-        since the restore made it live again) and in profiles, 1002 in ds=b."""
-        run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "REQ-1"})])
-        found = verification(spark, project.test_schema, "REQ-1")
-        assert sum(r.rows_holding_ids for r in found if r.location_kind == "live") == 0
-        holding = {r.location: r.rows_holding_ids for r in found if r.rows_holding_ids}
-        assert sum(holding.values()) == 3, found
-        assert set(holding) <= {c.location for c in copies(spark, project.test_schema, "REQ-1")}
+        assert (found["REQ-1"].status, found["REQ-1"].purge_runs, found["REQ-1"].live_rows) == (
+            "copies_remaining",
+            2,
+            0,
+        )
+        never_certified_too_early(spark, found)
 
     def test_a_rebuild_writing_an_id_back_reintroduces_the_request(self, project, spark, lake):
-        """No event: a job (a recompaction from unpurged input, a rebuild) writes a purged id back
-        into an onboarded table; the live check alone finds it."""
+        """No event, no log: a job writes a purged id back into an onboarded table; the verifier
+        alone finds it."""
         spark.sql(f"insert into {DB}.profiles values (1003, 'rebuilt')")
         run("tag:erasure")
         found = requests(spark, project.test_schema)
         assert (found["REQ-2"].status, found["REQ-2"].live_rows) == ("reintroduced", 1)
-        assert found["REQ-1"].status == "live_clean"  # 1003 is not one of REQ-1's ids
-        findings = spark.sql(
-            f"select table_name, remaining_rows from {project.test_schema}.erasure_live_findings "
-            "where request_id = 'REQ-2' order by table_name"
-        ).collect()
-        assert [(f.table_name, f.remaining_rows) for f in findings] == [("events", 0), ("profiles", 1)]
+        assert found["REQ-2"].live_holding == "e_req.profiles: 1"
+        assert found["REQ-1"].status == "copies_remaining"  # 1003 is not one of REQ-1's ids
+        never_certified_too_early(spark, found)
         run("purge+")
+        run("tag:erasure")
         found = requests(spark, project.test_schema)
-        assert (found["REQ-2"].status, found["REQ-2"].live_rows) == ("overdue", 0)  # clean, past its deadline
+        assert (found["REQ-2"].status, found["REQ-2"].progress) == ("overdue", "copies_remaining")
 
-    def test_retention_deleting_the_last_copy_erases_the_request(self, project, spark, lake):
+    def test_a_certificate_is_refused_before_the_request_is_erased(self, project, spark, lake):
+        log = dbt_log(["run-operation", "erasure_certificate", "--args", '{"request_id": "REQ-1"}'])
+        target = Path(project.project_root) / "target" / "erasure"
+        assert not (target / "REQ-1.json").exists()
+        report = json.loads((target / "REQ-1.status.json").read_text())
+        assert report["document"] == "erasure status report"
+        assert any("copies hold its ids" in reason for reason in report["not_certified_because"])
+        assert "No certificate for request REQ-1 (status copies_remaining)" in log
+        assert "(not a certificate)" in (target / "REQ-1.status.md").read_text()
+
+    def test_retention_alone_does_not_erase_a_fresh_verification_does(self, project, spark, lake):
         before = copies(spark, project.test_schema, "REQ-1")
         run("retention+", **ZERO)
         found = requests(spark, project.test_schema)
         after = copies(spark, project.test_schema, "REQ-1")
-        assert len(after) == len(before) >= 5  # the second run's copy of ds=a too
-        assert all(c.deleted_at is not None for c in after), [(c.location, c.deleted_at) for c in after]
+        assert len(after) == len(before) >= 5 and all(c.deleted_at is not None for c in after)
         one = found["REQ-1"]
-        assert one.status == "erased"
-        assert one.copies_remaining == 0
-        assert one.fully_erased_at == max(c.deleted_at for c in after)
-        # an overdue request that is erased is erased
-        assert found["REQ-2"].status == "erased"
-        # and the pre-purge files are really gone
-        jvm = spark._jvm
-        conf = spark._jsc.hadoopConfiguration()
-        for copy in after:
-            path = jvm.org.apache.hadoop.fs.Path(copy.location)
-            fs = path.getFileSystem(conf)
-            if copy.partition_spec is None:
-                # an unpartitioned table's copy is its old directory <L>, which holds the live
-                # <L>/_purge_<ts>: the copy's own files are gone
-                assert [str(s.getPath()) for s in fs.listStatus(path) if s.isFile()] == [], copy.location
-            else:
-                assert not fs.exists(path), copy.location
-        assert location(spark, DB, "events", [["ds", "a"]]) not in {c.location for c in after}
-
-    def test_after_retention_no_byte_holds_the_request(self, project, spark, lake):
-        run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "REQ-1"})])
-        found = verification(spark, project.test_schema, "REQ-1")
-        assert found and sum(r.rows_holding_ids for r in found) == 0, found
-
-    def test_the_certificate_holds_the_evidence_and_no_id(self, project, spark, lake):
-        _, log = run_dbt_and_capture(
-            ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-1"})]
+        # the copies are gone, but the last verification predates their deletion
+        assert (one.status, one.copies_remaining) == ("live_clean", 0)
+        assert (
+            one.last_deletion_at > one.verified_at
+            and "a copy was deleted after the last verification" in one.missing
         )
+        never_certified_too_early(spark, found)
+
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        one = found["REQ-1"]
+        assert (one.status, one.live_rows, one.copy_rows, one.unread_locations_count) == ("erased", 0, 0, 0)
+        assert one.verified_at > one.last_deletion_at and one.missing is None
+        assert one.fully_erased_at == max(one.last_purge_at, max(c.deleted_at for c in after))
+        assert found["REQ-2"].status == "erased"  # overdue, then erased: erased
+        # and the files agree: no byte under the tables holds the ids
+        for request_id, (ids, _) in REQUESTS.items():
+            assert ids_in_files(spark, [DB], set(ids)) == ({}, {}), request_id
+
+    def test_the_certificate_names_what_it_rests_on_and_no_id(self, project, spark, lake):
+        log = dbt_log(["run-operation", "erasure_certificate", "--args", '{"request_id": "REQ-1"}'])
         target = Path(project.project_root) / "target" / "erasure"
         doc = json.loads((target / "REQ-1.json").read_text())
         text = (target / "REQ-1.md").read_text()
-        assert "REQ-1.md" in log and "status erased" in log
-        assert doc["request"]["status"] == "erased"
-        assert doc["request"]["fully_erased_at"]
-        assert len(doc["runs"]) == 3 and all(r["partitions_failed"] == 0 for r in doc["runs"])
-        assert {r["invocation_id"] for r in doc["runs"]} == set(
-            doc["request"]["purge_invocation_ids"].split(",")
+        evidence = (target / "REQ-1.evidence.txt").read_bytes()
+        assert doc["document"] == "erasure certificate" and "status erased" in log
+        assert doc["request"]["status"] == "erased" and doc["request"]["fully_erased_at"].endswith("Z")
+        verification = doc["verification"]
+        assert (
+            verification["started_at"] > doc["request"]["last_deletion_at"] > doc["request"]["last_purge_at"]
         )
-        assert {t["table_id"] for t in doc["tables"]} == {f"{DB}.events", f"{DB}.profiles"}
-        assert all(c["deleted_at"] for c in doc["copies"]) and len(doc["copies"]) >= 5
-        assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", doc["git_revision"])
-        assert "**Status: erased.**" in text and "## Pre-purge copies and their deletion" in text
-        for run_id in doc["request"]["purge_invocation_ids"].split(","):
-            assert run_id in text
+        assert {t["table"] for t in verification["live_tables"]} == {f"{DB}.events", f"{DB}.profiles"}
+        assert verification["read"]["partitions"] == 4 and verification["read"]["files"] > 0
+        assert len(doc["purge_runs"]) == 3 and all(r["ended_at"].endswith("Z") for r in doc["purge_runs"])
+        assert all(c["table"].startswith(f"{DB}.") and c["deleted_at"] for c in doc["copies"])
+        product = doc["product"]
+        assert product["distribution"] == "dbt-lakehouse" and product["dbt_package"] == "compliance"
+        assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", product["revision"])
+        # the digest is the SHA-256 of the evidence file, in the documented order of parts
+        assert doc["evidence"]["sha256"] == hashlib.sha256(evidence).hexdigest()
+        parts = [line.split("\t", 1)[0] for line in evidence.decode().splitlines()]
+        assert parts == sorted(parts, key=doc["evidence"]["canonical_order"].index)
+        assert (
+            doc["evidence"]["parts"]["purge_log"]["rows"] > 0
+            and doc["evidence"]["parts"]["retention_log"]["rows"] > 0
+        )
+        assert "**Erased.**" in text and doc["evidence"]["sha256"] in text
         for listed in ALL_IDS:
             assert not re.search(
-                rf"(?<![0-9a-f-]){listed}(?![0-9a-f-])", text + json.dumps(doc["runs"] + doc["tables"])
+                rf"(?<![0-9a-f-]){listed}(?![0-9a-f-])", evidence.decode() + json.dumps(doc["copies"])
             )
+        log = dbt_log(
+            [
+                "run-operation",
+                "verify_certificate",
+                "--args",
+                json.dumps({"file": "target/erasure/REQ-1.json"}),
+            ]
+        )
+        assert "verifies: the evidence of request REQ-1" in log
+
+    @pytest.mark.parametrize(
+        "table, key, change",
+        [
+            ("purge_log", "purge_log_id", "rows_purged = rows_purged + 1"),
+            ("retention_log", "attempt_id", "files_deleted = files_deleted + 1"),
+        ],
+    )
+    def test_the_digest_fails_when_a_row_it_rests_on_changes(self, project, spark, lake, table, key, change):
+        schema = project.test_schema
+        doc = json.loads((Path(project.project_root) / "target" / "erasure" / "REQ-1.json").read_text())
+        selection = doc["evidence"]["selection"]
+        where = (
+            f"invocation_id = '{selection['purge_invocation_ids'][0]}' and state = 'COMMITTED'"
+            if table == "purge_log"
+            else f"attempt_id = '{selection['retention_attempt_ids'][0]}'"
+        )
+        (victim,) = spark.sql(f"select {key} from {schema}.{table} where {where} limit 1").collect()
+        column, expression = change.split(" = ")
+        columns = [f.name for f in spark.table(f"{schema}.{table}").schema.fields]
+        changed = ", ".join(
+            f"case when {key} = '{victim[0]}' then {expression} else {c} end as {c}" if c == column else c
+            for c in columns
+        )
+        spark.sql(f"create table {schema}.tampered using parquet as select {changed} from {schema}.{table}")
+        spark.sql(f"create table {schema}.original using parquet as select * from {schema}.{table}")
+        try:
+            spark.sql(f"insert overwrite table {schema}.{table} select * from {schema}.tampered")
+            log = dbt_log(
+                [
+                    "run-operation",
+                    "verify_certificate",
+                    "--args",
+                    json.dumps({"file": "target/erasure/REQ-1.json"}),
+                ],
+                expect_pass=False,
+            )
+            assert "does NOT verify" in log and f"changed: {table}." in log
+            assert re.search(rf"{table}\s+CHANGED", log)
+        finally:
+            spark.sql(f"insert overwrite table {schema}.{table} select * from {schema}.original")
+            spark.sql(f"drop table {schema}.tampered")
+            spark.sql(f"drop table {schema}.original")
+        log = dbt_log(
+            [
+                "run-operation",
+                "verify_certificate",
+                "--args",
+                json.dumps({"file": "target/erasure/REQ-1.json"}),
+            ]
+        )
+        assert "verifies" in log
 
     def test_an_unknown_request_is_named(self, project, spark, lake):
-        _, log = run_dbt_and_capture(
+        log = dbt_log(
             ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})],
             expect_pass=False,
         )
         assert "no request 'REQ-9'" in log and "known: REQ-1, REQ-2" in log
 
     def test_no_erasure_table_holds_an_id(self, project, spark, lake):
-        for table in ("erasure_request_log", "erasure_live_findings", "erasure_copies", "erasure_requests"):
-            frame = spark.table(f"{project.test_schema}.{table}")
-            for row in frame.collect():
+        tables = (
+            "erasure_request_log", "erasure_copies", "erasure_requests", "erasure_verification",
+            "erasure_verification_runs", "erasure_verification_locations", "erasure_verification_findings",
+        )  # fmt: skip
+        for table in tables:
+            for row in spark.table(f"{project.test_schema}.{table}").collect():
                 for value in row:
-                    assert not (isinstance(value, int) and value in ALL_IDS), (table, row)
+                    assert not (
+                        isinstance(value, int) and not isinstance(value, bool) and value in ALL_IDS
+                    ), (table, row)
                     assert not (isinstance(value, str) and value.strip() in {str(i) for i in ALL_IDS}), (
                         table,
                         row,

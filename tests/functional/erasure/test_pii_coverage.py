@@ -1,5 +1,9 @@
-"""`pii_coverage` and its data test on real tables: what coverage finds, what it leaves alone,
-and the test that fails until every finding is onboarded or excepted."""
+"""`pii_coverage` and its data test on real tables: what coverage finds, in every database of the
+metastore and not only the whitelisted ones, what it leaves alone, and the test that fails until
+every finding is onboarded or excepted.
+
+The test session shares one metastore: the databases of other tests are left out with
+`pii_coverage_exclude`, which is tested that way too."""
 
 from __future__ import annotations
 
@@ -100,10 +104,14 @@ def tests() -> dict[str, Any]:
     return {"erasure": repo_files("tests", "erasure")}
 
 
+OWN = ("cov", "cov_ids", "cov_outside")
+
+
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any):
-    """The whitelisted database `cov`: one table of each kind coverage must tell apart."""
-    for database in ("cov", "cov_ids"):
+    """The whitelisted database `cov`: one table of each kind coverage must tell apart; and
+    `cov_outside`, which the whitelist does not name."""
+    for database in OWN:
         spark.sql(f"drop database if exists {database} cascade")
         spark.sql(f"create database {database}")
     spark.sql("create table cov_ids.ids (guestid bigint) using parquet")
@@ -132,11 +140,17 @@ def lake(project: Any, spark: Any):
                            'lakehouse.side_table.created_at' = '1700000000000')""",
         # a view holds nothing to purge
         "create view cov.visit_pages as select GuestId, page from cov.visits",
+        # outside the whitelist: a copy of ids in a database the purge never lists ...
+        "create table cov_outside.campaign_hits (guestid bigint, campaign string) using parquet",
+        "insert into cov_outside.campaign_hits select id % 3, 'c' from range(6)",
+        # ... and a table onboarded there, which the purge never touches
+        f"""create table cov_outside.loyalty (member struct<guestid: bigint>, points int) using parquet
+            tblproperties ('dataset.descriptor' = '{DESCRIPTOR % "member.guestid"}')""",
     ]
     for statement in statements:
         spark.sql(statement)
     yield
-    for database in ("cov", "cov_ids"):
+    for database in OWN:
         spark.sql(f"drop database if exists {database} cascade")
 
 
@@ -146,8 +160,17 @@ def coverage(spark: Any, project: Any) -> dict[str, dict[str, Any]]:
     return {r.finding_id: r.asDict() for r in rows}
 
 
-def build_coverage(expect_pass: bool = True) -> str:
-    _, log = run_dbt_and_capture(["run", "--select", "pii_coverage"], expect_pass=expect_pass)
+def build_coverage(spark: Any, project: Any, expect_pass: bool = True, exclude: tuple[str, ...] = ()) -> str:
+    """`dbt run --select pii_coverage`, every database but this test's left out (and `exclude`)."""
+    others = [
+        d.name
+        for d in spark.catalog.listDatabases()
+        if d.name not in OWN and d.name.lower() != project.test_schema.lower()
+    ]
+    variables = {"pii_coverage_exclude": ", ".join([*others, *exclude])}
+    _, log = run_dbt_and_capture(
+        ["run", "--select", "pii_coverage", "--vars", json.dumps(variables)], expect_pass=expect_pass
+    )
     return log
 
 
@@ -167,11 +190,14 @@ class TestPiiCoverage:
         run_dbt(["seed"])
         # builds the downstream models; the audit hooks record this invocation's lineage
         run_dbt(["run", "--select", "guest_rollup", "guest_rollup_top", "--vars", "{audit_enabled: true}"])
-        build_coverage()
+        log = build_coverage(spark, project)
+        assert "pii_coverage_exclude: " in log
 
         found = coverage(spark, project)
         assert sorted(found) == sorted(
             [
+                "cov_outside.campaign_hits:pii_column_without_descriptor",
+                "cov_outside.loyalty:onboarded_outside_whitelist",
                 "cov.visits:pii_column_without_descriptor",
                 "cov.sessions:pii_column_without_descriptor",
                 "cov.orders:pii_column_without_descriptor",
@@ -186,6 +212,13 @@ class TestPiiCoverage:
         assert matched["cov.sessions:pii_column_without_descriptor"] == "device.owner.guestid"
         assert matched["cov.orders:pii_column_without_descriptor"] == "items[].guestid"
         assert matched["cov.contacts:pii_column_without_descriptor"] == "contact_email"
+        # outside the whitelist: found all the same, by name and by descriptor
+        assert matched["cov_outside.campaign_hits:pii_column_without_descriptor"] == "guestid"
+        assert matched["cov_outside.loyalty:onboarded_outside_whitelist"] == "member.guestid"
+        assert (
+            "Make purge_whitelist select it"
+            in found["cov_outside.loyalty:onboarded_outside_whitelist"]["action"]
+        )
         assert matched[f"{schema}.guest_rollup:downstream_of_onboarded"] is None
         for name in ("guest_rollup", "guest_rollup_top"):
             row = found[f"{schema}.{name}:downstream_of_onboarded"]
@@ -216,8 +249,9 @@ class TestPiiCoverage:
             ["test", "--select", "assert_pii_coverage_complete"], expect_pass=False
         )
         failed = data_test(results, "assert_pii_coverage_complete")
-        assert failed.status == "fail" and failed.failures == 6
+        assert failed.status == "fail" and failed.failures == 8
         for table, what in [
+            ("cov_outside.campaign_hits", "fields guestid"),
             ("cov.visits", "fields GuestId"),
             ("cov.sessions", "fields device.owner.guestid"),
             ("cov.orders", "fields items[].guestid"),
@@ -227,6 +261,7 @@ class TestPiiCoverage:
         ]:
             line = next(x for x in log.splitlines() if f"pii_coverage: {table} (" in x)
             assert what in line and "dbt run-operation onboard" in line and "pii_coverage_exceptions" in line
+        assert "pii_coverage: cov_outside.loyalty (onboarded_outside_whitelist)" in log
         assert "pii_coverage: cov.excepted_guests" not in log
 
         # onboard what holds the id, except what cannot be onboarded: coverage is complete
@@ -242,7 +277,8 @@ class TestPiiCoverage:
             + "cov.contacts,business contacts (email only) - no guest data\n"
             + f"{schema}.guest_rollup*,per-guest counts rebuilt daily from the purged source\n",
         )
-        build_coverage()
+        # the database outside the whitelist, left out on purpose: its findings go
+        build_coverage(spark, project, exclude=("cov_outside",))
         found = coverage(spark, project)
         assert sorted(found) == sorted(
             [
@@ -268,7 +304,7 @@ class TestPiiCoverage:
         failed = data_test(results, "assert_pii_coverage_exceptions_have_reasons")
         assert failed.status == "fail" and failed.failures == 1
         # a row without a reason excepts nothing
-        build_coverage()
+        build_coverage(spark, project)
         assert (
             coverage(spark, project)["cov.orders:pii_column_without_descriptor"]["status"]
             == "onboarded_needed"

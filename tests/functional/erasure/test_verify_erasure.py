@@ -1,20 +1,32 @@
-"""Verification of bytes: `dbt run-operation verify_erasure` and the `erasure_verification` model
-after a real `dbt run --select purge+`, and again after retention has deleted every copy."""
+"""The erasure verifier: what it reads comes from the metastore and the filesystem, never from the
+purge's logs; what it finds is checked against a direct read of the files (pyarrow), outside the
+product's code.
+
+After a real `dbt run --select purge+`: every partition of every onboarded table is read (not only
+the rewritten ones), the backups hold exactly the rows their partitions lost, and after retention
+at zero nothing holds an id.  Then what no log knows about: ids written into a partition after the
+purge (what a wrong fast count that SKIPPED it leaves), an onboarded table outside the whitelist,
+an onboarded table named like a side table, a directory only the purge journal names, files under
+a table's directory that no partition references, and a location that cannot be read.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from python_hooks.catalog import files as catalog_files
+from python_hooks.catalog.journal import Intent, Journal, PartitionSwap
 from python_hooks.erasure import footers
 from tests.functional.erasure.conftest import (
     SEED_TYPES,
     committed,
     descriptor,
-    latest_verification,
     purge,
     purge_runs,
     retention_at_zero,
@@ -25,23 +37,65 @@ from tests.functional.erasure.conftest import (
 IDS = (1001, 1002, 1003)
 
 
-def _config(id_table: str, scope: str) -> dict[str, Any]:
+def _config(id_table: str, scope: str, whitelist: str = "") -> dict[str, Any]:
     return {
         "name": "compliance",
         "models": {"compliance": {"+file_format": "parquet"}},
         "seeds": {"compliance": {"+file_format": "parquet", "+column_types": SEED_TYPES}},
         "vars": {
             "purge_depends_on": [],
-            "purge_whitelist": "",
+            "purge_whitelist": whitelist,
             "compliance_id_table": id_table,
             "compliance_id_column": "guestid",
             "retention_scope": scope,
+            "erasure_verification_scope": scope,
+            "audit_enabled": False,
         },
     }
 
 
 def _files(spark: Any, location: str) -> list[str]:
     return [str(s.getPath().toString()) for s in catalog_files.data_files(spark, location)]
+
+
+def local(location: str) -> str:
+    return location.split(":", 1)[1] if location.startswith("file:") else location
+
+
+def direct_count(location: str, field: list[str], ids: set[int]) -> int:
+    """Rows under a directory whose identifier is one of `ids`, read with pyarrow (not the product)."""
+    total = 0
+    root = Path(local(location))
+    if not root.exists():
+        return 0
+    for path in root.rglob("*"):
+        relative = path.relative_to(root).parts
+        if not path.is_file() or any(p.startswith(("_", ".")) for p in relative) or path.stat().st_size == 0:
+            continue
+        column = pq.read_table(path).column(field[0]).to_pylist()
+        for part in field[1:]:
+            column = [None if v is None else v.get(part) for v in column]
+        total += sum(1 for v in column if v in ids)
+    return total
+
+
+def latest(spark: Any, schema: str, request_id: str) -> tuple[Any, list[Any], list[Any], Any]:
+    """(the request's row, the run's locations, the request's findings, the run) of its latest verification."""
+    spark.catalog.clearCache()
+    (row,) = spark.sql(f"""
+        select * from {schema}.erasure_verification where request_id = '{request_id}'
+        order by started_at desc, verification_id desc limit 1""").collect()
+    vid = row.verification_id
+    locations = spark.sql(
+        f"select * from {schema}.erasure_verification_locations where verification_id = '{vid}'"
+    ).collect()
+    findings = spark.sql(
+        f"select * from {schema}.erasure_verification_findings where verification_id = '{vid}' and request_id = '{request_id}'"
+    ).collect()
+    (run,) = spark.sql(
+        f"select * from {schema}.erasure_verification_runs where verification_id = '{vid}'"
+    ).collect()
+    return row, locations, findings, run
 
 
 class TestVerifyErasure:
@@ -98,70 +152,163 @@ class TestVerifyErasure:
 
         return tables.describe_table(spark, "e_verify", table)["location"]
 
-    def test_after_the_purge_live_is_clean_and_the_backups_hold_exactly_the_purged_rows(
+    def test_every_partition_is_read_and_the_backups_hold_exactly_the_purged_rows(
         self, project, spark, purged
     ):
         log = verify(purged["run"])
-        rows = latest_verification(spark, project.test_schema, purged["run"])
-        by_kind: dict[str, list[Any]] = {}
-        for row in rows:
-            by_kind.setdefault(row.location_kind, []).append(row)
-        assert {r.table_name for r in rows} == {"events", "flat"}
-        # live: the purged partitions' (and the unpartitioned table's) current locations, read and clean
-        live = {(r.table_name, r.location) for r in by_kind["live"]}
-        assert len(live) == 3  # two purged partitions of events, and flat
-        assert all(
-            r.rows_holding_ids == 0 and r.files_total > 0 and r.error is None for r in by_kind["live"]
-        ), rows
-        assert ("events", [loc for ds, loc in self._partitions(spark) if ds == "2024-01-03"][0]) not in live
-        # backups: each pre-purge copy holds exactly the rows its partition lost, per location
+        row, locations, findings, run = latest(spark, project.test_schema, purged["run"])
+        live = {r.location: r for r in locations if r.location_kind == "live"}
+        # every partition of events (the one the purge never touched too) and flat
+        assert set(live) >= {loc for _, loc in self._partitions(spark)} | {self._location(spark, "flat")}
+        assert all(r.files_total > 0 and r.error is None for r in live.values())
+        assert (row.live_rows, row.unread_live, row.unread_copies) == (0, 0, 0)
+        # the backups: each pre-purge copy holds exactly the rows its partition lost
         purged_by_location = {r.old_location: r.rows_purged for r in purged["rows"]}
-        backups = {r.location: r.rows_holding_ids for r in by_kind["backup"] if r.files_total}
-        assert backups == purged_by_location
-        assert all(n > 0 for n in backups.values())
-        assert sum(r.rows_holding_ids for r in rows) == sum(purged_by_location.values()) == 3 + 2 + 3
-        # the summary a user reads, and nothing fails because the backups still hold ids
-        assert "PENDING RETENTION" in log
-        assert "backup" in log and purged["run"] in log
-        # counts and locations only: no id is in the result table
-        text = json.dumps([r.asDict() for r in rows], default=str)
+        found = {f.location: f.rows_holding_ids for f in findings}
+        assert found == purged_by_location and all(f.location_kind == "backup" for f in findings)
+        assert row.copy_rows == sum(purged_by_location.values()) == 3 + 2 + 3
+        # ... and so does a direct read of the files
+        for location, n in found.items():
+            field = ["guestid"] if "flat" in location else ["metadata", "guestid"]
+            assert direct_count(location, field, set(IDS)) == n, location
+        assert row.verdict == "COPIES_HOLD_IDS" and "copies hold 8 row(s)" in log
+        # what it read, recorded
+        assert (run.tables_read, run.partitions_read, run.scope) == (2, 3, "e_verify")
+        assert run.files_total == sum(r.files_total for r in locations) and run.bytes_total > 0
+        assert run.started_at <= run.ended_at
+        # counts and locations only: no id is in the result tables
+        text = json.dumps([r.asDict() for r in [row, run, *locations, *findings]], default=str)
         assert not any(str(i) in text.replace(purged["run"], "") for i in IDS)
 
     def test_the_model_appends_the_same_result(self, project, spark, purged):
-        run_dbt(
-            [
-                "run",
-                "--select",
-                "erasure_verification",
-                "--vars",
-                json.dumps({"erasure_request_id": purged["run"]}),
-            ]
-        )
-        rows = latest_verification(spark, project.test_schema, purged["run"])
-        assert sum(r.rows_holding_ids for r in rows if r.location_kind == "backup") == 8
-        assert sum(r.rows_holding_ids for r in rows if r.location_kind == "live") == 0
+        run_dbt(["run", "--select", "erasure_verification"])
+        row, _, findings, run = latest(spark, project.test_schema, purged["run"])
+        assert (row.live_rows, row.copy_rows, run.trigger) == (0, 8, "model")
+        assert sum(f.rows_holding_ids for f in findings if f.location_kind == "backup") == 8
+
+    def test_ids_written_back_into_a_partition_no_log_names_are_found(self, project, spark, purged):
+        """What a wrong fast count leaves: a partition the purge SKIPPED that holds ids (here the
+        untouched 2024-01-03, written to after the purge); no log names it, the verifier reads it."""
+        spark.sql("""insert into e_verify.events partition (ds = '2024-01-03')
+            select named_struct('guestid', 1002L, 'note', 'late'), 'late'""")
+        verify(purged["run"])
+        row, _, findings, _ = latest(spark, project.test_schema, purged["run"])
+        (where,) = [f for f in findings if f.location_kind == "live"]
+        assert (row.live_rows, row.verdict, where.table_name) == (1, "LIVE_ROWS", "events")
+        assert row.live_holding == "e_verify.events: 1"
+        spark.sql("""insert overwrite table e_verify.events partition (ds = '2024-01-03')
+            select named_struct('guestid', id, 'note', 'n'), concat('p', id) from range(2000, 2010)""")
 
     def test_after_retention_nothing_holds_an_id_and_the_pre_purge_copies_are_gone(
         self, project, spark, purged
     ):
         retention_at_zero("e_verify")
-        log = verify(purged["run"])
-        rows = latest_verification(spark, project.test_schema, purged["run"])
-        assert rows and all(r.rows_holding_ids == 0 and r.error is None for r in rows)
-        assert "ERASED" in log and "NOT ERASED" not in log
-        assert {r.location_kind for r in rows} == {"live", "stale"}
-        old = {r.old_location for r in purged["rows"]}
-        stale = {r.location: r for r in rows if r.location_kind == "stale"}
-        assert old <= set(stale)
-        for location in old:
-            assert stale[location].files_total == 0
-        # every file that existed before the purge is gone (flat's old directory holds its live _purge_<ts>)
+        verify(purged["run"])
+        row, locations, findings, _ = latest(spark, project.test_schema, purged["run"])
+        assert findings == [] and (row.live_rows, row.copy_rows, row.verdict) == (0, 0, "NONE_FOUND")
+        # retention dropped the backups and deleted the old directories (and forgot their stale
+        # records): nothing names them any more, and no data file is left in them
+        assert not [r for r in locations if r.location_kind in ("backup", "stale")]
+        for old in {r.old_location for r in purged["rows"]}:
+            assert not catalog_files.data_files(spark, old), old
         for ds, paths in purged["before"]["events"].items():
             if ds != "2024-01-03":
                 assert not any(catalog_files.data_files(spark, p) for p in paths), ds
         assert not any(catalog_files.data_files(spark, p) for p in purged["before"]["flat"])
-        # a scheduled run after that verifies nothing again: the request is done
-        run_dbt(["run", "--select", "erasure_verification"])
+
+
+class TestWhatNoLogNames:
+    """Nothing is purged here: the copies are made by hand, as an interrupted run, a rename or a
+    forgotten directory leave them, and the verifier must find each from the metastore and the
+    filesystem alone."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self) -> dict[str, Any]:
+        return _config("e_nl_ids.ids", "e_nolog*", whitelist="e_nolog")
+
+    @pytest.fixture(scope="class")
+    def lake(self, project: Any, spark: Any, warehouse_root: Path) -> dict[str, Any]:
+        for database in ("e_nolog", "e_nolog_other", "e_nl_ids"):
+            spark.sql(f"drop database if exists {database} cascade")
+            spark.sql(f"create database {database}")
+        spark.sql("create table e_nl_ids.ids (guestid bigint, request_id string) using parquet")
+        spark.sql("insert into e_nl_ids.ids values (7001, 'R-1'), (7002, 'R-1'), (7003, 'R-2')")
+        onboarded = f"tblproperties ('dataset.descriptor' = '{descriptor('guestid')}')"
+        # outside the whitelist, onboarded: the purge never touches it, the verifier reads it
+        spark.sql(
+            f"create table e_nolog_other.visits (guestid bigint, page string) stored as parquet {onboarded}"
+        )
+        spark.sql("insert into e_nolog_other.visits values (7001, 'a'), (7001, 'b'), (5, 'c')")
+        # a user's onboarded table named like a side table, not registered: live data
+        spark.sql(
+            f"create table e_nolog.orders_backup_202401151200 (guestid bigint, amount double) stored as parquet {onboarded}"
+        )
+        spark.sql("insert into e_nolog.orders_backup_202401151200 values (7003, 1.0), (6, 2.0)")
+        # a partitioned table, and files under its directory that no partition references
+        spark.sql(
+            f"create table e_nolog.events (guestid bigint, page string) partitioned by (ds string) stored as parquet {onboarded}"
+        )
+        spark.sql("insert into e_nolog.events partition (ds = 'a') values (8, 'x'), (9, 'y')")
+        spark.sql("insert into e_nolog.events partition (ds = 'b') values (7002, 'x'), (10, 'y')")
+        from python_hooks.catalog import tables
+
+        root = local(tables.describe_table(spark, "e_nolog", "events")["location"])
+        part_b = local(tables.partition_location(spark, "e_nolog", "events", [["ds", "b"]]))
+        # a rewrite an interrupted run left under the table: ds=b's files in <L>/1700000000000/ds=b
+        orphan = Path(root) / "1700000000000" / "ds=b"
+        shutil.copytree(part_b, orphan)
+        # a directory only the purge journal names (a pre-purge copy whose backup is gone)
+        copy = warehouse_root / "e_nolog_copies" / "events_ds_b_old"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(part_b, copy)
+        intent = Intent(
+            invocation_id="journal-only-run", purge_ts=1700000000001, database="e_nolog", table="events",
+            identifier_field="guestid", staging_table="e_nolog.events_staging_1700000000001",
+            staging_location=str(Path(root) / "1700000000001"), backup_table="e_nolog.events_backup_1700000000001",
+            partitions=[PartitionSwap("ds=b", [["ds", "b"]], f"file:{copy}", f"file:{part_b}")],
+        )  # fmt: skip
+        journal = Journal(spark)
+        journal.record_intent(intent)
+        return {"root": root, "orphan": str(orphan), "copy": str(copy), "journal": journal, "intent": intent}
+
+    def test_every_onboarded_table_and_every_copy_is_read(self, project, spark, lake):
+        run_dbt(["run-operation", "verify_erasure"])
+        one, locations, findings, run = latest(spark, project.test_schema, "R-1")
+        two, _, findings_two, _ = latest(spark, project.test_schema, "R-2")
+        kinds = {(f.location_kind, f.database_name, f.table_name): f.rows_holding_ids for f in findings}
+        assert kinds[("live", "e_nolog_other", "visits")] == 2  # outside the whitelist
+        assert kinds[("live", "e_nolog", "events")] == 1
+        assert one.live_rows == 3 and one.verdict == "LIVE_ROWS"
+        by_location = {local(f.location): f for f in findings}
+        # the orphaned rewrite is counted under the table's own directory
+        assert by_location[lake["root"]].location_kind == "table_dir"
+        assert by_location[lake["copy"]].location_kind == "journal"
+        assert by_location[lake["root"]].rows_holding_ids == by_location[lake["copy"]].rows_holding_ids == 1
+        # the look-alike is an onboarded table like any other: live, and R-2's id is found in it
+        assert [(f.location_kind, f.table_name) for f in findings_two] == [
+            ("live", "orders_backup_202401151200")
+        ]
+        assert two.live_rows == 1
+        # what a direct read of the files says
+        assert direct_count(lake["orphan"], ["guestid"], {7001, 7002}) == 1
+        assert run.requests_verified == 2 and run.tables_read == 3
+
+    def test_a_location_that_cannot_be_read_is_never_counted_as_clean(self, project, spark, lake):
+        from python_hooks.catalog import tables
+
+        part_a = local(tables.partition_location(spark, "e_nolog", "events", [["ds", "a"]]))
+        bad = Path(part_a) / "part-99999-not-parquet.parquet"
+        bad.write_text("this is not a parquet file")
+        try:
+            run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "R-2"})])
+            row, locations, _, _ = latest(spark, project.test_schema, "R-2")
+            (unread,) = [r for r in locations if r.error]
+            assert local(unread.location) == part_a and unread.location_kind == "live"
+            assert "could not read" in unread.error
+            assert (row.unread_live, row.verdict) == (1, "INCOMPLETE")
+            assert part_a in row.unread_locations
+        finally:
+            bad.unlink()
 
 
 # The clustered partition of TestFooterSkipping: one file per insert, (label, first id, last id)
@@ -224,15 +371,16 @@ class TestFooterSkipping:
 
     def test_the_footers_skip_only_files_that_cannot_hold_an_id(self, project, spark, clustered, storage):
         verify(clustered["run"])
-        rows = latest_verification(spark, project.test_schema, clustered["run"])
-        (backup,) = [r for r in rows if r.location == clustered["location"]]
+        _, locations, findings, _ = latest(spark, project.test_schema, clustered["run"])
+        (backup,) = [r for r in locations if r.location == clustered["location"]]
         assert backup.location_kind == "backup"
         assert backup.files_total == len(CLUSTERED_FILES)
         assert backup.files_skipped == 3  # below, above, far_above
         assert backup.files_read == len(CLUSTERED_FILES) - 3
         # nothing hidden: the same as reading every file of the partition
         every_row = spark.read.format(storage).load([str(s.getPath()) for s in clustered["files"].values()])
-        assert backup.rows_holding_ids == every_row.where(every_row[0].isin(*CLUSTERED_IDS)).count() == 3
+        (held,) = [f.rows_holding_ids for f in findings if f.location == clustered["location"]]
+        assert held == every_row.where(every_row[0].isin(*CLUSTERED_IDS)).count() == 3
 
     def test_a_file_that_may_hold_an_id_is_never_skipped(self, spark, clustered, storage):
         ids = sorted(CLUSTERED_IDS)

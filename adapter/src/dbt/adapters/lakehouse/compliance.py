@@ -251,37 +251,66 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
     # ---- erasure evidence ----------------------------------------------------------------------
     @available.parse_none
-    def erasure_verify_requests(
+    def erasure_verify(
         self,
         invocation_id: str,
-        requests: list[dict[str, Any]],
+        trigger: str,
+        request_ids: list[str],
+        ids_sql: str,
+        id_type: str,
+        scope: list[dict[str, Any]],
+        backup_dirs: list[str],
         stale_relation: list[str],
-        view_name: str,
+        target_schema: str,
+        view_name: str | None = None,
     ) -> dict[str, Any]:
-        """Reads the bytes of every location a request's data may still be in (docs/erasure.md)."""
-        from python_hooks.erasure import verification
+        """Reads the bytes of every onboarded table and every copy for the requests, records the run
+        (the per-request rows in temporary view `view_name` when given, for the model to append)."""
+        from python_hooks.erasure import certificate, verification
 
-        return verification.verify_requests(
-            self.spark_session(), invocation_id, requests, stale_relation, view_name
-        )
+        return verification.verify(
+            self.spark_session(), invocation_id, trigger, request_ids, ids_sql, id_type, scope, backup_dirs,
+            stale_relation, target_schema, certificate.product_version(), view_name,
+        )  # fmt: skip
+
+    @available.parse(_empty_list)
+    def erasure_warehouse_changes(self, scope: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The purges and restores the metastore and the purge journal show, with their times."""
+        from python_hooks.erasure import locations
+
+        return locations.warehouse_changes(self.spark_session(), scope)
 
     @available.parse_none
     def erasure_write_certificate(
         self,
+        target_schema: str,
         request: dict[str, Any],
+        verified: dict[str, Any] | None,
+        run: dict[str, Any] | None,
+        locations: list[dict[str, Any]],
         runs: list[dict[str, Any]],
-        tables: list[dict[str, Any]],
         copies: list[dict[str, Any]],
-        verification: list[dict[str, Any]],
+        selection: dict[str, Any],
+        generated_by: dict[str, Any],
         target_path: str | None,
         project_dir: str | None,
     ) -> dict[str, Any]:
-        """The request's certificate (JSON and Markdown) under `<target>/erasure/`."""
+        """The request's certificate under `<target>/erasure/`, or a status report saying why not."""
         from python_hooks.erasure import certificate
 
-        return certificate.write_certificate(
-            self.spark_session(), request, runs, tables, copies, verification, target_path, project_dir
-        )
+        return certificate.write(
+            self.spark_session(), target_schema, request, verified, run, locations, runs, copies, selection,
+            generated_by, target_path, project_dir,
+        )  # fmt: skip
+
+    @available.parse_none
+    def erasure_check_certificate(
+        self, target_schema: str, path: str, project_dir: str | None
+    ) -> dict[str, Any]:
+        """A certificate's evidence digest recomputed from the tables, part by part."""
+        from python_hooks.erasure import certificate
+
+        return certificate.check(self.spark_session(), target_schema, path, project_dir)
 
     @available.parse(_empty_list)
     def coverage_describe_tables(self, tables: list[Any]) -> list[dict[str, Any]]:

@@ -1,0 +1,463 @@
+"""What the erasure verifier reads, decided from the metastore and the filesystem alone.
+
+Never from `purge_log`, the purge's plan or its results: a run that was interrupted, a partition
+that a wrong fast count SKIPPED, a table the purge left out, are read all the same.
+
+- **Onboarded tables**: every table of every database in the verification's scope (blank: the
+  whole metastore) whose TBLPROPERTIES hold `dataset.descriptor`, whitelisted or not (the
+  whitelist says what the purge touches; a data-protection officer expects every table that
+  declares an identifier to be checked).  A registered side table is never one of them.
+  - `live`: every partition's location (all partitions, not only rewritten ones), or an
+    unpartitioned table's location;
+  - `table_dir`: a partitioned table's own directory, for the files under it that no partition
+    references (what an interrupted rewrite left, a directory no one cleaned).
+- **Registered side tables** (`lakehouse.side_table*` properties, catalog.side_tables; never
+  their names): `staging`, `backup`, `trash`, the table's location and every partition's.
+- **`stale`**: the rows of `stale_data_records` of an onboarded table.
+- **`backup_dir`**: `<backup_dir>/<db>/<table>` for every `backup_dir` a retention policy names
+  (the var and every row of the policy seed), where retention reaps old backups.
+- **`journal`**: every location the purge journal names (catalog.journal: each swap's old and new
+  locations and the staging location), whether or not a log recorded the swap.
+
+A location named by several gets the first kind of KINDS.  Each location is read with the schema
+of the table it belongs to (a side table's own), and the identifier of the table's descriptor,
+resolved in that schema; where the identifier cannot be known or compared with the ids, the
+location carries the problem and is reported unread (an error, never a count of 0).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt.adapters.lakehouse import filesystem, partitions
+
+from python_hooks.catalog import files as data_files
+from python_hooks.catalog import metastore, side_tables, tables
+from python_hooks.catalog.journal import Journal
+from python_hooks.catalog.jvm import path_string, scala_list
+from python_hooks.catalog.tables import DESCRIPTOR
+
+KINDS = ("live", "staging", "trash", "backup", "backup_dir", "stale", "journal", "table_dir")
+LIVE = "live"
+INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+NUMERIC = (*INTEGRAL, "float", "double")
+
+
+@dataclass
+class Reader:
+    """How the files of some locations are read: the schema of `database.table` (partition columns
+    left out: the files do not hold them) and the identifier's path in it."""
+
+    database: str
+    table: str
+    storage_format: str | None = None
+    data_schema: Any = None
+    identifier_path: list[str] | None = None
+    identifier_type: str | None = None
+    problem: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.database}.{self.table}"
+
+
+@dataclass
+class Location:
+    path: str
+    kind: str
+    database: str  # the onboarded table it belongs to
+    table: str
+    referenced_by: str
+    reader: str  # a Reader's key
+
+
+@dataclass
+class Inventory:
+    scope: str
+    onboarded: list[str] = field(default_factory=list)
+    out_of_scope: list[str] = field(default_factory=list)
+    side_tables: list[str] = field(default_factory=list)
+    live_partitions: int = 0
+    locations: dict[str, Location] = field(default_factory=dict)
+    readers: dict[str, Reader] = field(default_factory=dict)
+    # the latest purge or restore the metastore and the journal show (epoch ms), None if none
+    last_change_ms: int | None = None
+
+    def add(
+        self, spark: Any, path: str | None, kind: str, owner: tuple[str, str], referenced_by: str, reader: str
+    ) -> None:
+        if not path:
+            return
+        qualified = filesystem.qualify(spark, str(path))
+        current = self.locations.get(qualified)
+        if current is None or KINDS.index(kind) < KINDS.index(current.kind):
+            self.locations[qualified] = Location(qualified, kind, owner[0], owner[1], referenced_by, reader)
+
+    def saw_change(self, epoch_ms: int | None) -> None:
+        if epoch_ms is not None and (self.last_change_ms is None or epoch_ms > self.last_change_ms):
+            self.last_change_ms = epoch_ms
+
+
+# ---- scope ---------------------------------------------------------------------------------------
+def pattern_matches(pattern: dict[str, Any], database: str, table: str) -> bool:
+    """One entry of the whitelist grammar ({database, table, prefix}, as parse_table_patterns gives)."""
+    db, tb = database.lower(), table.lower()
+    if pattern.get("table") is None:
+        return db.startswith(pattern["database"]) if pattern.get("prefix") else db == pattern["database"]
+    if db != pattern["database"]:
+        return False
+    return tb.startswith(pattern["table"]) if pattern.get("prefix") else tb == pattern["table"]
+
+
+def in_scope(scope: list[dict[str, Any]] | None, database: str, table: str) -> bool:
+    """Blank scope: everything."""
+    return not scope or any(pattern_matches(p, database, table) for p in scope)
+
+
+def scope_text(scope: list[dict[str, Any]] | None) -> str:
+    return ", ".join(str(p.get("text") or p["database"]) for p in scope) if scope else "every database"
+
+
+# ---- identifiers ---------------------------------------------------------------------------------
+def descriptor_field(descriptor: str | None) -> str | None:
+    """`complianceSpec.identifierField` of a descriptor (None when absent or not JSON)."""
+    if not descriptor:
+        return None
+    try:
+        parsed = json.loads(descriptor)
+    except ValueError:
+        return None
+    spec = parsed.get("complianceSpec") if isinstance(parsed, dict) else None
+    value = spec.get("identifierField") if isinstance(spec, dict) else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def comparable(identifier_type: str, id_type: str) -> bool:
+    """Whether `identifier = id` means equality without a lossy cast: numbers with numbers, strings
+    with strings."""
+    left, right = (identifier_type or "").lower(), (id_type or "").lower()
+    numeric = left in NUMERIC or left.startswith("decimal"), right in NUMERIC or right.startswith("decimal")
+    return all(numeric) or (left == "string" and right == "string")
+
+
+def _meta_property(meta: Any, key: str) -> str | None:
+    value = meta.properties().get(key)
+    return str(value.get()) if value.isDefined() else None
+
+
+def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, whose: str) -> Reader:
+    """The Reader of a table's files, or one that says why they cannot be read."""
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    reader = Reader(database, table)
+    reader.storage_format = data_files.storage_format(meta)
+    if reader.storage_format is None:
+        reader.problem = f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
+        return reader
+    if field_name is None:
+        reader.problem = (
+            f"the identifier of {whose} is unknown (no usable dataset.descriptor): fix it with "
+            f"`dbt run-operation onboard --args '{{table: {whose}, identifier: <field>}}'`"
+        )
+        return reader
+    schema = tables.read_schema(meta)
+    partition_columns = {str(c).lower() for c in scala_list(meta.partitionColumnNames())}
+    resolved = tables.field_in_schema(schema, field_name)
+    if resolved is None:
+        reader.problem = (
+            f"{whose}: its identifier {field_name} is not a column or struct field of {database}.{table}"
+        )
+        return reader
+    if resolved["path"][0].lower() in partition_columns:
+        reader.problem = (
+            f"{whose}: its identifier {field_name} is a partition column, which data files do not hold"
+        )
+        return reader
+    if not comparable(resolved["type"], id_type):
+        reader.problem = (
+            f"{whose}: its identifier {field_name} is {resolved['type']} and the ids are {id_type}: "
+            "they cannot be compared safely"
+        )
+        return reader
+    from pyspark.sql.types import StructType
+
+    reader.data_schema = StructType([f for f in schema.fields if f.name.lower() not in partition_columns])
+    reader.identifier_path = list(resolved["path"])
+    reader.identifier_type = resolved["type"]
+    return reader
+
+
+# ---- the inventory -------------------------------------------------------------------------------
+def _location(spark: Any, meta: Any) -> str | None:
+    option = meta.storage().locationUri()
+    return path_string(spark, option.get()) if option.isDefined() else None
+
+
+def _catalog(spark: Any) -> dict[tuple[str, str], Any]:
+    """Every table of the metastore (not views): {(database, table): CatalogTable}, one metastore
+    call per database (getTablesByName)."""
+    found = {}
+    for database in metastore.databases(spark):
+        names = metastore.table_names(spark, database)
+        for meta in metastore.tables_by_name(spark, database, names):
+            if str(meta.tableType().name()) == "VIEW":
+                continue
+            found[(database.lower(), str(meta.identifier().table()).lower())] = meta
+    return found
+
+
+def _registration(meta: Any, database: str, table: str) -> tuple[str, str, int] | None:
+    props = metastore.registration_properties(meta)
+    return side_tables.registration(metastore.Table(database, table, "", "", [], properties=props))
+
+
+def inventory(
+    spark: Any,
+    scope: list[dict[str, Any]] | None,
+    id_type: str,
+    backup_dirs: list[str],
+    stale_relation: list[str] | None,
+) -> Inventory:
+    """Every location the verification reads (see the module doc)."""
+    found = Inventory(scope_text(scope))
+    catalog = _catalog(spark)
+    registered: dict[tuple[str, str], tuple[Any, tuple[str, str, int]]] = {}
+    onboarded: dict[tuple[str, str], Any] = {}
+    for (database, table), meta in sorted(catalog.items()):
+        side = _registration(meta, database, table)
+        if side is not None:
+            registered[(database, table)] = (meta, side)
+        elif _meta_property(meta, DESCRIPTOR) is not None:
+            if in_scope(scope, database, table):
+                onboarded[(database, table)] = meta
+            else:
+                found.out_of_scope.append(f"{database}.{table}")
+    entries = [e for e in Journal(spark).read_entries() if in_scope(scope, e.intent.database, e.intent.table)]
+    journal_fields = {
+        (e.intent.database.lower(), e.intent.table.lower()): e.intent.identifier_field for e in entries
+    }
+
+    def field_of(database: str, table: str, own: Any = None) -> str | None:
+        base = onboarded.get((database, table))
+        for meta in (base, own):
+            if meta is not None:
+                name = descriptor_field(_meta_property(meta, DESCRIPTOR))
+                if name:
+                    return name
+        return journal_fields.get((database, table))
+
+    def reader_for(meta: Any, owner: tuple[str, str]) -> str:
+        reader = make_reader(spark, meta, field_of(*owner, own=meta), id_type, f"{owner[0]}.{owner[1]}")
+        found.readers.setdefault(reader.key, reader)
+        return reader.key
+
+    # live tables: every partition, and what lies under a partitioned table's directory
+    for (database, table), meta in onboarded.items():
+        owner = (database, table)
+        found.onboarded.append(f"{database}.{table}")
+        key = reader_for(meta, owner)
+        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+        if columns:
+            for pairs, location in metastore.partition_locations(spark, database, table, columns):
+                found.live_partitions += 1
+                spec = partitions.spec_path(pairs)
+                found.add(spark, location, "live", owner, f"{database}.{table} partition {spec}", key)
+            found.add(
+                spark, _location(spark, meta), "table_dir", owner, f"{database}.{table} (its directory)", key
+            )
+        else:
+            found.add(spark, _location(spark, meta), "live", owner, f"{database}.{table}", key)
+
+    # registered side tables, by their properties (a look-alike name is a user's table)
+    for (database, name), (meta, (base, kind, created)) in registered.items():
+        owner = (database, base.lower())
+        if not in_scope(scope, *owner):
+            continue
+        found.saw_change(created)
+        if owner not in onboarded and field_of(*owner, own=meta) is None and owner in catalog:
+            continue  # the side table of a table that is not onboarded: no identifier to look for
+        found.side_tables.append(f"{database}.{name}")
+        key = reader_for(meta, owner)
+        where = f"{database}.{name}"
+        found.add(spark, _location(spark, meta), kind, owner, where, key)
+        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+        if columns:
+            for pairs, location in metastore.partition_locations(spark, database, name, columns):
+                spec = partitions.spec_path(pairs)
+                found.add(spark, location, kind, owner, f"{where} partition {spec}", key)
+
+    readable = {owner: f"{owner[0]}.{owner[1]}" for owner in onboarded}
+    # stale locations of onboarded tables
+    for record in _stale_rows(spark, stale_relation):
+        owner = (str(record["database_name"] or "").lower(), str(record["table_name"] or "").lower())
+        if owner in readable and record.get("location"):
+            reason = f" ({record['reason']})" if record.get("reason") else ""
+            found.add(
+                spark, record["location"], "stale", owner, "stale_data_records" + reason, readable[owner]
+            )
+
+    # reaped backups
+    for directory in sorted({str(d).strip().rstrip("/") for d in backup_dirs or [] if str(d or "").strip()}):
+        home = filesystem.qualify(spark, directory)
+        for owner, key in readable.items():
+            found.add(
+                spark, f"{home}/{owner[0]}/{owner[1]}", "backup_dir", owner, f"backup_dir {directory}", key
+            )
+
+    # the purge journal: every swap's old and new locations, the staging location
+    for entry in entries:
+        intent = entry.intent
+        owner = (intent.database.lower(), intent.table.lower())
+        found.saw_change(_journal_ms(intent.started_at))
+        if entry.outcome is not None:
+            found.saw_change(_journal_ms(entry.outcome.recorded_at))
+        key = readable.get(owner) or _journal_reader(spark, found, catalog, intent, id_type)
+        where = f"purge journal {intent.run} {intent.name}"
+        for swap in intent.partitions:
+            spec = f" {swap.partition_spec}" if swap.partition_spec else ""
+            found.add(spark, swap.old_location, "journal", owner, f"{where}{spec} (old)", key)
+            found.add(spark, swap.new_location, "journal", owner, f"{where}{spec} (new)", key)
+        found.add(spark, intent.staging_location, "journal", owner, f"{where} (staging)", key)
+    return found
+
+
+def _journal_reader(spark: Any, found: Inventory, catalog: dict, intent: Any, id_type: str) -> str:
+    """For a journal entry whose table is not onboarded (or gone): the table's schema, else its
+    backup's, with the identifier the journal recorded."""
+    for qualified in (f"{intent.database}.{intent.table}", intent.backup_table):
+        database, _, table = str(qualified or "").lower().partition(".")
+        meta = catalog.get((database, table))
+        if meta is not None:
+            reader = make_reader(spark, meta, intent.identifier_field, id_type, intent.name)
+            found.readers.setdefault(reader.key, reader)
+            return reader.key
+    reader = Reader(intent.database.lower(), intent.table.lower())
+    reader.problem = (
+        f"{intent.name} and its backup {intent.backup_table} no longer exist: no schema to read its copies"
+    )
+    found.readers.setdefault(reader.key, reader)
+    return reader.key
+
+
+def _journal_ms(text: str | None) -> int | None:
+    """A journal time (`YYYY-MM-DD HH:MM:SS.ffffff`, UTC) as epoch ms."""
+    from datetime import datetime, timezone
+
+    if not text:
+        return None
+    try:
+        return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def _stale_rows(spark: Any, relation: list[str] | None) -> list[dict[str, Any]]:
+    if not relation or not metastore.table_exists(spark, relation[0], relation[1]):
+        return []
+    return [
+        r.asDict()
+        for r in metastore.read_table(spark, relation[0], relation[1])
+        .select("database_name", "table_name", "location", "reason")
+        .collect()
+    ]
+
+
+# ---- what changed in the warehouse, for the ledger ----------------------------------------------
+def newest_write_ms(spark: Any, location: str | None) -> int | None:
+    """The latest modification time (epoch ms) of a data file under `location`, recursively (names
+    starting with `_` or `.` are not data), or None when it holds none.  Read by the OS for a
+    local (`file:`) location, through the Hadoop FileSystem otherwise."""
+    import os
+
+    if not location:
+        return None
+    local = data_files.local_path(str(location))
+    if local is not None:
+        newest = None
+        for root, directories, names in os.walk(local):
+            directories[:] = [d for d in directories if not d.startswith(("_", "."))]
+            for name in names:
+                if not name.startswith(("_", ".")):
+                    stamp = int(os.stat(os.path.join(root, name)).st_mtime * 1000)
+                    newest = stamp if newest is None or stamp > newest else newest
+        return newest
+    stamps = [int(s.getModificationTime()) for s in data_files.data_files(spark, str(location))]
+    return max(stamps) if stamps else None
+
+
+def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Everything that may have changed what a verification read, in scope, with when it happened:
+    [{source, kind, invocation_id, database_name, table_name, happened_us}] (epoch microseconds).
+
+    - `side_table`: a registered staging, backup (a purge) or trash (a restore) table, at its
+      `lakehouse.side_table.created_at`;
+    - `journal`: a purge journal entry, at its intent and at its outcome;
+    - `files` (kind `write`): the newest data file under each onboarded table's directory and
+      partitions, whoever wrote it (a rebuild, a late load, a job outside dbt).
+    The ledger takes the purge runs that its own log does not attribute to a request (an
+    interrupted run, a run whose log was not appended) and the writes since a verification from
+    here.
+    """
+    changes = []
+    for (database, table), meta in sorted(_catalog(spark).items()):
+        side = _registration(meta, database, table)
+        if side is None:
+            if _meta_property(meta, DESCRIPTOR) is not None and in_scope(scope, database, table):
+                changes += _writes(spark, meta, database, table)
+            continue
+        if not in_scope(scope, database, side[0]):
+            continue
+        props = metastore.registration_properties(meta)
+        changes.append(
+            {
+                "source": "side_table",
+                "kind": side[1],
+                "invocation_id": props.get("lakehouse.side_table.invocation_id"),
+                "database_name": database,
+                "table_name": side[0].lower(),
+                "happened_us": side[2] * 1000,
+            }
+        )
+    for entry in Journal(spark).read_entries():
+        intent = entry.intent
+        if not in_scope(scope, intent.database, intent.table):
+            continue
+        times = [intent.started_at] + ([entry.outcome.recorded_at] if entry.outcome else [])
+        for text in times:
+            ms = _journal_ms(text)
+            if ms is not None:
+                changes.append(
+                    {
+                        "source": "journal",
+                        "kind": "purge",
+                        "invocation_id": intent.invocation_id,
+                        "database_name": intent.database.lower(),
+                        "table_name": intent.table.lower(),
+                        "happened_us": ms * 1000,
+                    }
+                )
+    return changes
+
+
+def _writes(spark: Any, meta: Any, database: str, table: str) -> list[dict[str, Any]]:
+    """The newest data file of an onboarded table: under its directory and every partition's."""
+    locations = [_location(spark, meta)]
+    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    if columns:
+        locations += [
+            location for _, location in metastore.partition_locations(spark, database, table, columns)
+        ]
+    stamps = [stamp for stamp in (newest_write_ms(spark, loc) for loc in dict.fromkeys(locations)) if stamp]
+    if not stamps:
+        return []
+    return [
+        {
+            "source": "files",
+            "kind": "write",
+            "invocation_id": None,
+            "database_name": database,
+            "table_name": table,
+            "happened_us": max(stamps) * 1000,
+        }
+    ]
