@@ -112,13 +112,17 @@ def point(spark: Any, request_id: str, directory: str, floor_first: bool) -> dic
     result: dict[str, Any] = {}
     for job in ["floor", "verify"] if floor_first else ["verify", "floor"]:
         if job == "floor":
-            result["floor_s"], result["floor_rss"], result["floor_rows"] = measure(lambda: run_floor(spark, directory))
+            result["floor_s"], result["floor_rss"], result["floor_rows"] = measure(
+                lambda: run_floor(spark, directory)
+            )
         else:
             result["verify_s"], result["verify_rss"], _ = measure(lambda: run_verify(request_id))
             result["verify_own_s"] = verified_seconds()
             result.update(latest(spark, request_id))
     if result["floor_rows"] != result["rows"]:
-        raise SystemExit(f"the verifier and the floor disagree: {result['rows']} vs {result['floor_rows']} rows")
+        raise SystemExit(
+            f"the verifier and the floor disagree: {result['rows']} vs {result['floor_rows']} rows"
+        )
     result["ratio"] = result["verify_s"] / result["floor_s"]
     result["own_ratio"] = result["verify_own_s"] / result["floor_s"]
     return result
@@ -169,7 +173,9 @@ def series(spark: Any, rows: int, partitions: int, touched: int, repeat: int) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, nargs="+", default=[5_000_000, 50_000_000])
     parser.add_argument("--partitions", type=int, default=24)
     parser.add_argument("--touched", type=int, default=4)

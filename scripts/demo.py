@@ -344,7 +344,9 @@ def summary(
     print("\nWhere to look")
     print("  coverage       lakehouse.pii_coverage (docs/erasure.md)")
     print("  erasure        lakehouse.erasure_requests, erasure_verification(_runs, _locations, _findings);")
-    print(f"                 demo/target/erasure/{DEMO_REQUEST}.md (re-check: dbt run-operation verify_certificate)")
+    print(
+        f"                 demo/target/erasure/{DEMO_REQUEST}.md (re-check: dbt run-operation verify_certificate)"
+    )
     print("  audit tables   lakehouse.purge_log, retention_log, compaction_watermarks, dbt_invocations,")
     print("                 dbt_node_results, dbt_nodes, dbt_lineage_edges, dbt_column_lineage")
     print("  read them      .venv/bin/dbt show --inline 'select * from lakehouse.purge_log' --limit 20")

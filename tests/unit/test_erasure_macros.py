@@ -54,7 +54,7 @@ def test_the_ledger_rests_on_the_latest_verification_and_the_warehouse_changes()
     order = [
         "when facts.purge_runs = 0 then 'pending'",
         "when facts.verification_id is null then 'unverified'",
-        "when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at) then 'unverified'",
+        "when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) then 'unverified'",
         "when facts.unread_live > 0 then 'unverified'",
         "when facts.live_rows > 0 then case when facts.last_clean_at > facts.first_purged_at then 'reintroduced' else 'pending' end",
         "facts.copy_rows = 0 and facts.unread_copies = 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at) then 'erased'",
