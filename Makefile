@@ -77,7 +77,7 @@ lint: setup
 # the property tests `property`: `make test` runs only their unmarked short subsets.  The adapter
 # conformance suite (tests/adapter) runs on its own.
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter
+	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter --durations=30
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).

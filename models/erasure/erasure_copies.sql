@@ -6,7 +6,7 @@
     that location, or of that backup partition wherever reaping moved it).  What the request's
     status rests on is the verification of bytes; this lists the copies for the certificate.
 -#}
-{{ config(enabled=compliance.purge_configured()) }}
+{{ config(materialized='table', enabled=compliance.purge_configured()) }}
 -- depends_on: {{ ref('purge_log') }}
 -- depends_on: {{ ref('retention_log') }}
 -- depends_on: {{ ref('retention_policies') }}

@@ -7,7 +7,7 @@
     compliance.erasure_ledger_sql, which the certificate runs too.  Counts, dates, tables and
     locations only: no id is ever copied here.
 -#}
-{{ config(enabled=compliance.purge_configured()) }}
+{{ config(materialized='table', enabled=compliance.purge_configured()) }}
 -- depends_on: {{ source('compliance', 'id_table') }}
 -- depends_on: {{ ref('purge_log') }}
 -- depends_on: {{ ref('retention_log') }}

@@ -35,6 +35,7 @@ from dbt.adapters.lakehouse import filesystem, partitions
 
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import metastore, side_tables, tables
+from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.catalog.tables import DESCRIPTOR
@@ -364,28 +365,6 @@ def _stale_rows(spark: Any, relation: list[str] | None) -> list[dict[str, Any]]:
 
 
 # ---- what changed in the warehouse, for the ledger ----------------------------------------------
-def newest_write_ms(spark: Any, location: str | None) -> int | None:
-    """The latest modification time (epoch ms) of a data file under `location`, recursively (names
-    starting with `_` or `.` are not data), or None when it holds none.  Read by the OS for a
-    local (`file:`) location, through the Hadoop FileSystem otherwise."""
-    import os
-
-    if not location:
-        return None
-    local = data_files.local_path(str(location))
-    if local is not None:
-        newest = None
-        for root, directories, names in os.walk(local):
-            directories[:] = [d for d in directories if not d.startswith(("_", "."))]
-            for name in names:
-                if not name.startswith(("_", ".")):
-                    stamp = int(os.stat(os.path.join(root, name)).st_mtime * 1000)
-                    newest = stamp if newest is None or stamp > newest else newest
-        return newest
-    stamps = [int(s.getModificationTime()) for s in data_files.data_files(spark, str(location))]
-    return max(stamps) if stamps else None
-
-
 def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """Everything that may have changed what a verification read, in scope, with when it happened:
     [{source, kind, invocation_id, database_name, table_name, happened_us}] (epoch microseconds).
@@ -441,14 +420,17 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
 
 
 def _writes(spark: Any, meta: Any, database: str, table: str) -> list[dict[str, Any]]:
-    """The newest data file of an onboarded table: under its directory and every partition's."""
+    """The newest data file of an onboarded table: under its directory and every partition's,
+    listed recursively through the Hadoop FileSystem in one batched call (catalog/file_facts.py;
+    names starting with `_` or `.` are not data)."""
     locations = [_location(spark, meta)]
     columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
     if columns:
         locations += [
             location for _, location in metastore.partition_locations(spark, database, table, columns)
         ]
-    stamps = [stamp for stamp in (newest_write_ms(spark, loc) for loc in dict.fromkeys(locations)) if stamp]
+    listings = FileFacts(spark).list([str(loc) for loc in dict.fromkeys(locations) if loc], recursive=True)
+    stamps = [item.modified for listing in listings.values() for item in listing.files]
     if not stamps:
         return []
     return [

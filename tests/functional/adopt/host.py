@@ -296,7 +296,9 @@ def state(spark: Any, warehouse: str) -> dict[str, Any]:
             f"select invocation_id, kind, action, database_name, table_name, location, files_deleted, succeeded,"
             f" dry_run from {SCHEMA}.retention_log",
         ),
-        "erasure_requests": _query(spark, f"select request_id, status from {SCHEMA}.erasure_requests"),
+        "erasure_requests": _query(
+            spark, f"select request_id, status, progress, live_holding from {SCHEMA}.erasure_requests"
+        ),
         "invocations": _query(
             spark, f"select invocation_id, command, status from {SCHEMA}.dbt_invocations order by started_at"
         ),

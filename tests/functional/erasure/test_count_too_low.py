@@ -1,0 +1,127 @@
+"""The purge's choice of what to skip is not evidence.  When its count of the rows holding ids is
+forced too low (the seam `python_hooks.purge.scanning.adjust_scan_rows` drops a partition from the
+scan's result, as a wrong fast path would), the purge marks that partition SKIPPED and leaves its
+ids where they are.  The erasure verifier, which decides what to read from the metastore and reads
+every partition of every onboarded table with Spark, finds them: the request is not `live_clean`,
+and the ledger names the table.  Once the seam is gone, the next purge and verification clear it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import repo_files
+from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, dbt_log
+from tests.functional.erasure.files_scan import ids_in_files
+from tests.functional.purge.conftest import descriptor
+
+DB = "e_low"
+IDS = "e_low_ids.requests"
+REQUEST_IDS = {2001, 2002}
+
+
+def run(select: str) -> str:
+    return dbt_log(
+        ["run", "--select", select, "--vars", json.dumps({"purge_whitelist": DB, "retention_scope": DB})]
+    )
+
+
+def ledger(spark: Any, schema: str) -> Any:
+    spark.catalog.clearCache()
+    return spark.sql(f"select * from {schema}.erasure_requests where request_id = 'REQ-L'").collect()[0]
+
+
+@pytest.fixture(scope="class")
+def macros() -> dict[str, Any]:
+    return repo_files("macros")
+
+
+@pytest.fixture(scope="class")
+def models() -> dict[str, Any]:
+    return {
+        "purge": repo_files("models", "purge"),
+        "retention": repo_files("models", "retention"),
+        "erasure": {n: t for n, t in repo_files("models", "erasure").items() if n != "pii_coverage.sql"},
+    }
+
+
+@pytest.fixture(scope="class")
+def seeds() -> dict[str, Any]:
+    return {"retention": {"retention_policies.csv": SEED_HEADER}}
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return {
+        "name": "compliance",
+        "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
+        "seeds": {"compliance": {"+column_types": SEED_TYPES}},
+        "vars": {
+            "purge_whitelist": DB,
+            "compliance_id_table": IDS,
+            "compliance_id_column": "guestid",
+            "erasure_verification_scope": DB,
+            "audit_enabled": False,
+        },
+    }
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any) -> None:
+    for database in (DB, "e_low_ids"):
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+    requested = (dt.datetime.now() - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+    spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
+    spark.sql(
+        f"insert into {IDS} values (2001, 'REQ-L', timestamp'{requested}'), (2002, 'REQ-L', timestamp'{requested}')"
+    )
+    spark.sql(f"""
+        create table {DB}.events (guestid bigint, payload string) partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(f"""insert into {DB}.events partition (ds) values
+        (2001, 'p1', 'a'), (7, 'p2', 'a'), (2002, 'p3', 'b'), (8, 'p4', 'b'), (9, 'p5', 'c')""")
+    dbt_log(["seed"])
+
+
+class TestACountTooLow:
+    def test_the_verifier_finds_what_a_too_low_count_left(self, project, spark, lake, monkeypatch):
+        from python_hooks.purge import scanning
+
+        real = scanning.adjust_scan_rows
+
+        def too_low(table: Any, rows: list[list[Any]]) -> list[list[Any]]:
+            rows = real(table, rows)
+            return [r for r in rows if r[0] != "b"] if table.table == "events" else rows
+
+        monkeypatch.setattr(scanning, "adjust_scan_rows", too_low)
+        log = run("purge+")
+        assert f"{DB}.events ds=a: COMMITTED" in log
+        spark.catalog.clearCache()
+        states = {
+            r.partition_spec: r.state
+            for r in spark.sql(
+                f"select * from {project.test_schema}.purge_log where table_name = 'events'"
+            ).collect()
+        }
+        assert states == {"ds=a": "COMMITTED", "ds=b": "SKIPPED", "ds=c": "SKIPPED"}
+        live, _ = ids_in_files(spark, [DB], REQUEST_IDS)
+        assert sum(live.values()) == 1  # 2002, still in ds=b: the purge missed it
+
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)
+        # the purge's own logs say every partition is done; the bytes say otherwise
+        assert (row.status, row.progress, row.live_rows) == ("pending", "pending", 1)
+        assert row.live_holding == f"{DB}.events: 1"
+        assert row.live_clean_at is None and row.fully_erased_at is None
+
+        monkeypatch.undo()
+        run("purge+")
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)
+        assert (row.progress, row.live_rows) == ("copies_remaining", 0)
+        assert ids_in_files(spark, [DB], REQUEST_IDS)[0] == {}
