@@ -131,9 +131,7 @@ def run(lake: Lake, *args: str, **extra: Any) -> str:
 def test_an_interrupted_purge_is_never_certified(erasure_lake: Lake, how: int) -> None:
     lake = erasure_lake
     lake.restore()
-    killed = lake.dbt(
-        "run", "--select", "purge+", "--vars", variables(), fault=Fault(SWAP), stop_with=how
-    )
+    killed = lake.dbt("run", "--select", "purge+", "--vars", variables(), fault=Fault(SWAP), stop_with=how)
     assert killed.killed_at
 
     # straight after the kill: the verification finds the tables the run never reached

@@ -4,10 +4,11 @@ code) finds the request's ids, and, at the end of any history, a purge, retentio
 fresh verification erase every request.
 
 A history is a random sequence of purges, purges interrupted at a random point of the purge node
-(a KeyboardInterrupt raised in the dbt process at its n-th event after the node started, as
-Ctrl-C does: what was done before it stays done, nothing of the run reaches purge_log), restores, retention passes at zero, rebuilds (a job writing a
-purged id back into an onboarded table), and verifications; after each step the ledger is built
-again and held to the files.  A few histories run in `make test`; `make test-property` runs many
+(SIGINT to the dbt process at its n-th event after the node started, as Ctrl-C does: the purge
+stops at its next safe point, what it committed stays done and logged, the rest of the command
+does not run), restores, retention passes at zero, rebuilds (a job writing a purged id back into
+an onboarded table), and verifications; after each step the ledger is built
+again and held to the files.  One history runs in `make test`; `make test-property` runs many
 more (marker `property`, PROPERTY_EXAMPLES to choose how many).  The SIGKILL of a whole dbt
 process (its Spark JVM with it) is tests/faults/test_kill_erasure.py.
 """
@@ -18,7 +19,6 @@ import json
 import os
 import random
 import signal
-import threading
 from typing import Any
 
 import pytest
@@ -37,7 +37,7 @@ REQUESTS = {"R-1": [4001, 4002], "R-2": [4003], "R-3": [4004, 4005]}
 TABLES = {"events": True, "clicks": True, "profiles": False}
 PARTITIONS = ("a", "b", "c")
 STEPS = ("purge", "interrupted", "restore", "retention", "rebuild", "verify")
-QUICK_SEEDS = (11, 29)
+QUICK_SEEDS = (11,)
 MANY = int(os.environ.get("PROPERTY_EXAMPLES") or 20)
 
 
@@ -126,8 +126,9 @@ def check(spark: Any, schema: str, history: list[str]) -> None:
 class Interrupt:
     """A dbt callback that interrupts the command at the n-th event after the purge node started
     (whatever the engine does there: a random cut through its work), as Ctrl-C does: SIGINT to this
-    process, so that dbt's main thread stops waiting and cancels, and KeyboardInterrupt in the
-    worker thread running the node, so that the node stops where it is."""
+    process.  The adapter's handler turns it into a cancellation: the purge stops at its next safe
+    point, writes what it committed, and the command ends (tests/faults/test_interrupt_purge.py
+    sends the real signal to a real dbt process)."""
 
     def __init__(self, nth: int) -> None:
         self.nth, self.seen, self.started = nth, 0, False
@@ -142,9 +143,7 @@ class Interrupt:
         self.seen += 1
         if self.seen == self.nth:
             self.at = f"{name}: {event.info.msg[:120]}"
-            if threading.current_thread() is not threading.main_thread():
-                os.kill(os.getpid(), signal.SIGINT)
-            raise KeyboardInterrupt(f"interrupted at event {self.nth} of the purge node")
+            os.kill(os.getpid(), signal.SIGINT)
 
 
 def step(name: str, spark: Any, rng: random.Random) -> str:
