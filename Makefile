@@ -76,13 +76,17 @@ lint: setup
 # The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the many random histories of
 # the property tests `property`: `make test` runs only their unmarked short subsets.  The adapter
 # conformance suite (tests/adapter) runs on its own.
+# TEST_WORKERS pytest-xdist processes, each with its own Spark session and Derby metastore; a
+# file's tests stay in one process (its fixtures and ordered classes with them).
+TEST_WORKERS ?= 2
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter --durations=30
+	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter --durations=30 \
+	  -n $(TEST_WORKERS) --dist loadfile
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).
 test-adapter: setup
-	$(BIN)/pytest tests/adapter -q
+	$(BIN)/pytest tests/adapter -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
 test-faults: setup

@@ -28,7 +28,11 @@ from typing import Any
 from tests.conftest import REPO
 from tests.functional.processes import DBT, environment
 
-ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults")
+# one directory per pytest-xdist worker: two workers may prepare the same scenario (`purged` is
+# shared by the restore and the retention cases)
+ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults") / (
+    os.environ.get("PYTEST_XDIST_WORKER") or "main"
+)
 TIMEOUT = float(os.environ.get("FAULTS_TIMEOUT") or 900)
 SCHEMA = "faults"
 

@@ -26,8 +26,7 @@ POINTS = {
     "point_partition": sql(r"alter table `fk`\.`hive_parquet`\s+partition .*set location"),
     "stale_record": sql(r"insert into \S*stale_data_records"),
 }
-# `make test` runs the purge's cases only (test_kill_purge.py, test_interrupt_purge.py)
-SUBSET: set[str] = set()
+SUBSET: set[str] = {"point_partition"}  # `make test`: one kill point of each capability
 
 
 def cases() -> list:
