@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import repo_files
-from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, dbt_log
+from tests.functional.erasure.conftest import SEED_TYPES, dbt_log
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -33,25 +32,6 @@ def run(select: str) -> str:
 def ledger(spark: Any, schema: str) -> Any:
     spark.catalog.clearCache()
     return spark.sql(f"select * from {schema}.erasure_requests where request_id = 'REQ-L'").collect()[0]
-
-
-@pytest.fixture(scope="class")
-def macros() -> dict[str, Any]:
-    return repo_files("macros")
-
-
-@pytest.fixture(scope="class")
-def models() -> dict[str, Any]:
-    return {
-        "purge": repo_files("models", "purge"),
-        "retention": repo_files("models", "retention"),
-        "erasure": {n: t for n, t in repo_files("models", "erasure").items() if n != "pii_coverage.sql"},
-    }
-
-
-@pytest.fixture(scope="class")
-def seeds() -> dict[str, Any]:
-    return {"retention": {"retention_policies.csv": SEED_HEADER}}
 
 
 @pytest.fixture(scope="class")

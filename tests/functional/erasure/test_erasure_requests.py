@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.conftest import repo_files
-from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, ZERO, dbt_log
+from tests.functional.erasure.conftest import SEED_TYPES, ZERO, dbt_log
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -63,27 +62,6 @@ def never_certified_too_early(spark: Any, found: dict[str, Any]) -> None:
             assert status not in ("live_clean", "copies_remaining", "erased"), (request_id, status, live)
         if live or copies_held:
             assert status != "erased", (request_id, copies_held)
-
-
-@pytest.fixture(scope="class")
-def macros() -> dict[str, Any]:
-    return repo_files("macros")
-
-
-@pytest.fixture(scope="class")
-def models() -> dict[str, Any]:
-    return {
-        "purge": repo_files("models", "purge"),
-        "retention": repo_files("models", "retention"),
-        "erasure": {
-            name: text for name, text in repo_files("models", "erasure").items() if name != "pii_coverage.sql"
-        },
-    }
-
-
-@pytest.fixture(scope="class")
-def seeds() -> dict[str, Any]:
-    return {"retention": {"retention_policies.csv": SEED_HEADER}}
 
 
 @pytest.fixture(scope="class")

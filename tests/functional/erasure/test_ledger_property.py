@@ -25,8 +25,7 @@ import pytest
 from dbt.tests.util import run_dbt
 
 from python_hooks.catalog import metastore
-from tests.conftest import repo_files
-from tests.functional.erasure.conftest import SEED_HEADER, SEED_TYPES, ZERO, dbt_log
+from tests.functional.erasure.conftest import SEED_TYPES, ZERO, dbt_log
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -47,20 +46,6 @@ def base_vars() -> dict[str, Any]:
 
 def dbt(*args: str, expect_pass: bool = True, **variables: Any) -> str:
     return dbt_log([*args, "--vars", json.dumps({**base_vars(), **variables})], expect_pass=expect_pass)
-
-
-@pytest.fixture(scope="class")
-def models() -> dict[str, Any]:
-    return {
-        "purge": repo_files("models", "purge"),
-        "retention": repo_files("models", "retention"),
-        "erasure": {n: t for n, t in repo_files("models", "erasure").items() if n != "pii_coverage.sql"},
-    }
-
-
-@pytest.fixture(scope="class")
-def seeds() -> dict[str, Any]:
-    return {"retention": {"retention_policies.csv": SEED_HEADER}}
 
 
 @pytest.fixture(scope="class")
