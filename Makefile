@@ -18,7 +18,7 @@ export PYTHONPATH := $(CURDIR)
 
 .PHONY: help setup java graphviz demo test test-faults test-adapter test-property lint unit functional dbt-build \
 	graph bench clean \
-	cluster-up cluster-down test-cluster
+	cluster-up cluster-down test-cluster test-cluster-smoke
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
@@ -129,6 +129,15 @@ cluster-down:
 # a cluster of its own (.cluster-test/, other ports), the suites on it, stopped however they end
 test-cluster: setup
 	scripts/cluster/test.sh
+
+# What CI runs on the cluster (the whole of test-cluster would take CI past the hour): the
+# cluster-only tests (the `cluster` target, the lease across drivers, the concurrent reader), the
+# metastore's partition-filter fallback, and the purge engine's tests (plan, dry run, journal,
+# cancellation, data skipping through the Hadoop FileSystem).
+test-cluster-smoke: setup
+	CLUSTER_TESTS="tests/functional/cluster tests/functional/foundation/test_warehouse_lease.py \
+	  tests/functional/foundation/test_partition_filter_fallback.py tests/functional/purge/test_engine.py \
+	  tests/functional/purge/test_data_skipping.py" scripts/cluster/test.sh
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages
