@@ -132,12 +132,12 @@ test-cluster: setup
 
 # What CI runs on the cluster (the whole of test-cluster would take CI past the hour): the
 # cluster-only tests (the `cluster` target, the lease across drivers, the concurrent reader), the
-# metastore's partition-filter fallback, and the purge engine's tests (plan, dry run, journal,
-# cancellation, data skipping through the Hadoop FileSystem).
+# metastore's partition-filter fallback, and the purge engine's tests (plan and its footers read
+# through the Hadoop FileSystem, dry run, journal, cancellation).
 test-cluster-smoke: setup
 	CLUSTER_TESTS="tests/functional/cluster tests/functional/foundation/test_warehouse_lease.py \
-	  tests/functional/foundation/test_partition_filter_fallback.py tests/functional/purge/test_engine.py \
-	  tests/functional/purge/test_data_skipping.py" scripts/cluster/test.sh
+	  tests/functional/foundation/test_partition_filter_fallback.py tests/functional/purge/test_engine.py" \
+	  scripts/cluster/test.sh
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages
