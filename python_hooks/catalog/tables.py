@@ -21,6 +21,21 @@ _SKIP_TYPES = ("VIEW",)
 DESCRIPTOR = "dataset.descriptor"
 
 
+def descriptor_identifier(descriptor: str | None) -> str | None:
+    """`complianceSpec.identifierField` of a descriptor, stripped, or None when it has none (or is
+    not JSON).  The purge's planning says which of the two is wrong; readers that only ask whether
+    a table names an identifier use this."""
+    if not descriptor:
+        return None
+    try:
+        parsed = json.loads(descriptor)
+    except ValueError:
+        return None
+    spec = parsed.get("complianceSpec") if isinstance(parsed, dict) else None
+    field = spec.get("identifierField") if isinstance(spec, dict) else None
+    return field.strip() if isinstance(field, str) and field.strip() else None
+
+
 def list_databases(spark: Any) -> list[str]:
     """Every database name in the metastore, lower case, sorted."""
     return sorted(str(name).lower() for name in scala_list(metastore.session_catalog(spark).listDatabases()))

@@ -477,6 +477,24 @@ def certificate_markdown(doc: dict[str, Any]) -> str:
         "## The verification it rests on",
         "",
         *_verification_lines(doc["verification"]),
+        *_runs_and_copies(doc),
+        "## Evidence digest",
+        "",
+        f"SHA-256 `{doc['evidence']['sha256']}` over the rows below, in this order, as written in "
+        f"`{doc['evidence']['file']}` (`sha256sum` of that file gives the same digest).  Re-check against the tables: "
+        f"`{doc['evidence']['recheck']}`.",
+        "",
+        *_table(
+            [{"part": p, **v} for p, v in doc["evidence"]["parts"].items()],
+            ["part", "rows", "sha256"],
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _runs_and_copies(doc: dict[str, Any]) -> list[str]:
+    """The purge runs and the copies with their deletion, as the certificate and the report list them."""
+    return [
         "## Purge runs (dbt invocation ids)",
         "",
         *_table(
@@ -498,18 +516,7 @@ def certificate_markdown(doc: dict[str, Any]) -> str:
                 "deleted_at",
             ],
         ),
-        "## Evidence digest",
-        "",
-        f"SHA-256 `{doc['evidence']['sha256']}` over the rows below, in this order, as written in "
-        f"`{doc['evidence']['file']}` (`sha256sum` of that file gives the same digest).  Re-check against the tables: "
-        f"`{doc['evidence']['recheck']}`.",
-        "",
-        *_table(
-            [{"part": p, **v} for p, v in doc["evidence"]["parts"].items()],
-            ["part", "rows", "sha256"],
-        ),
     ]
-    return "\n".join(lines) + "\n"
 
 
 def status_markdown(doc: dict[str, Any]) -> str:
@@ -535,27 +542,7 @@ def status_markdown(doc: dict[str, Any]) -> str:
             if doc.get("latest_verification")
             else ["(none)", ""]
         ),
-        "## Purge runs (dbt invocation ids)",
-        "",
-        *_table(
-            doc["purge_runs"],
-            ["invocation_id", "started_at", "ended_at", "partitions_committed", "partitions_failed"],
-        ),
-        "## Copies and their deletion",
-        "",
-        *_table(
-            doc["copies"],
-            [
-                "table",
-                "partition",
-                "location",
-                "kept_by",
-                "source",
-                "made_at",
-                "will_delete_at",
-                "deleted_at",
-            ],
-        ),
+        *_runs_and_copies(doc),
     ]
     return "\n".join(lines) + "\n"
 

@@ -22,7 +22,7 @@ from collections import defaultdict, deque
 from typing import Any
 
 from python_hooks.catalog import metastore, side_tables
-from python_hooks.catalog.tables import DESCRIPTOR
+from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
 from python_hooks.errors import LakehouseError, result
 
 # the nodes whose relations hold data (tests, macros, exposures hold none)
@@ -61,19 +61,6 @@ def _nested_paths(data_type: Any, path: str) -> list[str]:
 def leaf_name(path: str) -> str:
     """The last name of a field path, lower case: `metadata.guestid` -> `guestid`."""
     return re.split(r"[.\[\]]+", path.strip("`").rstrip("[]"))[-1].strip("`").lower()
-
-
-def descriptor_identifier(descriptor: str | None) -> str | None:
-    """`complianceSpec.identifierField` of a descriptor, or None when it has none (or is not JSON)."""
-    if not descriptor:
-        return None
-    try:
-        parsed = json.loads(descriptor)
-    except ValueError:
-        return None
-    spec = parsed.get("complianceSpec") if isinstance(parsed, dict) else None
-    field = spec.get("identifierField") if isinstance(spec, dict) else None
-    return field.strip() if isinstance(field, str) and field.strip() else None
 
 
 def compile_patterns(patterns: Any) -> list[tuple[str, re.Pattern[str]]]:

@@ -27,7 +27,6 @@ location carries the problem and is reported unread (an error, never a count of 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +37,7 @@ from python_hooks.catalog import metastore, side_tables, tables
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
-from python_hooks.catalog.tables import DESCRIPTOR
+from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
 
 KINDS = ("live", "staging", "trash", "backup", "backup_dir", "stale", "journal", "table_dir")
 LIVE = "live"
@@ -122,19 +121,6 @@ def scope_text(scope: list[dict[str, Any]] | None) -> str:
 
 
 # ---- identifiers ---------------------------------------------------------------------------------
-def descriptor_field(descriptor: str | None) -> str | None:
-    """`complianceSpec.identifierField` of a descriptor (None when absent or not JSON)."""
-    if not descriptor:
-        return None
-    try:
-        parsed = json.loads(descriptor)
-    except ValueError:
-        return None
-    spec = parsed.get("complianceSpec") if isinstance(parsed, dict) else None
-    value = spec.get("identifierField") if isinstance(spec, dict) else None
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
 def comparable(identifier_type: str, id_type: str) -> bool:
     """Whether `identifier = id` means equality without a lossy cast: numbers with numbers, strings
     with strings."""
@@ -243,7 +229,7 @@ def inventory(
         base = onboarded.get((database, table))
         for meta in (base, own):
             if meta is not None:
-                name = descriptor_field(_meta_property(meta, DESCRIPTOR))
+                name = descriptor_identifier(_meta_property(meta, DESCRIPTOR))
                 if name:
                     return name
         return journal_fields.get((database, table))

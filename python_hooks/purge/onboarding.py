@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.tables import DESCRIPTOR, field_in_schema, read_schema
+from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema, read_schema
 from python_hooks.errors import ConfigError
 
 _TABLE_NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
@@ -82,14 +82,6 @@ def descriptor_with(before: str | None, field: str) -> str:
     spec = dict(spec) if isinstance(spec, dict) else {}
     spec["identifierField"] = field
     return json.dumps({**current, "complianceSpec": spec})
-
-
-def _identifier_of(descriptor: str | None) -> str | None:
-    try:
-        spec = json.loads(descriptor or "").get("complianceSpec")
-    except (ValueError, AttributeError):
-        return None
-    return spec.get("identifierField") if isinstance(spec, dict) else None
 
 
 def plan(
@@ -196,7 +188,7 @@ def _check(row: dict[str, Any], meta: Any) -> None:
     before = str(value.get()) if value.isDefined() else None
     field = ".".join(resolved["path"])
     row.update(field=field, type=resolved["type"], before=before)
-    if before is not None and _identifier_of(before) == field:
+    if before is not None and descriptor_identifier(before) == field:
         row.update(status="unchanged", descriptor=before)
     else:
         row.update(

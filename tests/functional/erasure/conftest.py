@@ -96,6 +96,24 @@ def committed(spark: Any, schema: str, invocation_id: str) -> list[Any]:
     ).collect()
 
 
+def project_config(database: str, id_table: str, **more_vars: Any) -> dict[str, Any]:
+    """A test project purging and verifying `database` against `id_table` (column guestid), the
+    erasure models tagged as the product tags them, the audit off."""
+    return {
+        "name": "compliance",
+        "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
+        "seeds": {"compliance": {"+column_types": SEED_TYPES}},
+        "vars": {
+            "purge_whitelist": database,
+            "compliance_id_table": id_table,
+            "compliance_id_column": "guestid",
+            "erasure_verification_scope": database,
+            "audit_enabled": False,
+            **more_vars,
+        },
+    }
+
+
 @pytest.fixture(scope="class")
 def models() -> dict[str, Any]:
     return {

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.functional.erasure.conftest import SEED_TYPES, dbt_log
+from tests.functional.erasure.conftest import dbt_log, project_config
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -36,18 +36,7 @@ def ledger(spark: Any, schema: str) -> Any:
 
 @pytest.fixture(scope="class")
 def project_config_update() -> dict[str, Any]:
-    return {
-        "name": "compliance",
-        "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
-        "seeds": {"compliance": {"+column_types": SEED_TYPES}},
-        "vars": {
-            "purge_whitelist": DB,
-            "compliance_id_table": IDS,
-            "compliance_id_column": "guestid",
-            "erasure_verification_scope": DB,
-            "audit_enabled": False,
-        },
-    }
+    return project_config(DB, IDS)
 
 
 @pytest.fixture(scope="class")

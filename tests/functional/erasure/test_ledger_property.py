@@ -25,7 +25,7 @@ import pytest
 from dbt.tests.util import run_dbt
 
 from python_hooks.catalog import metastore
-from tests.functional.erasure.conftest import SEED_TYPES, ZERO, dbt_log
+from tests.functional.erasure.conftest import ZERO, dbt_log, project_config
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -50,20 +50,8 @@ def dbt(*args: str, expect_pass: bool = True, **variables: Any) -> str:
 
 @pytest.fixture(scope="class")
 def project_config_update() -> dict[str, Any]:
-    return {
-        "name": "compliance",
-        "models": {"compliance": {"+file_format": "parquet", "erasure": {"+tags": ["erasure"]}}},
-        "seeds": {"compliance": {"+column_types": SEED_TYPES}},
-        "vars": {
-            "purge_whitelist": DB,
-            "compliance_id_table": ID_TABLE,
-            "compliance_id_column": "guestid",
-            "erasure_verification_scope": DB,
-            "audit_enabled": False,
-            # the interrupted purge's swaps come in a known order: one table at a time
-            "purge_scan_parallelism": 1,
-        },
-    }
+    # the interrupted purge's swaps come in a known order: one table at a time
+    return project_config(DB, ID_TABLE, purge_scan_parallelism=1)
 
 
 def build_lake(spark: Any, rng: random.Random) -> None:
