@@ -23,9 +23,8 @@ import bisect
 from typing import Any
 
 from python_hooks.catalog import files
+from python_hooks.catalog.column_types import INTEGRAL
 from python_hooks.catalog.jvm import jvm as jvm_view
-
-INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 
 
 def id_kind(identifier_type: str, id_type: str) -> str | None:

@@ -33,16 +33,16 @@ from typing import Any
 from dbt.adapters.lakehouse import filesystem, partitions
 
 from python_hooks.catalog import files as data_files
-from python_hooks.catalog import metastore, side_tables, tables
+from python_hooks.catalog import metastore, patterns, side_tables, tables
+from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
+from python_hooks.catalog.patterns import TablePattern
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
 
 KINDS = ("live", "staging", "trash", "backup", "backup_dir", "stale", "journal", "table_dir")
 LIVE = "live"
-INTEGRAL = ("tinyint", "smallint", "int", "bigint")
-NUMERIC = (*INTEGRAL, "float", "double")
 
 
 @dataclass
@@ -101,19 +101,9 @@ class Inventory:
 
 
 # ---- scope ---------------------------------------------------------------------------------------
-def pattern_matches(pattern: dict[str, Any], database: str, table: str) -> bool:
-    """One entry of the whitelist grammar ({database, table, prefix}, as parse_table_patterns gives)."""
-    db, tb = database.lower(), table.lower()
-    if pattern.get("table") is None:
-        return db.startswith(pattern["database"]) if pattern.get("prefix") else db == pattern["database"]
-    if db != pattern["database"]:
-        return False
-    return tb.startswith(pattern["table"]) if pattern.get("prefix") else tb == pattern["table"]
-
-
 def in_scope(scope: list[dict[str, Any]] | None, database: str, table: str) -> bool:
-    """Blank scope: everything."""
-    return not scope or any(pattern_matches(p, database, table) for p in scope)
+    """Blank scope: everything (the patterns as parse_table_patterns gives them)."""
+    return patterns.in_scope([TablePattern.of(p) for p in scope or []], database, table)
 
 
 def scope_text(scope: list[dict[str, Any]] | None) -> str:
@@ -121,14 +111,6 @@ def scope_text(scope: list[dict[str, Any]] | None) -> str:
 
 
 # ---- identifiers ---------------------------------------------------------------------------------
-def comparable(identifier_type: str, id_type: str) -> bool:
-    """Whether `identifier = id` means equality without a lossy cast: numbers with numbers, strings
-    with strings."""
-    left, right = (identifier_type or "").lower(), (id_type or "").lower()
-    numeric = left in NUMERIC or left.startswith("decimal"), right in NUMERIC or right.startswith("decimal")
-    return all(numeric) or (left == "string" and right == "string")
-
-
 def _meta_property(meta: Any, key: str) -> str | None:
     value = meta.properties().get(key)
     return str(value.get()) if value.isDefined() else None
@@ -161,7 +143,7 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
             f"{whose}: its identifier {field_name} is a partition column, which data files do not hold"
         )
         return reader
-    if not comparable(resolved["type"], id_type):
+    if not types_comparable(resolved["type"], id_type):
         reader.problem = (
             f"{whose}: its identifier {field_name} is {resolved['type']} and the ids are {id_type}: "
             "they cannot be compared safely"

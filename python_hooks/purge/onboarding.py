@@ -135,7 +135,7 @@ def _check_id_type(
 ) -> None:
     """Refuse an identifier that cannot be compared with the id column without a lossy cast."""
     from python_hooks.catalog import tables
-    from python_hooks.purge.planning import types_comparable
+    from python_hooks.catalog.column_types import types_comparable
 
     name = str(id_table or "").strip().lower()
     if not _TABLE_NAME.match(name) or not str(id_column or "").strip():

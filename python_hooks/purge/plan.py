@@ -16,38 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+from python_hooks.catalog.column_types import INTEGRAL
+from python_hooks.catalog.patterns import TablePattern
+
+# INTEGRAL and TablePattern are the catalog's, named here for the purge's modules
+__all__ = ["INTEGRAL", "TablePattern"]
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
-
-
-@dataclass(frozen=True)
-class TablePattern:
-    """One entry of purge_whitelist / purge_blacklist (Gobblin's grammar: db, db.table, db*, db.table*)."""
-
-    database: str
-    table: str | None
-    prefix: bool
-    text: str
-
-    @classmethod
-    def of(cls, parsed: dict[str, Any]) -> TablePattern:
-        """From macros/common/table_patterns.sql's parse_table_patterns."""
-        return cls(
-            str(parsed["database"]), parsed.get("table"), bool(parsed.get("prefix")), str(parsed["text"])
-        )
-
-    def matches(self, database: str, table: str) -> bool:
-        db, tb = database.lower(), table.lower()
-        if self.table is None:
-            return db.startswith(self.database) if self.prefix else db == self.database
-        if db != self.database:
-            return False
-        return tb.startswith(self.table) if self.prefix else tb == self.table
-
-    def may_match_database(self, database: str) -> bool:
-        if self.table is None and self.prefix:
-            return database.lower().startswith(self.database)
-        return database.lower() == self.database
 
 
 @dataclass

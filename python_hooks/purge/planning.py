@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from python_hooks.catalog import console, files, metastore, tables
+from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, NotFoundError, did_you_mean
 from python_hooks.purge import recovery, skipping
@@ -28,7 +29,6 @@ from python_hooks.purge.plan import INTEGRAL, Identifier, IdSource, PurgeConfig,
 from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_tables
 
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
-_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
 EXAMPLE_DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
 
 
@@ -235,19 +235,6 @@ def resolve_identifier(plan: TablePlan, schema: Any, descriptor: str, ids: IdSou
             f" an id table of {resolved['type']} ids. The table was left as it was."
         )
     return Identifier(field, list(resolved["path"]), resolved["type"])
-
-
-def types_comparable(left: str, right: str) -> bool:
-    """Can Spark compare the two types without a lossy implicit cast? Numbers with numbers, text with text."""
-    left, right = (left or "").lower(), (right or "").lower()
-
-    def numeric(t: str) -> bool:
-        return t in _NUMERIC or t.startswith("decimal")
-
-    def text(t: str) -> bool:
-        return t == "string" or t.startswith(("varchar", "char"))
-
-    return (numeric(left) and numeric(right)) or (text(left) and text(right)) or (left == right != "")
 
 
 def _empty_selection(config: PurgeConfig, databases: list[str]) -> None:

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from python_hooks.catalog import metastore
+from python_hooks.catalog.patterns import TablePattern
 from python_hooks.catalog.side_tables import side_table
 from python_hooks.errors import ConfigError, did_you_mean
 
@@ -160,17 +161,6 @@ def check_policies(
     return problems
 
 
-def _pattern_matches(pattern: str, database: str, table: str) -> bool:
-    """The whitelist grammar (`db`, `db.table`, `db*`, `db.table*`, any case) on one table."""
-    text = pattern.strip().lower()
-    prefix = text.endswith("*")
-    text = text.rstrip("*")
-    if "." in text:
-        db, name = text.split(".", 1)
-        return database == db and (table.startswith(name) if prefix else table == name)
-    return database.startswith(text) if prefix else database == text
-
-
 def unmatched_patterns(
     tables: list[tuple[str, str]], rows: list[dict[str, Any]], scope: Any = ""
 ) -> list[str]:
@@ -186,7 +176,7 @@ def unmatched_patterns(
     sources.append(("Var retention_scope", scope))
     for where, value in sources:
         for pattern in str(value or "").split(","):
-            if pattern.strip() and not any(_pattern_matches(pattern, db, t) for db, t in tables):
+            if pattern.strip() and not any(TablePattern.parse(pattern).matches(db, t) for db, t in tables):
                 found.append(
                     f"{where}: {pattern.strip()!r} matches no table{did_you_mean(pattern.strip().rstrip('*'), names)}"
                 )
