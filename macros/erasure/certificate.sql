@@ -92,6 +92,12 @@ left join deletions
         {%- set runs_found = compliance.erasure_rows_of('erasure_verification_runs', by_run, none) -%}
         {%- set run = runs_found[0] if runs_found else none -%}
         {%- set locations = compliance.erasure_rows_of('erasure_verification_locations', by_run, 'database_name, table_name, location') -%}
+        {#- the rows holding the request's ids, per location (a location without a finding held none) -#}
+        {%- set held = {} -%}
+        {%- for row in compliance.erasure_rows_of('erasure_verification_findings', by_run ~ ' and ' ~ where, none) -%}
+            {%- do held.update({row.location: row.rows_holding_ids}) -%}
+        {%- endfor -%}
+        {%- for row in locations -%}{%- do row.update({'rows_holding_ids': held.get(row.location, 0)}) -%}{%- endfor -%}
     {%- endif -%}
     {%- set runs = compliance.erasure_rows_of('erasure_request_log', where, 'purged_at') -%}
     {%- set relations = compliance.erasure_ledger_relations() -%}

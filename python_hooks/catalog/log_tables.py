@@ -16,10 +16,11 @@ from python_hooks.errors import StatementError
 
 
 def ensure(spark: Any, database: str, table: str, columns: list[tuple[str, str]]) -> None:
-    """`create table if not exists` with these columns, as parquet (asked of the catalog first:
-    no statement when it exists)."""
+    """`create table if not exists` with these columns, as parquet, in its database (made when
+    missing too); asked of the catalog first: no statement when it exists."""
     if metastore.table_exists(spark, database, table):
         return
+    spark.sql(f"create database if not exists {metastore.quote(database)}")
     spark.sql(
         f"create table if not exists {metastore.table_name(database, table)} ("
         + ", ".join(f"{metastore.quote(name)} {kind}" for name, kind in columns)

@@ -250,7 +250,8 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
 
 
 def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per onboarded table: the live locations (partitions) read, files, bytes, rows found."""
+    """Per onboarded table: the live locations (partitions) read, files, bytes, and the rows holding
+    the request's ids (each location's `rows_holding_ids`, from the verification's findings)."""
     tables: dict[str, dict[str, Any]] = {}
     for row in locations:
         if row.get("location_kind") != "live":
@@ -262,6 +263,7 @@ def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["locations"] += 1
         entry["files"] += _number(row.get("files_total"))
         entry["bytes"] += _number(row.get("bytes_total"))
+        entry["rows_holding_ids"] += _number(row.get("rows_holding_ids"))
     return [tables[t] for t in sorted(tables)]
 
 
@@ -277,7 +279,7 @@ def _copies_read(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "referenced_by": row.get("referenced_by"),
                 "location": row["location"],
                 "files": _number(row.get("files_total")),
-                "rows_holding_ids": 0,
+                "rows_holding_ids": _number(row.get("rows_holding_ids")),
             }
         )
     return sorted(found, key=lambda r: (r["table"], r["location"]))

@@ -30,6 +30,8 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
+from dbt.adapters.lakehouse.literals import string_literal
+
 from python_hooks.catalog import metastore
 from python_hooks.catalog.journal import Journal
 from python_hooks.errors import NotFoundError
@@ -125,7 +127,7 @@ def _select(
 def _in_list(column: str, values: list[str]) -> str:
     if not values:
         return "false"
-    quoted = ", ".join("'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'" for v in values)
+    quoted = ", ".join(string_literal(str(v)) for v in values)
     return f"{metastore.quote(column)} in ({quoted})"
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_hooks.catalog import metastore, parquet_append
+from python_hooks.catalog import log_tables, metastore
 from python_hooks.errors import ConfigError
 
 RUN_COLUMNS: list[tuple[str, str]] = [
@@ -103,19 +103,13 @@ TABLES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def ensure_table(spark: Any, database: str, table: str) -> Any:
-    """The CatalogTable of `database.table`, created (parquet, the columns of TABLES) when missing."""
+def check_columns(spark: Any, database: str, table: str) -> None:
+    """When `database.table` exists, it must have the columns (names and types) of TABLES: an
+    older version's table is refused with the way to keep its history."""
+    if not metastore.table_exists(spark, database, table):
+        return
     columns = TABLES[table]
-    catalog = metastore.session_catalog(spark)
-    ident = metastore.identifier(spark, database, table)
-    if not catalog.tableExists(ident):
-        spark.sql(f"create database if not exists {metastore.quote(database)}")
-        spark.sql(
-            f"create table if not exists {metastore.table_name(database, table)} ("
-            + ", ".join(f"{metastore.quote(name)} {kind}" for name, kind in columns)
-            + ") using parquet"
-        )
-    meta = catalog.getTableMetadata(ident)
+    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
     found = [(str(f["name"]).lower(), _simple(f["type"])) for f in metastore.schema_fields(meta)]
     if found != [(name, kind) for name, kind in columns]:
         raise ConfigError(
@@ -124,7 +118,6 @@ def ensure_table(spark: Any, database: str, table: str) -> Any:
             f"version. Keep its history under another name (alter table {database}.{table} rename to "
             f"{database}.{table}_v1) and run the verification again."
         )
-    return meta
 
 
 def _simple(spark_type: Any) -> str:
@@ -134,18 +127,10 @@ def _simple(spark_type: Any) -> str:
 
 
 def append(spark: Any, database: str, table: str, rows: list[dict[str, Any]]) -> None:
-    """Append `rows` ({column: value}) to one of the verification tables (created when missing)."""
-    if not rows:
-        ensure_table(spark, database, table)
-        return
-    columns = TABLES[table]
-    meta = ensure_table(spark, database, table)
-    values = [tuple(row.get(name) for name, _ in columns) for row in rows]
-    if parquet_append.append_rows(spark, meta, metastore.schema_fields(meta), values):
-        return
-    frame = spark.createDataFrame(values, ", ".join(f"`{name}` {kind}" for name, kind in columns))
-    frame.write.insertInto(metastore.table_name(database, table))
-    metastore.refresh(spark, database, table)
+    """Append `rows` ({column: value}) to one of the verification tables (created when missing),
+    as every log table of the product is appended (catalog/log_tables.py)."""
+    check_columns(spark, database, table)
+    log_tables.append(spark, database, table, TABLES[table], rows)
 
 
 def as_view(spark: Any, view_name: str, table: str, rows: list[dict[str, Any]]) -> None:

@@ -231,7 +231,7 @@ def verify(
         per_request: dict[str | None, int] = {}
         for _, request_id in pairs:
             per_request[request_id] = per_request.get(request_id, 0) + 1
-        listed = sorted({value for value, _ in pairs}, key=lambda v: (str(type(v)), v))
+        listed = list({value for value, _ in pairs})
         del pairs
         found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
         rows = {
@@ -296,8 +296,8 @@ def _choose_files(
         kind = footers.id_kind(reader.identifier_type or "", id_type)
         tally = checked.setdefault(reader.key, [0, 0])
         if kind is not None and not (tally[0] >= FOOTER_SAMPLE and tally[1] == 0):
-            if reader.key not in sorted_ids:
-                sorted_ids[reader.key] = footers.sortable_ids(listed, kind)
+            if kind not in sorted_ids:
+                sorted_ids[kind] = footers.sortable_ids(listed, kind)
             tally[0] += 1
             if not footers.may_hold(
                 spark,
@@ -305,7 +305,7 @@ def _choose_files(
                 reader.storage_format,
                 reader.identifier_path or [],
                 kind,
-                sorted_ids[reader.key],
+                sorted_ids[kind],
             ):
                 tally[1] += 1
                 row["files_skipped"] += 1
