@@ -97,8 +97,7 @@ test-faults: setup
 # (PROPERTY_EXAMPLES, default 20), with the interrupted purges of tests/faults/test_kill_erasure.py.
 test-property: setup
 	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
-	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v \
-	  -m "property or not property"
+	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

@@ -22,17 +22,18 @@
     {%- endif -%}
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
+    {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
+    {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
+    {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
+    {%- set base_tables = adapter.retention_base_tables(stale_relation) -%}
     {#- every var and seed row checked before anything is deleted (python_hooks/retention/policy.py) -#}
     {%- set warnings = adapter.retention_validate_policies(rows, defaults, var('retention_min_hours', 24),
-        compliance.bool_var('retention_allow_short'), var('retention_scope', '')) -%}
+        compliance.bool_var('retention_allow_short'), var('retention_scope', ''), base_tables) -%}
     {%- for warning in warnings -%}
         {%- do log("Retention: note: " ~ warning, info=true) -%}
     {%- endfor -%}
-    {%- set stale_relation = [target.schema, 'stale_data_records'] -%}
-    {#- `retention_scope` (whitelist grammar, blank = everything) limits what is cleaned, never what is protected. -#}
-    {%- set scope = compliance.parse_table_patterns(var('retention_scope', ''), 'retention_scope') -%}
     {%- set policies = {} -%}
-    {%- for pair in adapter.retention_base_tables(stale_relation) -%}
+    {%- for pair in base_tables -%}
         {%- if compliance.retention_in_scope(pair[0], pair[1], scope) -%}
             {%- do policies.update({pair[0] ~ '.' ~ pair[1]: compliance.retention_policy(pair[0], pair[1], rows, defaults)}) -%}
         {%- endif -%}

@@ -46,8 +46,6 @@ SHAPES = {
 }
 PRODUCT = "compliance"
 CAPABILITIES = ("purge", "retention", "compaction", "erasure", "audit")
-# a capability's folder name where its nodes carry no tag (the snapshot of member_merged)
-FOLDER_CAPABILITY = {"snapshots": "compaction", "restore": "retention"}
 TEST_TYPES = ("test", "unit_test")
 # worst first: a node's test summary takes the colour of its worst result
 TEST_STATUS_ORDER = ("error", "fail", "warn", "skipped", "pass", "success")
@@ -151,8 +149,6 @@ def capability(unique_id: str, node: Mapping[str, Any]) -> str:
     for part in parts[:2]:
         if part in CAPABILITIES:
             return part
-        if part in FOLDER_CAPABILITY:
-            return FOLDER_CAPABILITY[part]
     return PRODUCT
 
 
@@ -164,11 +160,6 @@ def _tested(manifest: Mapping[str, Any], nodes: Mapping[str, Mapping[str, Any]])
             continue
         for parent in parents:
             tested.setdefault(parent, []).append(child)
-    for unique_id, node in nodes.items():  # unit tests name their model in depends_on
-        if node.get("resource_type") == "unit_test":
-            for parent in (node.get("depends_on") or {}).get("nodes") or []:
-                if unique_id not in tested.get(parent, []):
-                    tested.setdefault(parent, []).append(unique_id)
     return tested
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from dbt.adapters.lakehouse import filesystem
 from dbt.adapters.lakehouse.filesystem import path_within
 
-from python_hooks.catalog import metastore
+from python_hooks.catalog import console, metastore
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
 from python_hooks.errors import ConfigError
@@ -396,14 +396,6 @@ def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[lis
     return [list(pair) for pair in sorted(found)]
 
 
-def _tell(line: str) -> None:
-    """A progress line on dbt's console and in dbt.log."""
-    from dbt_common.events.functions import fire_event
-    from dbt_common.events.types import Note
-
-    fire_event(Note(msg=line))
-
-
 def run_retention(
     spark: Any,
     invocation_id: str,
@@ -439,7 +431,7 @@ def run_retention(
     if stale_relation:
         retention.load_stale(stale_relation[0], stale_relation[1])
     retention.protect_pending_stale()
-    with Progress(retention.work_count(), _tell, interval) as progress:
+    with Progress(retention.work_count(), console.say, interval) as progress:
         retention.progress = progress
         retention.run_side_tables()
         retention.run_partitions()
@@ -458,7 +450,6 @@ def run_retention(
         "bytes": sum(a["bytes_deleted"] for a in attempts if a["action"] == "delete"),
         # per kind, and for a dry run every location, for the console (attempts.report)
         "report": report(attempts, retention.dry_run, invocation_id),
-        "progress_reports": progress.reports,
         # forgotten by the metastore but not deleted: the retention macro records them as stale data
         "orphans": retention.deleter.orphans,
         # whether anything was due: only then are the metastore's locations listed (Protection)

@@ -6,9 +6,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from python_hooks.catalog import metastore
 from python_hooks.catalog.patterns import TablePattern
-from python_hooks.catalog.side_tables import side_table
 from python_hooks.errors import ConfigError, did_you_mean
 
 DAY_MS = 86_400_000
@@ -190,9 +188,11 @@ def validate_policies(
     min_hours: Any = 24,
     allow_short: Any = False,
     scope: Any = "",
+    tables: list[list[str]] | None = None,
 ) -> list[str]:
     """The retention model's check before a pass: raises ConfigError listing every problem; returns
-    the warnings (patterns that match no table, with the nearest names)."""
+    the warnings (patterns that match no table of `tables`, [[database, table]] as
+    engine.base_tables lists them for the pass, with the nearest names)."""
     # allow_short arrives parsed: the macro reads it with compliance.bool_var, the one boolean parser
     problems = check_policies(rows, defaults, min_hours, allow_short is True)
     if problems:
@@ -201,10 +201,4 @@ def validate_policies(
             + "\n  ".join(problems)
             + "\nFix the vars or the rows of seeds/retention/retention_policies.csv (then `dbt seed`), and run again."
         )
-    tables = [
-        (db.lower(), name.lower())
-        for db in metastore.databases(spark)
-        for name in metastore.table_names(spark, db)
-        if side_table(name) is None
-    ]
-    return unmatched_patterns(tables, rows, scope)
+    return unmatched_patterns([(db.lower(), name.lower()) for db, name in tables or []], rows, scope)

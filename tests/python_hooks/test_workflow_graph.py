@@ -90,6 +90,7 @@ PRODUCT_MANIFEST = {
             "name": "member_history",
             "package_name": "compliance",
             "original_file_path": "snapshots/member_history.yml",
+            "tags": ["compaction"],  # dbt_project.yml tags the product's snapshots
         },
         "model.shop.orders_mart": {"resource_type": "model", "name": "orders_mart", "package_name": "shop"},
         "test.shop.not_null_x": {"resource_type": "test", "name": "not_null_x", "package_name": "shop"},

@@ -148,12 +148,16 @@ class ComplianceMethods(metaclass=AdapterMeta):
         min_hours: Any,
         allow_short: Any,
         scope: Any = "",
+        tables: list[list[str]] | None = None,
     ) -> list[str]:
         """Every retention var and seed row checked (ConfigError naming each bad one); the warnings:
-        patterns of the rows or of retention_scope that match no table, with the nearest names."""
+        patterns of the rows or of retention_scope that match none of `tables` (the pass's, from
+        retention_base_tables), with the nearest names."""
         from python_hooks.retention import policy
 
-        return policy.validate_policies(self.spark_session(), rows, defaults, min_hours, allow_short, scope)
+        return policy.validate_policies(
+            self.spark_session(), rows, defaults, min_hours, allow_short, scope, tables
+        )
 
     @available.parse_none
     def retention_run(
