@@ -53,12 +53,15 @@
 {%- endmacro %}
 
 {#-
-    A node of the installing project named in a var: `source_name.table_name` is a source, a name
-    without a dot a model or seed (ref).  The relation, so that `-- depends_on:` puts the node in
-    the lineage graph.
+    A node named in a var or a model's settings: `source_name.table_name` is a source, a name
+    without a dot a model or seed (ref), a blank name none.  The relation, so that
+    `-- depends_on:` puts the node in the lineage graph (the purge's inputs, compaction's).
 -#}
 {% macro project_node(name) -%}
-    {%- set name = name | string | trim -%}
+    {%- set name = (name if name is not none else '') | string | trim -%}
+    {%- if name == '' -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- if '.' in name -%}
         {%- set parts = name.split('.', 1) -%}
         {{ return(source(parts[0], parts[1])) }}

@@ -12,18 +12,6 @@
 {{ return(api.Relation.create(schema=schema or this.schema, identifier=identifier, type='table')) }}
 {%- endmacro %}
 
-{#- An input named in meta.compaction: a model name (ref) or `source_name.table_name` (source). -#}
-{% macro compaction_input(name) -%}
-{%- if name is none or name == '' -%}
-        {{ return(none) }}
-    {%- elif '.' in name -%}
-        {%- set parts = name.split('.', 1) -%}
-        {{ return(source(parts[0], parts[1])) }}
-    {%- else -%}
-{{ return(ref(name)) }}
-{%- endif -%}
-{%- endmacro %}
-
 {% macro ensure_compaction_tables(schema) %}
 {#- dbt's relation cache answers without a statement once the tables exist -#}
 {% if adapter.get_relation(database=none, schema=schema, identifier='compaction_watermarks') is none %}
@@ -71,8 +59,8 @@
         {{ exceptions.raise_compiler_error(
             "Model " ~ model.name ~ " has no meta.compaction.source: name its hourly input (a model, or source_name.table_name)") }}
 {%- endif -%}
-{%- set source_relation = compliance.compaction_input(given.get('source')) -%}
-{%- set counts_relation = compliance.compaction_input(given.get('expected_counts')) if settings.verify else none -%}
+{%- set source_relation = compliance.project_node(given.get('source')) -%}
+{%- set counts_relation = compliance.project_node(given.get('expected_counts')) if settings.verify else none -%}
 {#- from the catalog: three `describe extended` statements per run otherwise (compile, pre- and post-hook) -#}
 {%- set described = adapter.describe_table(source_relation.schema, source_relation.identifier) -%}
 {%- if not described.exists -%}

@@ -19,7 +19,7 @@ inputs as (
         {{ loop.index0 }} as position,
         {{ compliance.sql_string('snapshot' if loop.first else 'delta') }} as role,
         {{ compliance.sql_string(name) }} as input_name,
-        {{ compliance.sql_string(compliance.compaction_input(name) | string) }} as relation_name
+        {{ compliance.sql_string(compliance.project_node(name) | string) }} as relation_name
     {{ "union all" if not loop.last }}
     {%- endfor %}
     -- noqa: enable=LT02

@@ -27,6 +27,6 @@
     pre_hook="{{ compliance.prepare_hourly_compaction() }}",
     post_hook="{{ compliance.finish_hourly_compaction() }}",
 ) }}
--- depends_on: {{ compliance.compaction_input(compliance.compaction_input_var('page_view_hourly_input')) }}
--- depends_on: {{ compliance.compaction_input(compliance.compaction_input_var('page_view_expected_counts')) }}
+-- depends_on: {{ compliance.project_node(compliance.compaction_input_var('page_view_hourly_input')) }}
+-- depends_on: {{ compliance.project_node(compliance.compaction_input_var('page_view_expected_counts')) }}
 {{ compliance.hourly_compaction_sql() }}
