@@ -93,8 +93,9 @@ def scan(
         if not root.exists():
             continue
         for path in sorted(root.rglob("*")):
-            if not path.is_file() or path.name.startswith((".", "_")) or path.stat().st_size == 0:
-                continue
+            hidden = any(part.startswith((".", "_")) for part in path.relative_to(root).parts)
+            if not path.is_file() or hidden or path.stat().st_size == 0:
+                continue  # Spark's rule: names starting with `_` or `.` are not data, at any level
             held = sum(1 for v in _values(path, field) if v in ids)
             if held:
                 target = found_live if str(path.parent) in live else found_copies

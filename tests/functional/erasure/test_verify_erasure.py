@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 from python_hooks.catalog import files as catalog_files
@@ -33,6 +32,7 @@ from tests.functional.erasure.conftest import (
     run_dbt,
     verify,
 )
+from tests.functional.erasure.files_scan import scan
 
 IDS = (1001, 1002, 1003)
 
@@ -64,19 +64,7 @@ def local(location: str) -> str:
 
 def direct_count(location: str, field: list[str], ids: set[int]) -> int:
     """Rows under a directory whose identifier is one of `ids`, read with pyarrow (not the product)."""
-    total = 0
-    root = Path(local(location))
-    if not root.exists():
-        return 0
-    for path in root.rglob("*"):
-        relative = path.relative_to(root).parts
-        if not path.is_file() or any(p.startswith(("_", ".")) for p in relative) or path.stat().st_size == 0:
-            continue
-        column = pq.read_table(path).column(field[0]).to_pylist()
-        for part in field[1:]:
-            column = [None if v is None else v.get(part) for v in column]
-        total += sum(1 for v in column if v in ids)
-    return total
+    return sum(scan([Path(local(location))], set(), ids, field)[1].values())
 
 
 def latest(spark: Any, schema: str, request_id: str) -> tuple[Any, list[Any], list[Any], Any]:
