@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem, partitions
+from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import metastore, patterns, side_tables, tables
@@ -101,6 +102,17 @@ class Inventory:
 
 
 # ---- scope ---------------------------------------------------------------------------------------
+def covered_by(path: str, listed: list[str]) -> bool:
+    """Whether a recursive listing of one of `listed` already holds every file under `path`
+    (it lies inside it, and no directory between them is hidden from the listing)."""
+    for root in listed:
+        if path != root and path_within(path, root):
+            rest = path[len(root.rstrip("/")) + 1 :].split("/")
+            if not any(part.startswith(("_", ".")) for part in rest):
+                return True
+    return False
+
+
 def in_scope(scope: list[dict[str, Any]] | None, database: str, table: str) -> bool:
     """Blank scope: everything (the patterns as parse_table_patterns gives them)."""
     return patterns.in_scope([TablePattern.of(p) for p in scope or []], database, table)
@@ -347,11 +359,12 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
     here.
     """
     changes = []
+    onboarded = []
     for (database, table), meta in sorted(_catalog(spark).items()):
         side = _registration(meta, database, table)
         if side is None:
             if _meta_property(meta, DESCRIPTOR) is not None and in_scope(scope, database, table):
-                changes += _writes(spark, meta, database, table)
+                onboarded.append((meta, database, table))
             continue
         if not in_scope(scope, database, side[0]):
             continue
@@ -366,6 +379,7 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
                 "happened_us": side[2] * 1000,
             }
         )
+    changes += _writes(spark, onboarded)
     for entry in Journal(spark).read_entries():
         intent = entry.intent
         if not in_scope(scope, intent.database, intent.table):
@@ -387,27 +401,32 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
     return changes
 
 
-def _writes(spark: Any, meta: Any, database: str, table: str) -> list[dict[str, Any]]:
-    """The newest data file of an onboarded table: under its directory and every partition's,
-    listed recursively through the Hadoop FileSystem in one batched call (catalog/file_facts.py;
-    names starting with `_` or `.` are not data)."""
-    locations = [_location(spark, meta)]
-    columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-    if columns:
-        locations += [
-            location for _, location in metastore.partition_locations(spark, database, table, columns)
-        ]
-    listings = FileFacts(spark).list([str(loc) for loc in dict.fromkeys(locations) if loc], recursive=True)
-    stamps = [item.modified for listing in listings.values() for item in listing.files]
-    if not stamps:
-        return []
-    return [
-        {
-            "source": "files",
-            "kind": "write",
-            "invocation_id": None,
-            "database_name": database,
-            "table_name": table,
-            "happened_us": max(stamps) * 1000,
-        }
-    ]
+def _writes(spark: Any, onboarded: list[tuple[Any, str, str]]) -> list[dict[str, Any]]:
+    """The newest data file of each onboarded table: under its directory and the partitions outside
+    it, listed recursively through the Hadoop FileSystem in one batched call for every table
+    (catalog/file_facts.py; names starting with `_` or `.` are not data)."""
+    roots: dict[tuple[str, str], list[str]] = {}
+    for meta, database, table in onboarded:
+        found = [str(_location(spark, meta))]
+        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+        if columns:
+            for _, location in metastore.partition_locations(spark, database, table, columns):
+                if location and location not in found and not covered_by(location, found):
+                    found.append(location)
+        roots[(database, table)] = found
+    listings = FileFacts(spark).list(sorted({r for found in roots.values() for r in found}), recursive=True)
+    changes = []
+    for (database, table), found in roots.items():
+        stamps = [item.modified for root in found if root in listings for item in listings[root].files]
+        if stamps:
+            changes.append(
+                {
+                    "source": "files",
+                    "kind": "write",
+                    "invocation_id": None,
+                    "database_name": database,
+                    "table_name": table,
+                    "happened_us": max(stamps) * 1000,
+                }
+            )
+    return changes

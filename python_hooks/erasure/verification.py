@@ -34,7 +34,7 @@ from dbt.adapters.lakehouse.filesystem import path_within
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import metastore
 from python_hooks.erasure import footers, records
-from python_hooks.erasure.locations import LIVE, Inventory, inventory
+from python_hooks.erasure.locations import LIVE, Inventory, covered_by, inventory
 from python_hooks.errors import error_message
 
 # how many files of a group have their footers checked before the rule is given up for the rest
@@ -54,17 +54,6 @@ def _owner(path: str, roots: list[str]) -> str | None:
     return max(holding, key=len) if holding else None
 
 
-def _listed_under(path: str, listed: list[str]) -> bool:
-    """Whether a recursive listing of one of `listed` already holds every file under `path`
-    (it lies inside it, and no directory between them is hidden from the listing)."""
-    for root in listed:
-        if path != root and path_within(path, root):
-            rest = path[len(root.rstrip("/")) + 1 :].split("/")
-            if not any(part.startswith(("_", ".")) for part in rest):
-                return True
-    return False
-
-
 def list_files(spark: Any, found: Inventory, rows: dict[str, dict[str, Any]]) -> dict[str, tuple[str, Any]]:
     """{file path: (owning location, FileStatus)} of every data file under the locations."""
     owned: dict[str, tuple[str, Any]] = {}
@@ -74,7 +63,7 @@ def list_files(spark: Any, found: Inventory, rows: dict[str, dict[str, Any]]) ->
         row = rows[location]
         try:
             row["location_exists"] = filesystem.exists(spark, location)
-            if not row["location_exists"] or _listed_under(location, listed):
+            if not row["location_exists"] or covered_by(location, listed):
                 continue
             statuses = data_files.data_files(spark, location)
         except Exception as exc:  # noqa: BLE001 - reported on the location, the others go on
