@@ -18,7 +18,8 @@ export PYTHONPATH := $(CURDIR)
 
 .PHONY: help setup java graphviz demo test test-faults test-adapter test-property lint unit functional dbt-build \
 	graph bench clean \
-	cluster-up cluster-down test-cluster test-cluster-smoke
+	cluster-up cluster-down test-cluster test-cluster-smoke \
+	jars hdfs-up hdfs-down s3-up s3-down test-hdfs test-s3 test-storage-smoke
 
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
@@ -30,6 +31,9 @@ help:
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
 	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
+	@echo "make hdfs-up / hdfs-down - a loopback HDFS (NameNode + DataNode); prints the export lines"
+	@echo "make s3-up / s3-down - a loopback S3-compatible object store; prints the export lines"
+	@echo "make test-hdfs / test-s3 - the functional suites with the warehouse on HDFS / on S3 (s3a://)"
 
 # ---- setup ---------------------------------------------------------------------------------
 $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml
@@ -137,6 +141,38 @@ test-cluster-smoke: setup
 	CLUSTER_TESTS="tests/functional/cluster tests/functional/foundation/test_warehouse_lease.py \
 	  tests/functional/foundation/test_partition_filter_fallback.py tests/functional/purge/test_engine.py" \
 	  scripts/cluster/test.sh
+
+# ---- other filesystems: a real HDFS and an S3-compatible store on loopback (scripts/storage/) -----
+# The JVM jars come from Maven Central as jvm/pom.xml declares them, into the git-ignored .jars/.
+jars:
+	scripts/storage/jars.sh spark hdfs
+
+# `eval "$$(make -s hdfs-up)"` (or s3-up) points the profiles, the tests and the benchmarks at it.
+hdfs-up: setup
+	@scripts/storage/hdfs.sh up
+
+hdfs-down:
+	@scripts/storage/hdfs.sh down
+
+s3-up: setup
+	@scripts/storage/s3.sh up
+
+s3-down:
+	@scripts/storage/s3.sh down
+
+# an HDFS / object store of its own (other ports, .hdfs-test/ / .s3-test/), the suites on it,
+# stopped however they end
+test-hdfs: setup
+	scripts/storage/test.sh hdfs
+
+test-s3: setup
+	scripts/storage/test.sh s3a
+
+# What CI runs on each: a purge interrupted and finished, retention, restore and the erasure
+# ledger to `erased`, on HDFS and on S3.
+test-storage-smoke: setup
+	scripts/storage/test.sh hdfs tests/functional/storage tests/functional/purge/test_engine.py
+	scripts/storage/test.sh s3a tests/functional/storage tests/functional/purge/test_engine.py
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages

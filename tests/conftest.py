@@ -24,11 +24,21 @@ pytest_plugins = ["dbt.tests.fixtures.project"]
 REPO = Path(__file__).resolve().parents[1]
 WAREHOUSE_ROOT = Path(os.environ.get("TEST_WAREHOUSE_ROOT") or tempfile.mkdtemp(prefix="dbt-lakehouse-test-"))
 ON_CLUSTER = os.environ.get("LAKEHOUSE_TEST_TARGET", "local") == "cluster"
+# The warehouse's filesystem: `file` (a local directory under WAREHOUSE_ROOT), or `hdfs` / `s3a`,
+# a fresh directory under LAKEHOUSE_TEST_WAREHOUSE (`make test-hdfs` / `make test-s3` start the
+# loopback HDFS or object store and set both).  The metastore stays under WAREHOUSE_ROOT.
+TEST_FS = os.environ.get("LAKEHOUSE_TEST_FS", "file")
+if TEST_FS == "file":
+    WAREHOUSE = str(WAREHOUSE_ROOT / "warehouse")
+else:
+    WAREHOUSE = f"{os.environ['LAKEHOUSE_TEST_WAREHOUSE'].rstrip('/')}/{WAREHOUSE_ROOT.name}/warehouse"
 # dbt reads DBT_TARGET as its --target: the in-process tests' profile has one target, `default`
 # (the processes that run the repo's `cluster` target set it for themselves)
 os.environ.pop("DBT_TARGET", None)
 
 local_only = pytest.mark.skipif(ON_CLUSTER, reason="exercises the local target (embedded Derby, flock)")
+# what needs the warehouse on the local disk (a file:-only fault, such as a directory made unreadable)
+local_disk_only = pytest.mark.skipif(TEST_FS != "file", reason=f"needs a local-disk warehouse, not {TEST_FS}")
 cluster_only = pytest.mark.skipif(
     not ON_CLUSTER, reason="needs the cluster: make test-cluster (LAKEHOUSE_TEST_TARGET=cluster)"
 )
@@ -41,7 +51,7 @@ def cluster_parameters(root: Path, app_name: str = "dbt-lakehouse-tests") -> dic
         "spark.master": os.environ["SPARK_MASTER_URL"],
         "spark.app.name": app_name,
         "spark.hadoop.hive.metastore.uris": os.environ["HIVE_METASTORE_URIS"],
-        "spark.sql.warehouse.dir": f"file:{root / 'warehouse'}",
+        "spark.sql.warehouse.dir": WAREHOUSE if TEST_FS != "file" else f"file:{root / 'warehouse'}",
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.memory": "2g",
@@ -62,7 +72,7 @@ def spark_parameters(root: Path) -> dict[str, str]:
         "spark.master": "local[2]",
         "spark.app.name": "dbt-lakehouse-tests",
         "spark.driver.memory": "3g",
-        "spark.sql.warehouse.dir": str(root / "warehouse"),
+        "spark.sql.warehouse.dir": WAREHOUSE if TEST_FS != "file" else str(root / "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={root / 'metastore_db'};create=true",
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
@@ -114,14 +124,9 @@ def project_config_update() -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def spark():
     """The process's SparkSession, for assertions (starts it when no dbt command has yet)."""
-    from dbt.adapters.lakehouse import run_lock
-    from dbt.adapters.lakehouse.connections import session_parameters
+    from dbt.adapters.lakehouse.connections import lock_warehouse, session_parameters
     from dbt.adapters.lakehouse.python_job import get_session
 
     params = session_parameters(spark_parameters(WAREHOUSE_ROOT))
-    if run_lock.uses_lease(params):
-        session = get_session(params)
-        run_lock.acquire_lease(session, params["spark.sql.warehouse.dir"])
-        return session
-    run_lock.acquire(params["spark.sql.warehouse.dir"])
+    lock_warehouse(params)
     return get_session(params)

@@ -26,10 +26,13 @@ from python_hooks.audit.rows import invocation_row
 
 
 def refusal_dir(spark: SparkSession) -> Path | None:
-    from dbt.adapters.lakehouse import run_lock
+    from dbt.adapters.lakehouse import run_lock, storage
+    from dbt.adapters.lakehouse.connections import _metastore_dir
 
     warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
-    directory = run_lock.local_dir(warehouse) if warehouse else None
+    url = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", None)
+    metastore = _metastore_dir({"spark.hadoop.javax.jdo.option.ConnectionURL": url}) if url else None
+    directory = storage.lock_directory(warehouse, metastore) if warehouse else None
     return Path(directory) / run_lock.REFUSALS_DIR if directory else None
 
 

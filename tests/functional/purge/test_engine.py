@@ -5,17 +5,15 @@ that stops at a safe point."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from python_hooks.catalog.journal import Journal
 from python_hooks.purge import execution, results
-from tests.conftest import WAREHOUSE_ROOT, local_only, repo_files
+from tests import warehouse_fs
+from tests.conftest import WAREHOUSE, local_only, repo_files
 from tests.functional.purge.conftest import (
     descriptor,
     kept_rows,
@@ -102,14 +100,6 @@ class TestDryRun:
     """`purge+` with purge_dry_run: every file and directory under the warehouse is as it was,
     apart from the declared log appends; tables, partitions and locations are equal."""
 
-    @staticmethod
-    def tree(root: Path) -> dict[str, str]:
-        found = {}
-        for path in sorted(root.rglob("*")):
-            relative = str(path.relative_to(root))
-            found[relative] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
-        return found
-
     def test_a_dry_run_writes_nothing_but_its_log_rows(self, project: Any, spark: Any, id_table: str) -> None:
         spark.sql("drop database if exists p_dry2 cascade")
         spark.sql("create database p_dry2")
@@ -120,8 +110,7 @@ class TestDryRun:
         purge("p_dry2", select="purge")  # the log tables exist: a dry run appends to them only
         spark.sql("insert into p_dry2.events partition (ds = 'd00') values (1002, 'again')")
         spark.sql("insert into p_dry2.flat values (1003, 'again')")
-        warehouse = WAREHOUSE_ROOT / "warehouse"
-        before = self.tree(warehouse)
+        before = warehouse_fs.tree(spark, WAREHOUSE)
         rows = {t: table_rows(spark, f"p_dry2.{t}") for t in ("events", "flat")}
         places = partition_locations(spark, "p_dry2.events")
         tables = sorted(r.tableName for r in spark.sql("show tables in p_dry2").collect())
@@ -130,7 +119,7 @@ class TestDryRun:
 
         assert "p_dry2.events ds=d00: DRY_RUN, would remove 1 of" in logs
         assert "purge (dry run): the statements a purge would run, none of them run:" in logs
-        after = self.tree(warehouse)
+        after = warehouse_fs.tree(spark, WAREHOUSE)
         appended = {"purge_log", "purge", "retention_log", "retention", "purge_verification"}
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
         outside_logs = [
@@ -195,7 +184,7 @@ class TestFailureAfterASwap:
         assert table_rows(spark, "p_iso2.events") == sorted(expected)
         # d01's rewrite was deleted and its backup partition dropped; d00's backup kept
         staging_root = f"{location(spark, 'p_iso2', 'events')}/{rows['ds=d00'].purge_ts}"
-        assert not os.path.exists(f"{staging_root}/ds=d01".removeprefix("file:"))
+        assert not warehouse_fs.exists(spark, f"{staging_root}/ds=d01")
         backup = spark.sql(f"show partitions {rows['ds=d00'].backup_table}").collect()
         assert [r.partition for r in backup] == ["ds=d00"]
         assert "p_iso2.events ds=d01: FAILED: the location swap failed" in logs
@@ -340,8 +329,8 @@ class TestCancellation:
             "b",
             "c",
         ]
-        staging = f"{location(spark, 'p_cancel', 'b')}/{rows[('b', 'ds=d00')].purge_ts}".removeprefix("file:")
-        assert not os.path.exists(staging)
+        staging = f"{location(spark, 'p_cancel', 'b')}/{rows[('b', 'ds=d00')].purge_ts}"
+        assert not warehouse_fs.exists(spark, staging)
         # the next run finishes the work
         purge("p_cancel")
         assert all(remaining_ids(spark, f"p_cancel.{t}") == 0 for t in ("a", "b", "c"))

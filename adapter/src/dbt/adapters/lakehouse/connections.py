@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
-from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.lakehouse import run_lock, storage
 from dbt.adapters.lakehouse.cancellation import Cancellation
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
@@ -66,6 +66,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
     result.setdefault("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
     result.setdefault("spark.executorEnv.PYARROW_IGNORE_TIMEZONE", "1")
+    result.update(storage.object_store_settings(result))
     return result
 
 
@@ -176,4 +177,4 @@ def lock_warehouse(params: dict[str, str]) -> None:
 
         run_lock.acquire_lease(get_session(params), warehouse)
     else:
-        run_lock.acquire(warehouse)
+        run_lock.acquire(storage.lock_directory(warehouse, _metastore_dir(params)) or warehouse)

@@ -1,0 +1,65 @@
+"""The warehouse's filesystem: what a session needs to reach it, and where its run lock lives.
+
+A warehouse is a local directory, `file:`, `hdfs://` or `s3a://` (`spark.sql.warehouse.dir`).
+HDFS needs nothing but its URI (or `HADOOP_CONF_DIR` for an HA nameservice).  S3A needs its jars
+and, for a store other than AWS's, an endpoint; these come from the environment, the same for
+users, tests and benchmarks (`make s3-up` prints them), and settings given in the profile win:
+
+- `LAKEHOUSE_JARS`: comma-separated jars for `spark.jars` (hadoop-aws and the AWS SDK bundle
+  of the Hadoop inside pyspark; `make jars` puts them in `.jars/spark/`);
+- `LAKEHOUSE_S3_ENDPOINT`: the store's endpoint; path-style access then, and plain HTTP when the
+  endpoint says `http://`.
+
+Credentials are never settings here: S3A's default chain reads `AWS_ACCESS_KEY_ID` and
+`AWS_SECRET_ACCESS_KEY` from the environment, or an instance or pod role, so no secret reaches a
+profile, a log line or a `target/` artifact.
+
+Object-store writes commit without renaming whole directories where Spark allows it (see
+`commit_settings`); docs/deploy.md says what each filesystem guarantees.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlparse
+
+
+def scheme(location: str) -> str:
+    """`file`, `hdfs`, `s3a`, ... of a warehouse or table location (`file` for a bare path)."""
+    return urlparse(location).scheme or "file"
+
+
+def object_store_settings(params: dict[str, str], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The Spark settings an `s3a://` warehouse needs, from the environment (the profile's win)."""
+    env = os.environ if environ is None else environ
+    warehouse = params.get("spark.sql.warehouse.dir", "")
+    if scheme(warehouse) != "s3a":
+        return {}
+    settings: dict[str, str] = {}
+    jars = env.get("LAKEHOUSE_JARS", "").strip()
+    if jars:
+        given = params.get("spark.jars", "")
+        settings["spark.jars"] = ",".join(j for j in (given, jars) if j)
+    endpoint = env.get("LAKEHOUSE_S3_ENDPOINT", "").strip()
+    if endpoint:
+        settings["spark.hadoop.fs.s3a.endpoint"] = endpoint
+        settings["spark.hadoop.fs.s3a.path.style.access"] = "true"
+        settings["spark.hadoop.fs.s3a.connection.ssl.enabled"] = str(endpoint.startswith("https://")).lower()
+    return {key: value for key, value in settings.items() if key == "spark.jars" or key not in params}
+
+
+def lock_directory(warehouse: str, metastore_dir: str | None) -> str | None:
+    """The local directory that holds the run lock of an embedded-metastore session.
+
+    The warehouse directory when it is on the local disk; otherwise (HDFS, S3) the directory of
+    the embedded Derby metastore, which is the catalog every run of this warehouse shares and
+    which only one JVM may open at a time.  None when neither is local.
+    """
+    for candidate in (warehouse, metastore_dir):
+        if candidate and scheme(candidate) == "file":
+            parsed = urlparse(candidate)
+            path = parsed.path if parsed.scheme == "file" else candidate
+            if candidate is metastore_dir:
+                path = os.path.dirname(os.path.abspath(path))
+            return os.path.abspath(path)
+    return None

@@ -1,0 +1,76 @@
+"""The tests' view of the warehouse's files through the session's Hadoop FileSystem, so that the
+same assertion holds on a local disk, HDFS and an object store (LAKEHOUSE_TEST_FS).
+
+Locations are URIs or paths as the metastore gives them; results are keyed by path relative to
+the location asked for.  Directories exist on an object store only while something is under
+them, which is what a test of "gone" needs to know anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+
+def _fs(spark: Any, location: str) -> tuple[Any, Any]:
+    path = spark._jvm.org.apache.hadoop.fs.Path(str(location))
+    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+def exists(spark: Any, location: str) -> bool:
+    fs, path = _fs(spark, location)
+    return bool(fs.exists(path))
+
+
+def read_bytes(spark: Any, location: str) -> bytes:
+    fs, path = _fs(spark, location)
+    stream = fs.open(path)
+    try:
+        return bytes(spark._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+    finally:
+        stream.close()
+
+
+def write_bytes(spark: Any, location: str, data: bytes) -> None:
+    fs, path = _fs(spark, location)
+    stream = fs.create(path, True)
+    try:
+        stream.write(bytearray(data))
+    finally:
+        stream.close()
+
+
+def delete(spark: Any, location: str) -> None:
+    fs, path = _fs(spark, location)
+    fs.delete(path, True)
+
+
+def files(spark: Any, location: str) -> list[str]:
+    """Every file under `location` (recursively, hidden names included), as full URIs, sorted."""
+    fs, path = _fs(spark, location)
+    if not fs.exists(path):
+        return []
+    found = []
+    iterator = fs.listFiles(path, True)
+    while iterator.hasNext():
+        found.append(str(iterator.next().getPath().toString()))
+    return sorted(found)
+
+
+def tree(spark: Any, location: str) -> dict[str, str]:
+    """Every file and directory under `location`: relative path -> SHA-256 of its bytes, or "dir"."""
+    fs, root = _fs(spark, location)
+    if not fs.exists(root):
+        return {}
+    base = str(fs.getFileStatus(root).getPath().toString()).rstrip("/") + "/"
+    found: dict[str, str] = {}
+    pending = [root]
+    while pending:
+        for status in fs.listStatus(pending.pop()):
+            name = str(status.getPath().toString()).removeprefix(base)
+            if status.isDirectory():
+                found[name] = "dir"
+                pending.append(status.getPath())
+            else:
+                found[name] = hashlib.sha256(read_bytes(spark, str(status.getPath().toString()))).hexdigest()
+    return found
