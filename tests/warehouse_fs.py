@@ -74,3 +74,26 @@ def tree(spark: Any, location: str) -> dict[str, str]:
             else:
                 found[name] = hashlib.sha256(read_bytes(spark, str(status.getPath().toString()))).hexdigest()
     return found
+
+
+def mkdirs(spark: Any, location: str) -> None:
+    fs, path = _fs(spark, location)
+    fs.mkdirs(path)
+
+
+def is_dir(spark: Any, location: str) -> bool:
+    fs, path = _fs(spark, location)
+    return bool(fs.exists(path)) and bool(fs.getFileStatus(path).isDirectory())
+
+
+def data_files(spark: Any, location: str) -> dict[str, str]:
+    """{name: SHA-256} of the data files directly in `location` (names starting with `_` or `.`
+    are not data, as Spark reads a directory)."""
+    fs, path = _fs(spark, location)
+    if not fs.exists(path):
+        return {}
+    return {
+        str(s.getPath().getName()): hashlib.sha256(read_bytes(spark, str(s.getPath().toString()))).hexdigest()
+        for s in fs.listStatus(path)
+        if s.isFile() and not str(s.getPath().getName()).startswith(("_", "."))
+    }

@@ -24,6 +24,7 @@ import pytest
 
 from python_hooks.catalog import metastore
 from python_hooks.purge import execution
+from tests.conftest import local_disk_only
 from tests.functional.purge.conftest import (
     descriptor,
     kept_rows,
@@ -96,6 +97,9 @@ def writer_before_commit_check(writer: dict[str, str], report: str) -> Any:
     return before
 
 
+# The writer is a second process that writes, replaces and deletes a table's files with the OS's
+# own calls while the purge runs (writer.py): on HDFS and S3 it would need a client of its own.
+@local_disk_only
 class TestConcurrentWriter:
     @pytest.fixture(scope="class")
     def first_run(self, project, spark, id_table, tmp_path_factory):

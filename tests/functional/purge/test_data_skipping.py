@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import warehouse_fs
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     descriptor,
@@ -160,8 +161,7 @@ class TestScanNarrowedByFooters:
     def test_a_partition_the_footers_cannot_vouch_for_is_scanned_whole(self, project, spark, id_table):
         narrow_tables(spark)
         # a sub-directory (Spark does not read it for a Hive partition): the whole table is scanned
-        nested = Path(location(spark, NARROW, "elsewhere", [["ds", "b"]]).removeprefix("file:")) / "sub"
-        nested.mkdir()
+        warehouse_fs.mkdirs(spark, f"{location(spark, NARROW, 'elsewhere', [['ds', 'b']])}/sub")
         # and a listed id written into a new file of the table that was clean: found by the scan
         spark.sql(f"insert into {NARROW}.clustered partition (ds = 'b') values (1002, 'late')")
         _, logs = purge(f"{NARROW}.elsewhere, {NARROW}.clustered")

@@ -8,10 +8,9 @@ is rewritten whole as before."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
+from tests import warehouse_fs
 from tests.functional.purge.conftest import (
     descriptor,
     kept_rows,
@@ -21,15 +20,15 @@ from tests.functional.purge.conftest import (
     purge,
     table_rows,
 )
-from tests.functional.purge.writer import data_files as writer_data_files
-from tests.functional.purge.writer import local, sha256
 
 DB = "p_files"
 
 
 def data_files(uri: str) -> dict[str, str]:
     """{file name: sha256} of the data files directly in a partition directory."""
-    return {os.path.basename(path): sha256(path) for path in writer_data_files(local(uri))}
+    from dbt.adapters.lakehouse.python_job import running_session
+
+    return warehouse_fs.data_files(running_session(), uri)
 
 
 def make_table(spark, table: str, stored_as: str = "parquet") -> None:

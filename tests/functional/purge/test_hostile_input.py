@@ -7,32 +7,23 @@ directory under the warehouse.  The matrix is in docs/safety.md.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
+from tests import warehouse_fs
 from tests.functional.purge.conftest import onboarded_events, purge
 
 SQL = "x`; drop table h_lake.events; --"
-
-
-def tree(root: Path) -> dict[str, str]:
-    """Every file (its content's hash) and directory under `root`."""
-    return {
-        str(path.relative_to(root)): "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-    }
 
 
 def catalog(spark: Any) -> dict[str, Any]:
     """Every table of every database: type, location, partitions with their locations,
     properties and rows, and the warehouse's files."""
     found: dict[str, Any] = {
-        "warehouse files": tree(Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")))
+        "warehouse files": warehouse_fs.tree(spark, spark.conf.get("spark.sql.warehouse.dir"))
     }
     for db in [r[0] for r in spark.sql("show databases").collect()]:
         for row in spark.sql(f"show tables in `{db}`").collect():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timedelta
 
 import pytest
 
+from tests import warehouse_fs
 from tests.functional.purge.conftest import (
     PURGED_IDS,
     count,
@@ -203,7 +203,7 @@ class TestPurgeTables:
         # a partition whose every row went points at an empty directory, not at nothing
         emptied = location(spark, "p_kinds", "ds_events", [["ds", "c"]])
         assert emptied == f"{location(spark, 'p_kinds', 'ds_events')}/{ts}/ds=c"
-        assert os.path.isdir(emptied.removeprefix("file:"))
+        assert warehouse_fs.is_dir(spark, emptied)
         assert count(spark, "select count(*) from p_kinds.ds_events where ds = 'c'") == 0
         tables = {r.tableName for r in spark.sql("show tables in p_kinds").collect() if not r.isTemporary}
         assert not [t for t in tables if "_staging_" in t]
@@ -221,8 +221,12 @@ class TestPurgeTables:
         )
         assert record.partition_spec and record.recorded_at is not None
         # ... by catalog.parquet_append (its files are named `-c000`, Spark's writer's `.c000`)
-        directory = location(spark, project.test_schema, "stale_data_records").removeprefix("file:")
-        assert [name for name in os.listdir(directory) if name.endswith("-c000.snappy.parquet")]
+        directory = location(spark, project.test_schema, "stale_data_records")
+        assert [
+            name
+            for name in warehouse_fs.data_files(spark, directory)
+            if name.endswith("-c000.snappy.parquet")
+        ]
 
     def test_tables_outside_the_selection_are_untouched(self, project, spark, first_run):
         before = first_run["before"]
