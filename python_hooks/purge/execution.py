@@ -32,7 +32,7 @@ from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
 
-from python_hooks.catalog import console, metastore
+from python_hooks.catalog import commit, console, metastore
 from python_hooks.catalog.file_facts import FileFacts, Listing
 from python_hooks.catalog.journal import Intent, Journal, Outcome, PartitionSwap
 from python_hooks.catalog.work import Pool
@@ -414,7 +414,7 @@ class TablePurge:
             copying = self.pool.submit(self.run_.facts.copy, copies)
             statement = self.sql.rewrite_files
         try:
-            self.execute(statement, "rewrite partitions")
+            self.execute_staging_write(statement, "rewrite partitions")
             errors = copying.result() if copying is not None else []
             if errors:
                 raise LakehouseError(f"copying the files without listed ids failed: {errors[0]}")
@@ -437,12 +437,23 @@ class TablePurge:
             if self.file_level is not None:
                 self.spark.catalog.dropTempView(table.candidate_view)
 
+    def execute_staging_write(self, statement: str, step: str) -> None:
+        """A write into the staging table, committed without renames on an object store; what
+        it cost the store is reported there (S3A's own counters)."""
+        location = self.table.location
+        before = commit.store_statistics(self.spark, location)
+        with commit.staging_commit(self.spark, location) as committer:
+            self.execute(statement, step)
+        if before:
+            cost = commit.describe_cost(before, commit.store_statistics(self.spark, location))
+            console.say(f"purge: {self.table.name}: {step}: {committer} committer; object store: {cost}")
+
     def rewrite_one_by_one(self, pending: list[Partition]) -> None:
         for part in pending:
             if self.table.partitioned:
                 filesystem.delete(self.spark, part.new_location)
             try:
-                self.execute(self.sql.partitions[part.spec].rewrite, f"rewrite {part.label}")
+                self.execute_staging_write(self.sql.partitions[part.spec].rewrite, f"rewrite {part.label}")
             except Exception as exc:  # noqa: BLE001 - this partition's FAILED row
                 self.run_.cancellation.check(f"{self.table.name} was undone before its swap")
                 self.fail(part, f"the rewrite into {self.table.staging} failed: {first_line(exc)}")

@@ -40,6 +40,13 @@ def object_store_settings(params: dict[str, str], environ: dict[str, str] | None
     if jars:
         given = params.get("spark.jars", "")
         settings["spark.jars"] = ",".join(j for j in (given, jars) if j)
+    # the purge's staging writes commit with S3A's magic committer, which copies no byte
+    # (python_hooks/catalog/commit.py sets Spark's protocol around those writes only)
+    settings["spark.hadoop.fs.s3a.committer.name"] = "magic"
+    settings["spark.hadoop.fs.s3a.committer.magic.enabled"] = "true"
+    settings["spark.hadoop.mapreduce.outputcommitter.factory.scheme.s3a"] = (
+        "org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory"
+    )
     endpoint = env.get("LAKEHOUSE_S3_ENDPOINT", "").strip()
     if endpoint:
         settings["spark.hadoop.fs.s3a.endpoint"] = endpoint

@@ -1,0 +1,245 @@
+"""Every capability on the warehouse's own filesystem (LAKEHOUSE_TEST_FS: file, hdfs or s3a).
+
+CI runs this file on the loopback HDFS and on the S3-compatible store (`make test-storage-smoke`):
+a purge interrupted and finished, a restore, retention's deletes, the erasure ledger carried to
+`erased` with a certificate that re-checks.  Each assertion looks at the filesystem through
+Hadoop (tests/warehouse_fs.py): the journal's entries, the swapped locations and retention's
+deletions are on the warehouse's scheme, so a product path that only works on a local disk
+fails here.  On S3 the staging writes must copy no byte, and the store's secret must appear in
+no log, artifact, table or certificate; on a local disk, no product code may touch the
+warehouse's files through Python's own file calls (a `sys.addaudithook` watches them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dbt.tests.util import run_dbt
+
+from python_hooks.catalog.journal import JOURNAL_DIR, Journal
+from tests import warehouse_fs
+from tests.conftest import TEST_FS, WAREHOUSE
+from tests.functional.erasure.conftest import ZERO, dbt_log, models, project_config, seeds  # noqa: F401
+from tests.functional.purge.conftest import descriptor
+
+DB = "fs_lake"
+IDS = "fs_ids.requests"
+LISTED = {1001, 1002, 1003}
+SCHEME = {"file": "file:", "hdfs": "hdfs://", "s3a": "s3a://"}[TEST_FS]
+
+
+def run(select: str, expect_pass: bool = True, **variables: Any) -> str:
+    base = {"purge_whitelist": DB, "retention_scope": DB}
+    return dbt_log(
+        ["run", "--select", select, "--vars", json.dumps({**base, **variables})], expect_pass=expect_pass
+    )
+
+
+def listed_rows(spark: Any, table: str) -> int:
+    spark.catalog.clearCache()
+    spark.catalog.refreshTable(table)
+    return int(
+        spark.sql(f"select count(*) from {table} where guestid in ({', '.join(map(str, LISTED))})").collect()[
+            0
+        ][0]
+    )
+
+
+def locations(spark: Any, table: str) -> dict[str, str]:
+    found = {}
+    for row in spark.sql(f"show partitions {table}").collect():
+        spec = ", ".join(f"{k} = '{v}'" for k, v in (p.split("=", 1) for p in row.partition.split("/")))
+        described = spark.sql(f"describe formatted {table} partition ({spec})").collect()
+        found[row.partition] = next(r.data_type for r in described if r.col_name == "Location")
+    return found
+
+
+@pytest.fixture(scope="class")
+def project_config_update() -> dict[str, Any]:
+    return project_config(DB, IDS)
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any) -> dict[str, Any]:
+    for database in (DB, "fs_ids"):
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+    stamp = f"{dt.datetime.now() - dt.timedelta(days=1):%Y-%m-%d %H:%M:%S}"
+    spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
+    spark.sql(
+        f"insert into {IDS} values " + ", ".join(f"({i}, 'FS-1', timestamp'{stamp}')" for i in sorted(LISTED))
+    )
+    for name in ("a", "b", "c"):
+        spark.sql(f"""
+            create table {DB}.{name} (guestid bigint, page string) partitioned by (ds string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql(f"""insert into {DB}.{name} partition (ds) values
+            (1001, 'p1', 'd1'), (7, 'p2', 'd1'), (1002, 'p3', 'd2'), (8, 'p4', 'd2'), (9, 'p5', 'd3')""")
+    spark.sql(f"""
+        create table {DB}.flat (guestid bigint, name string) stored as orc
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(f"insert into {DB}.flat values (1003, 'x'), (11, 'y')")
+    run_dbt(["seed"])
+    return {"before": {t: locations(spark, f"{DB}.{t}") for t in ("a", "b", "c")}}
+
+
+class TestEveryCapability:
+    logs: list[str] = []
+
+    def test_the_warehouse_is_on_the_filesystem_under_test(self, project, spark, lake):
+        assert str(spark.conf.get("spark.sql.warehouse.dir")).startswith(SCHEME)
+        for table_locations in lake["before"].values():
+            assert all(loc.startswith(SCHEME) for loc in table_locations.values()), table_locations
+
+    def test_an_interrupted_purge_is_accounted_and_the_next_one_finishes(self, project, spark, lake):
+        from dbt.adapters.factory import FACTORY
+
+        original = Journal.record_intent
+
+        def intent_then_cancel(journal: Any, intent: Any) -> None:
+            original(journal, intent)
+            if intent.table == "b":
+                FACTORY.adapters["lakehouse"].cancellation.request("SIGINT")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Journal, "record_intent", intent_then_cancel)
+            log = run("purge", expect_pass=False)
+        self.logs.append(log)
+        assert "purge: cancelled (SIGINT) after 1 of" in log
+        assert listed_rows(spark, f"{DB}.a") == 0 and listed_rows(spark, f"{DB}.b") == 2
+        # the journal is on the warehouse's filesystem, an intent and an outcome per table begun
+        journal = [f for f in warehouse_fs.files(spark, f"{WAREHOUSE}/{JOURNAL_DIR}") if f.endswith(".json")]
+        assert journal and all(f.startswith(SCHEME) for f in journal), journal
+        assert any(f.endswith(f"{DB}.b.outcome.json") for f in journal), journal
+
+        self.logs.append(run("purge+"))
+        for table in ("a", "b", "c", "flat"):
+            assert listed_rows(spark, f"{DB}.{table}") == 0, table
+        now = locations(spark, f"{DB}.b")
+        assert now["ds=d1"] != lake["before"]["b"]["ds=d1"] and now["ds=d1"].startswith(SCHEME)
+        assert warehouse_fs.data_files(spark, now["ds=d1"]), "the swapped partition's files are on the store"
+        assert now["ds=d3"] == lake["before"]["b"]["ds=d3"], "a partition without listed ids is not rewritten"
+
+    def test_a_restore_brings_the_backup_back_and_a_purge_removes_it_again(self, project, spark, lake):
+        run_dbt(
+            ["run-operation", "restore", "--args", json.dumps({"table": f"{DB}.a", "partition": "ds=d1"})]
+        )
+        assert locations(spark, f"{DB}.a")["ds=d1"] == lake["before"]["a"]["ds=d1"]
+        assert listed_rows(spark, f"{DB}.a") == 1
+        self.logs.append(run("purge+"))
+        assert listed_rows(spark, f"{DB}.a") == 0
+
+    def test_retention_deletes_the_copies_on_the_filesystem(self, project, spark, lake):
+        old = [lake["before"][t]["ds=d1"] for t in ("b", "c")]
+        assert all(warehouse_fs.data_files(spark, loc) for loc in old), "the backups are still there"
+        self.logs.append(run("retention", **ZERO))
+        for loc in old:
+            assert not warehouse_fs.data_files(spark, loc), f"{loc} was not deleted"
+        spark.catalog.refreshTable(f"{project.test_schema}.retention_log")
+        deleted = spark.sql(
+            f"select location, files_deleted from {project.test_schema}.retention_log"
+            " where succeeded and files_deleted > 0 and not dry_run"
+        ).collect()
+        assert deleted and all(r.location.startswith(SCHEME) for r in deleted), deleted
+        assert {loc.rstrip("/") for loc in old} <= {r.location.rstrip("/") for r in deleted}
+
+    def test_the_ledger_reaches_erased_and_the_certificate_rechecks(self, project, spark, lake):
+        self.logs.append(run("tag:erasure"))
+        spark.catalog.clearCache()
+        request = spark.sql(f"select * from {project.test_schema}.erasure_requests").collect()
+        assert [(r.request_id, r.status) for r in request] == [("FS-1", "erased")]
+        log = dbt_log(["run-operation", "erasure_certificate", "--args", '{"request_id": "FS-1"}'])
+        assert "status erased" in log
+        log = dbt_log(
+            ["run-operation", "verify_certificate", "--args", '{"file": "target/erasure/FS-1.json"}']
+        )
+        assert "verifies: the evidence of request FS-1" in log
+        doc = json.loads((Path(project.project_root) / "target" / "erasure" / "FS-1.json").read_text())
+        assert all(
+            t["location"].startswith(SCHEME) for t in doc["verification"]["live_tables"] if "location" in t
+        )
+
+    @pytest.mark.skipif(TEST_FS != "s3a", reason="the committer and the secret concern the object store")
+    def test_the_staging_writes_copy_no_byte_on_the_object_store(self, project, spark, lake):
+        lines = [line for log in self.logs for line in log.splitlines() if "committer; object store:" in line]
+        assert lines, "the purge reported no object-store cost"
+        for line in lines:
+            assert "magic committer" in line and " 0 bytes copied" in line and " 0 copy requests" in line, (
+                line
+            )
+            assert int(re.search(r"(\d+) bytes put", line).group(1)) > 0, line
+
+    @pytest.mark.skipif(TEST_FS != "s3a", reason="the committer and the secret concern the object store")
+    def test_the_secret_appears_in_no_log_artifact_table_or_certificate(self, project, spark, lake):
+        secret = os.environ["AWS_SECRET_ACCESS_KEY"]
+        assert len(secret) >= 20
+        root = Path(project.project_root)
+        searched = 0
+        for path in [*root.rglob("*")]:
+            if path.is_file() and not path.name.endswith((".pyc",)):
+                assert secret.encode() not in path.read_bytes(), f"the secret is in {path}"
+                searched += 1
+        assert (
+            searched > 10 and (root / "logs" / "dbt.log").is_file() and (root / "target" / "erasure").is_dir()
+        )
+        for log in self.logs:
+            assert secret not in log
+        for table in spark.sql(f"show tables in {project.test_schema}").collect():
+            if table.isTemporary:
+                continue
+            rows = spark.sql(
+                f"select to_json(struct(*)) from {project.test_schema}.{table.tableName}"
+            ).collect()
+            assert not [r for r in rows if r[0] and secret in r[0]], table.tableName
+        for name in spark.sql("show databases").collect():
+            assert secret not in str(name)
+
+
+@pytest.mark.skipif(TEST_FS != "file", reason="watches Python's file calls on a local-disk warehouse")
+class TestNoLocalFileCallsOnTheWarehouse:
+    """The product reaches the warehouse only through Hadoop's FileSystem: Python's own file calls
+    (open, os.listdir/scandir/remove/rename/mkdir, shutil) on a path under the warehouse, made
+    while dbt runs the purge, retention, a restore and the verification, are the failure."""
+
+    EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.mkdir", "os.rmdir",
+              "os.chmod", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"}  # fmt: skip
+    # the run lock is a kernel flock on the warehouse's own directory (a local warehouse only)
+    ALLOWED = (".dbt-run.lock", ".dbt-refusals")
+
+    def test_no_python_file_call_touches_the_warehouse(self, project, spark, lake):
+        seen: list[str] = []
+        root = str(Path(WAREHOUSE).resolve())
+        state = {"on": True}
+
+        def hook(event: str, args: tuple) -> None:
+            if (
+                state["on"]
+                and event in self.EVENTS
+                and args
+                and isinstance(args[0], (str, bytes, os.PathLike))
+            ):
+                path = os.fsdecode(args[0])
+                if path.startswith(("file:", root)) and root in os.path.abspath(path.removeprefix("file:")):
+                    lock = event == "os.mkdir" and os.path.abspath(path) == root  # the lock's own directory
+                    if not lock and not any(allowed in path for allowed in self.ALLOWED):
+                        seen.append(f"{event} {path}")
+
+        sys.addaudithook(hook)
+        try:
+            run("purge+")
+            run_dbt(
+                ["run-operation", "restore", "--args", json.dumps({"table": f"{DB}.c", "partition": "ds=d1"})]
+            )
+            run("purge+")
+            run("retention", **ZERO)
+            run("tag:erasure")
+        finally:
+            state["on"] = False
+        assert not seen, seen[:10]
