@@ -168,11 +168,11 @@ test-hdfs: setup
 test-s3: setup
 	scripts/storage/test.sh s3a
 
-# What CI runs on each: a purge interrupted and finished, retention, restore and the erasure
-# ledger to `erased`, on HDFS and on S3.
+# What CI runs on each (tests/functional/storage): a purge interrupted and finished, a restore,
+# retention's deletes and the erasure ledger to `erased`, on HDFS and on S3.
 test-storage-smoke: setup
-	scripts/storage/test.sh hdfs tests/functional/storage tests/functional/purge/test_engine.py
-	scripts/storage/test.sh s3a tests/functional/storage tests/functional/purge/test_engine.py
+	scripts/storage/test.sh hdfs tests/functional/storage
+	scripts/storage/test.sh s3a tests/functional/storage
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages

@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from measure import measure  # noqa: E402
-from workload import events_table, listed_ids, local_warehouse, run_dbt  # noqa: E402
+from workload import add_fs_argument, events_table, listed_ids, local_warehouse, run_dbt  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_verify"
@@ -181,11 +181,12 @@ def main() -> None:
     parser.add_argument("--touched", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep-work", action="store_true")
+    add_fs_argument(parser)
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
-    local_warehouse(work)
+    local_warehouse(work, args.fs)
     try:
         run_dbt(work, "seed")
         from pyspark.sql import SparkSession

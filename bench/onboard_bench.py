@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt, start_session  # noqa: E402
+from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 
@@ -93,9 +93,10 @@ def main() -> None:
     )
     parser.add_argument("--tables", type=int, nargs="+", default=[100, 200])
     parser.add_argument("--repeat", type=int, default=3)
+    add_fs_argument(parser)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="onboard-bench-"))
-    local_warehouse(work)
+    local_warehouse(work, args.fs)
     try:
         started = time.perf_counter()
         spark = start_session(work)

@@ -50,7 +50,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import cluster  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
-from workload import events_table, listed_ids, local_warehouse, run_dbt, session_settings  # noqa: E402
+from workload import add_fs_argument, events_table, listed_ids, local_warehouse, run_dbt, session_settings  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 
@@ -284,6 +284,7 @@ def main() -> None:
     )
     parser.add_argument("--vars", default="{}", help="more dbt vars for the purge, as JSON")
     cluster.add_arguments(parser)
+    add_fs_argument(parser)
     args = parser.parse_args()
     EXTRA_VARS.update(json.loads(args.vars))
     global CLUSTERED, FILES_PER_PARTITION
@@ -298,7 +299,7 @@ def main() -> None:
         cluster.use_cluster("purge", args.executors)
         session_settings()
     else:
-        local_warehouse(work)
+        local_warehouse(work, args.fs)
     try:
         # starts the session with the profile's settings
         dbt("run-operation", "warehouse_databases")

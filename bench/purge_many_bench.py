@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt, start_session  # noqa: E402
+from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 # one database per step of --sizes (50, 50 and 100 tables for 50 100 200), so that a whitelist
@@ -230,13 +230,14 @@ def main() -> None:
         action="store_true",
         help="listed ids inside every table's id range (odd ids, the tables hold even ones): no footer rules them out",
     )
+    add_fs_argument(parser)
     args = parser.parse_args()
     if args.ids_in_range:
         IN_RANGE["on"] = True
         IDS[:] = [args.rows + 1 + 2 * n for n in range(20)]  # odd, inside [0, 2 * rows)
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
-    local_warehouse(work)
+    local_warehouse(work, args.fs)
     try:
         spark = start_session(work)
         make_tables(spark, args.rows)

@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, local_warehouse, run_dbt, start_session  # noqa: E402
+from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_ret"
@@ -91,9 +91,10 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--partitions", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    add_fs_argument(parser)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="retention-bench-"))
-    local_warehouse(work)
+    local_warehouse(work, args.fs)
     try:
         spark = start_session(work)
         make_tables(spark, args.tables, args.partitions)

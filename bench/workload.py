@@ -41,9 +41,42 @@ def running_session() -> Any:
     return SparkSession.builder.getOrCreate() if SparkContext._active_spark_context is not None else None
 
 
-def local_warehouse(work: Path) -> None:
-    """The embedded default with its warehouse and metastore in `work`; the repo as dbt's project."""
-    os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
+FILESYSTEMS = ("file", "hdfs", "s3a")
+
+
+def add_fs_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--fs",
+        choices=FILESYSTEMS,
+        default="file",
+        help="the warehouse's filesystem: a local directory, or the HDFS / object store of "
+        "`make hdfs-up` / `make s3-up` (its export lines in the environment, or .hdfs/env, .s3/env)",
+    )
+
+
+def _store_environment(fs: str) -> str:
+    """The warehouse URI of the running HDFS or object store, its settings put in os.environ."""
+    prefix = {"hdfs": "hdfs://", "s3a": "s3a://"}[fs]
+    if not os.environ.get("SPARK_WAREHOUSE_DIR", "").startswith(prefix):
+        env_file = REPO / {"hdfs": ".hdfs", "s3a": ".s3"}[fs] / "env"
+        if not env_file.is_file():
+            raise SystemExit(
+                f"--fs {fs}: no {prefix} SPARK_WAREHOUSE_DIR and no {env_file}: run `make {'hdfs' if fs == 'hdfs' else 's3'}-up`"
+            )
+        for line in env_file.read_text().splitlines():
+            if line.startswith("export "):
+                key, _, value = line[len("export ") :].partition("=")
+                os.environ[key] = value
+    return os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/")
+
+
+def local_warehouse(work: Path, fs: str = "file") -> None:
+    """The embedded default with its metastore in `work`, its warehouse there too or, with `fs`
+    hdfs / s3a, in a fresh directory of the running store; the repo as dbt's project."""
+    if fs == "file":
+        os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
+    else:
+        os.environ["SPARK_WAREHOUSE_DIR"] = f"{_store_environment(fs)}/bench/{work.name}"
     os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
     session_settings()
 

@@ -36,6 +36,10 @@ if [ -f "$PGDATA/postmaster.pid" ]; then
   fi
 fi
 
+if [ -d "$CLUSTER_DIR/hdfs/run" ]; then
+  cluster_hdfs down
+fi
+
 # nothing of this cluster may be left: its executors, daemons and PostgreSQL all name $CLUSTER_DIR
 left=$(pgrep -f -- "$CLUSTER_DIR" || true)
 left=$(echo "$left" | grep -v -x -e "$$" -e '' || true)

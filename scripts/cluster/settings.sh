@@ -10,6 +10,20 @@ WORKER_CORES=${CLUSTER_WORKER_CORES:-2}   # executor slots, not CPUs: a run, a r
 WORKER_MEMORY=${CLUSTER_WORKER_MEMORY:-3g}
 WAREHOUSE_PATH="$CLUSTER_DIR/warehouse"
 WAREHOUSE_URI="file:$WAREHOUSE_PATH"
+# CLUSTER_WAREHOUSE_FS=hdfs: the warehouse on an HDFS of the cluster's own (a NameNode and a
+# DataNode, scripts/storage/hdfs.sh, state in $CLUSTER_DIR/hdfs), as a multi-host cluster keeps it:
+# the metastore, the drivers and the executors then share nothing but the network
+CLUSTER_WAREHOUSE_FS=${CLUSTER_WAREHOUSE_FS:-file}
+CLUSTER_HDFS_PORT=${CLUSTER_HDFS_PORT:-9830}   # the NameNode's; its HTTP and the DataNode's follow it
+if [ "$CLUSTER_WAREHOUSE_FS" = hdfs ]; then
+  WAREHOUSE_URI="hdfs://127.0.0.1:$CLUSTER_HDFS_PORT/cluster/warehouse"
+fi
+cluster_hdfs() {  # up|down ... : the cluster's HDFS, on its own ports and directory
+  HDFS_DIR="$CLUSTER_DIR/hdfs" HDFS_NAMENODE_PORT=$CLUSTER_HDFS_PORT \
+    HDFS_NAMENODE_HTTP_PORT=$((CLUSTER_HDFS_PORT + 50)) HDFS_DATANODE_PORT=$((CLUSTER_HDFS_PORT + 56)) \
+    HDFS_DATANODE_HTTP_PORT=$((CLUSTER_HDFS_PORT + 54)) HDFS_DATANODE_IPC_PORT=$((CLUSTER_HDFS_PORT + 57)) \
+    HDFS_WAREHOUSE=/cluster/warehouse scripts/storage/hdfs.sh "$@"
+}
 PG_JDBC_JAR=${PG_JDBC_JAR:-/usr/share/java/postgresql.jar}
 PYSPARK_PYTHON=${PYSPARK_PYTHON:-$PWD/.venv/bin/python}
 SPARK_HOME=${SPARK_HOME:-$("$PYSPARK_PYTHON" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))' 2>/dev/null || true)}

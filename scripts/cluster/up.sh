@@ -86,6 +86,12 @@ if [ "$(psql_pg -d postgres -c "select count(*) from pg_roles where rolname = 'h
   psql_pg -d metastore -c "create extension if not exists pg_stat_statements"
 fi
 
+# ---- the warehouse's HDFS (CLUSTER_WAREHOUSE_FS=hdfs) -----------------------------------------------
+if [ "$CLUSTER_WAREHOUSE_FS" = hdfs ]; then
+  log "starting the warehouse's HDFS on hdfs://127.0.0.1:$CLUSTER_HDFS_PORT"
+  cluster_hdfs up >/dev/null
+fi
+
 # ---- the Hive metastore service, bound to 127.0.0.1:$METASTORE_PORT ------------------------------
 sed -e "s|@PG_PORT@|$PG_PORT|" -e "s|@WAREHOUSE@|$WAREHOUSE_URI|" -e "s|@METASTORE_PORT@|$METASTORE_PORT|" \
   scripts/cluster/hive-site.xml.template >"$CLUSTER_DIR/conf/hive-site.xml"

@@ -90,6 +90,43 @@ def lake(project: Any, spark: Any) -> dict[str, Any]:
     return {"before": {t: locations(spark, f"{DB}.{t}") for t in ("a", "b", "c")}}
 
 
+# Python's own file calls; on a local-disk warehouse none of the product's may name a path under
+# it (the product reaches the warehouse through Hadoop's FileSystem), apart from the run lock, a
+# kernel flock in the warehouse's own directory
+FILE_EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.mkdir", "os.rmdir",
+               "os.chmod", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"}  # fmt: skip
+LOCK_NAMES = (".dbt-run.lock", ".dbt-refusals")
+
+
+@pytest.fixture(scope="class")
+def file_calls(lake: Any) -> Any:
+    """The Python file calls on the warehouse made from here to the end of the class (a
+    `sys.addaudithook`, which cannot be removed: it goes quiet after the class)."""
+    seen: list[str] = []
+    root = str(Path(WAREHOUSE).resolve())
+    state = {"on": TEST_FS == "file"}
+
+    def hook(event: str, args: tuple) -> None:
+        if not (state["on"] and event in FILE_EVENTS and args):
+            return
+        if not isinstance(args[0], (str, bytes, os.PathLike)):
+            return
+        path = os.path.abspath(os.fsdecode(args[0]).removeprefix("file:"))
+        if path == root and event == "os.mkdir":
+            return  # the lock's makedirs of the warehouse directory
+        if path.startswith(root) and not any(name in path for name in LOCK_NAMES):
+            seen.append(f"{event} {path}")
+
+    sys.addaudithook(hook)
+    if state["on"]:  # the watcher sees a call on the warehouse (else the test could not fail)
+        os.listdir(root)
+        assert seen == [f"os.listdir {root}"], seen
+        seen.clear()
+    yield seen
+    state["on"] = False
+
+
+@pytest.mark.usefixtures("file_calls")
 class TestEveryCapability:
     logs: list[str] = []
 
@@ -201,45 +238,9 @@ class TestEveryCapability:
         for name in spark.sql("show databases").collect():
             assert secret not in str(name)
 
-
-@pytest.mark.skipif(TEST_FS != "file", reason="watches Python's file calls on a local-disk warehouse")
-class TestNoLocalFileCallsOnTheWarehouse:
-    """The product reaches the warehouse only through Hadoop's FileSystem: Python's own file calls
-    (open, os.listdir/scandir/remove/rename/mkdir, shutil) on a path under the warehouse, made
-    while dbt runs the purge, retention, a restore and the verification, are the failure."""
-
-    EVENTS = {"open", "os.listdir", "os.scandir", "os.remove", "os.rename", "os.mkdir", "os.rmdir",
-              "os.chmod", "os.truncate", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"}  # fmt: skip
-    # the run lock is a kernel flock on the warehouse's own directory (a local warehouse only)
-    ALLOWED = (".dbt-run.lock", ".dbt-refusals")
-
-    def test_no_python_file_call_touches_the_warehouse(self, project, spark, lake):
-        seen: list[str] = []
-        root = str(Path(WAREHOUSE).resolve())
-        state = {"on": True}
-
-        def hook(event: str, args: tuple) -> None:
-            if (
-                state["on"]
-                and event in self.EVENTS
-                and args
-                and isinstance(args[0], (str, bytes, os.PathLike))
-            ):
-                path = os.fsdecode(args[0])
-                if path.startswith(("file:", root)) and root in os.path.abspath(path.removeprefix("file:")):
-                    lock = event == "os.mkdir" and os.path.abspath(path) == root  # the lock's own directory
-                    if not lock and not any(allowed in path for allowed in self.ALLOWED):
-                        seen.append(f"{event} {path}")
-
-        sys.addaudithook(hook)
-        try:
-            run("purge+")
-            run_dbt(
-                ["run-operation", "restore", "--args", json.dumps({"table": f"{DB}.c", "partition": "ds=d1"})]
-            )
-            run("purge+")
-            run("retention", **ZERO)
-            run("tag:erasure")
-        finally:
-            state["on"] = False
-        assert not seen, seen[:10]
+    @pytest.mark.skipif(TEST_FS != "file", reason="watches Python's file calls on a local-disk warehouse")
+    def test_no_python_file_call_touched_the_warehouse(self, project, spark, lake, file_calls):
+        """Everything above (purges, a restore, retention, the verification, the certificate)
+        reached the warehouse through Hadoop only: a product path that lists, opens or deletes
+        the warehouse's files with Python's own calls fails here."""
+        assert not file_calls, file_calls[:10]
