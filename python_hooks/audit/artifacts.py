@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -308,15 +308,9 @@ def load_pending(
         table = audit_relation(manifest, "dbt_invocations", target_schema)
         results_table = audit_relation(manifest, "dbt_node_results", target_schema)
         with audit_tables.metadata_cache(spark, [table, results_table]):
-            todo: list[tuple[dict[str, Any], list[dict[str, Any]], Path | None]] = []
-            directory = pending.refusal_dir(spark)
-            if directory and directory.is_dir():
-                for record_path in sorted(directory.glob("*.json")):
-                    try:
-                        record = json.loads(record_path.read_text())
-                    except ValueError:
-                        continue
-                    todo.append((pending.refusal_row(record), [], record_path))
+            todo: list[tuple[dict[str, Any], list[dict[str, Any]], Callable[[], Any] | None]] = []
+            for record, remove in pending.refusal_records(spark):
+                todo.append((pending.refusal_row(record), [], remove))
             previous = path / "run_results.json"
             # what the last on-run-end loaded (saved in the target directory with the names of
             # dbt_invocations' and dbt_node_results' data files, valid while they are unchanged):
@@ -367,7 +361,7 @@ def load_pending(
             loaded = set(ids) - set(unknown) | audit_tables.existing_values(
                 spark, table, "invocation_id", unknown
             )
-            for invocation, results, record_path in todo:
+            for invocation, results, remove in todo:
                 invocation_id = invocation["invocation_id"]
                 if invocation_id not in loaded:
                     write_audit(
@@ -402,8 +396,8 @@ def load_pending(
                             last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
                             audit_tables.write_local_state(spark, state, path / LAST_LOAD, last)
                         report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
-                if record_path is not None:
-                    record_path.unlink(missing_ok=True)
+                if remove is not None:
+                    remove()
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
     report["seconds"] = round(time.time() - started, 2)

@@ -13,8 +13,9 @@ loaded.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,49 @@ from python_hooks.audit.rows import invocation_row
 
 def refusal_dir(spark: SparkSession) -> Path | None:
     from dbt.adapters.lakehouse import run_lock, storage
-    from dbt.adapters.lakehouse.connections import _metastore_dir
 
     warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
     url = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", None)
-    metastore = _metastore_dir({"spark.hadoop.javax.jdo.option.ConnectionURL": url}) if url else None
+    metastore = storage.metastore_dir({"spark.hadoop.javax.jdo.option.ConnectionURL": url or ""})
     directory = storage.lock_directory(warehouse, metastore) if warehouse else None
     return Path(directory) / run_lock.REFUSALS_DIR if directory else None
+
+
+def refusal_records(spark: SparkSession) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
+    """Every refusal record left for the audit, each with what removes it once loaded: the local
+    lock's (`refusal_dir`), and, for a warehouse on HDFS or an object store, the lease's, which
+    `run_lock` writes through Hadoop to `<warehouse>/.dbt-refusals/`."""
+    from dbt.adapters.lakehouse import run_lock, storage
+
+    found: list[tuple[dict[str, Any], Callable[[], Any]]] = []
+    directory = refusal_dir(spark)
+    if directory and directory.is_dir():
+        for record_path in sorted(directory.glob("*.json")):
+            try:
+                found.append(
+                    (json.loads(record_path.read_text()), partial(record_path.unlink, missing_ok=True))
+                )
+            except ValueError:
+                continue
+    warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
+    if warehouse and storage.scheme(warehouse) != "file":
+        jvm = spark._jvm
+        remote = jvm.org.apache.hadoop.fs.Path(f"{warehouse.rstrip('/')}/{run_lock.REFUSALS_DIR}")
+        fs = remote.getFileSystem(spark._jsc.hadoopConfiguration())
+        if fs.exists(remote):
+            for status in sorted(fs.listStatus(remote), key=lambda s: str(s.getPath().getName())):
+                if not str(status.getPath().getName()).endswith(".json"):
+                    continue
+                stream = fs.open(status.getPath())
+                try:
+                    text = str(jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+                finally:
+                    stream.close()
+                try:
+                    found.append((json.loads(text), partial(fs.delete, status.getPath(), False)))
+                except ValueError:
+                    continue
+    return found
 
 
 def previous_invocation(run_results: Mapping[str, Any], target_schema: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
                                        and errors only, never each other
     python_hooks -> the adapter        only its leaf modules (errors, filesystem, partitions, scala,
-                                       cancellation, run_lock, literals), never impl, compliance or
+                                       cancellation, run_lock, literals, storage), never impl, compliance or
                                        connections
 
 Relative imports are resolved and checked like absolute ones.  No module imports another
@@ -30,7 +30,16 @@ HOOKS = REPO / "python_hooks"
 CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction")
 ADAPTER_LEAVES = {
     f"dbt.adapters.lakehouse.{name}"
-    for name in ("errors", "filesystem", "partitions", "scala", "cancellation", "run_lock", "literals")
+    for name in (
+        "errors",
+        "filesystem",
+        "partitions",
+        "scala",
+        "cancellation",
+        "run_lock",
+        "literals",
+        "storage",
+    )
 }
 
 

@@ -26,11 +26,7 @@ class LakehouseCredentials(SparkCredentials):
 
 
 def _metastore_dir(params: dict[str, str]) -> str | None:
-    url = params.get("spark.hadoop.javax.jdo.option.ConnectionURL", "")
-    marker = "databaseName="
-    if marker not in url:
-        return None
-    return url.split(marker, 1)[1].split(";", 1)[0]
+    return storage.metastore_dir(params)
 
 
 def session_parameters(params: dict[str, str]) -> dict[str, str]:

@@ -55,6 +55,15 @@ def object_store_settings(params: dict[str, str], environ: dict[str, str] | None
     return {key: value for key, value in settings.items() if key == "spark.jars" or key not in params}
 
 
+def metastore_dir(params: dict[str, str]) -> str | None:
+    """The embedded Derby metastore's directory of a session's settings, or None (a shared one)."""
+    url = params.get("spark.hadoop.javax.jdo.option.ConnectionURL") or ""
+    marker = "databaseName="
+    if marker not in url:
+        return None
+    return url.split(marker, 1)[1].split(";", 1)[0]
+
+
 def lock_directory(warehouse: str, metastore_dir: str | None) -> str | None:
     """The local directory that holds the run lock of an embedded-metastore session.
 
