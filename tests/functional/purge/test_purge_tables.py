@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tests import warehouse_fs
+from tests.conftest import WAREHOUSE
 from tests.functional.purge.conftest import (
     PURGED_IDS,
     count,
@@ -339,7 +340,11 @@ class TestPartitionListing:
             escaped = value.replace("'", "\\'")
             spark.sql(f"insert into p_listing.t partition (p = '{escaped}', q = {number}) values (1)")
         spark.sql("insert into p_listing.t partition (p, q) select 2, cast(null as string), 9")
-        spark.sql("alter table p_listing.t partition (p = 'a%b', q = 0) set location '/tmp/p listing/a%3Ab'")
+        # a location outside the table's directory, on the warehouse's filesystem, with a space and an escape
+        base = str(spark._jvm.org.apache.hadoop.fs.Path(WAREHOUSE).toUri().toString())
+        base = f"file:{base}" if base.startswith("/") else base
+        moved = f"{base}/p listing/a%3Ab"
+        spark.sql(f"alter table p_listing.t partition (p = 'a%b', q = 0) set location '{moved}'")
         columns = ["p", "q"]
         partitions = metastore.list_partitions(spark, "p_listing", "t")
         slow = sorted(
@@ -351,5 +356,5 @@ class TestPartitionListing:
         assert fast == slow
         assert sorted(metastore.partition_locations(spark, "p_listing", "t", columns)) == slow
         assert len(fast) == len(values) + 1
-        assert ([("p", "a%b"), ("q", "0")], "file:/tmp/p listing/a%3Ab") in fast
+        assert ([("p", "a%b"), ("q", "0")], moved) in fast, [f for f in fast if f[0][0][1] == "a%b"]
         assert any(pairs[0][1] == "__HIVE_DEFAULT_PARTITION__" for pairs, _ in fast)
