@@ -169,10 +169,9 @@ test-s3: setup
 	scripts/storage/test.sh s3a
 
 # What CI runs on each (tests/functional/storage): a purge interrupted and finished, a restore,
-# retention's deletes and the erasure ledger to `erased`, on HDFS and on S3.
+# retention's deletes and the erasure ledger to `erased`, on HDFS and on S3 at once.
 test-storage-smoke: setup
-	scripts/storage/test.sh hdfs tests/functional/storage
-	scripts/storage/test.sh s3a tests/functional/storage
+	scripts/storage/smoke.sh
 
 clean:
 	rm -rf target logs .warehouse demo/target demo/logs demo/dbt_packages

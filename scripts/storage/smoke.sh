@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make test-storage-smoke` (CI): tests/functional/storage on a loopback HDFS and on an S3-compatible
+# store at once (each on its own ports and directory, started and stopped by test.sh however the
+# tests end); each one's output is printed whole when it ends, and the smoke fails if either does.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+pids=()
+for fs in hdfs s3a; do
+  scripts/storage/test.sh "$fs" tests/functional/storage "$@" >"$logs/$fs.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in 0 1; do
+  fs=$([ $i = 0 ] && echo hdfs || echo s3a)
+  if wait "${pids[$i]}"; then result=passed; else result=FAILED; status=1; fi
+  echo "==== test-storage-smoke: $fs: $result"
+  cat "$logs/$fs.log"
+done
+exit $status
