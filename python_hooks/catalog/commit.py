@@ -51,17 +51,15 @@ def is_object_store(location: str) -> bool:
 
 
 def _protocol_available(spark: Any) -> bool:
-    try:
-        spark._jvm.java.lang.Class.forName(PROTOCOL)
-        return True
-    except Exception:  # noqa: BLE001 - py4j's error for a class that is not on the classpath
-        return False
+    """spark-hadoop-cloud on the session's classpath (Spark's own class loader sees `spark.jars`)."""
+    return bool(spark._jvm.org.apache.spark.util.Utils.classIsLoadable(PROTOCOL))
 
 
 @contextmanager
 def staging_commit(spark: Any, location: str) -> Iterator[str]:
     """Commit the writes of the block into `location` without renames where it is an object
-    store and the magic committer can be had; yields the committer used ("magic" or "rename")."""
+    store and S3A's committers can be had; yields the committer used: S3A's by its name
+    (`fs.s3a.committer.name`, "magic" as the adapter sets it), or "rename" (Spark's default)."""
     if not (is_object_store(location) and _protocol_available(spark)):
         yield "rename"
         return
@@ -70,7 +68,7 @@ def staging_commit(spark: Any, location: str) -> Iterator[str]:
     for key, value in SETTINGS.items():
         conf.set(key, value)
     try:
-        yield "magic"
+        yield str(spark._jsc.hadoopConfiguration().get("fs.s3a.committer.name", "file"))
     finally:
         for key, value in before.items():
             if value is None:
