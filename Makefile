@@ -50,7 +50,7 @@ java:
 	@command -v java >/dev/null 2>&1 || { \
 	  echo "java is missing: installing Debian's openjdk-17-jre-headless"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
-	@java -version 2>&1 | head -1
+	@java -version 2>&1 | head -1 >&2
 
 # graphviz's `dot` draws the workflow graph as SVG; without it only the .dot file is written.
 graphviz:
