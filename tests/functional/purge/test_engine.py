@@ -6,12 +6,14 @@ that stops at a safe point."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
 from python_hooks.purge import execution, results
@@ -148,6 +150,38 @@ class TestDryRun:
             (r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, "p_dry2"))
         }
         assert states[("events", "ds=d00")] == "DRY_RUN" and states[("flat", None)] == "DRY_RUN"
+
+    def test_a_run_that_does_not_name_the_purge_deletes_nothing_and_says_the_command(
+        self, project: Any, spark: Any, id_table: str
+    ) -> None:
+        """A plain `dbt run` (no --select: every node, the purge too) and one whose selection
+        reaches the purge only through a wildcard are dry runs that print the command that purges."""
+        spark.sql("drop database if exists p_plain cascade")
+        spark.sql("create database p_plain")
+        make_table(spark, "p_plain.events", 3, 2)
+        table_dir = Path(location(spark, "p_plain", "events").removeprefix("file:"))
+        before = self.tree(table_dir)
+        rows = table_rows(spark, "p_plain.events")
+        places = partition_locations(spark, "p_plain.events")
+        variables = {"purge_whitelist": "p_plain"}
+
+        for args in (["run"], ["run", "--select", "fqn:*"]):
+            _, logs = run_dbt_and_capture([*args, "--vars", json.dumps(variables)])
+            assert "purge: not selected by name" in logs, args
+            assert "To purge, run `dbt run --select purge+`." in logs, args
+            assert "p_plain.events ds=d00: DRY_RUN, would remove" in logs, args
+            assert self.tree(table_dir) == before, args
+            assert table_rows(spark, "p_plain.events") == rows, args
+            assert partition_locations(spark, "p_plain.events") == places, args
+            assert not [
+                r for r in spark.sql("show tables in p_plain").collect() if not r.isTemporary and r.tableName != "events"
+            ]
+            states = {r.state for r in last_run(log_rows(spark, project, "p_plain"))}
+            assert states <= {"DRY_RUN", "SKIPPED"}, states
+        # named: the purge acts
+        _, logs = run_dbt_and_capture(["run", "--select", "purge+", "--vars", json.dumps(variables)])
+        assert "not selected by name" not in logs
+        assert remaining_ids(spark, "p_plain.events") == 0
 
 
 # a swap that fails for one partition (the second of the table), after the first was swapped
