@@ -113,7 +113,9 @@ def part_names(part: str, node: JobNode) -> bool:
         return value in node.tags
     if method in ("path", "file"):
         if method == "file":
-            return any(path.rsplit("/", 1)[-1] in (value, value + ".sql", value + ".py") for path in node.paths)
+            return any(
+                path.rsplit("/", 1)[-1] in (value, value + ".sql", value + ".py") for path in node.paths
+            )
         return _path_matches(value, node.paths)
     return False
 

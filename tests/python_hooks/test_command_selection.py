@@ -54,7 +54,9 @@ EVERYTHING = [n["unique_id"] for n in (PURGE, RETENTION, PURGE_LOG, REQUESTS)] +
     ],
 )
 def test_a_selection_that_names_the_job_acts(select):
-    decision = decide("model.compliance.purge", {"select": select}, EVERYTHING, job(), "dbt run --select purge+")
+    decision = decide(
+        "model.compliance.purge", {"select": select}, EVERYTHING, job(), "dbt run --select purge+"
+    )
     assert decision.named, decision.reason
 
 

@@ -5,11 +5,10 @@ certificate agree with it."""
 from __future__ import annotations
 
 import re
-import tomllib
 
 import yaml
-
 from dbt.adapters.lakehouse.__version__ import version
+
 from python_hooks.erasure import certificate
 from tests.conftest import REPO
 
@@ -19,12 +18,13 @@ def test_the_version_is_a_release_number():
 
 
 def test_the_distribution_reads_the_adapters_version():
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+    from setuptools.config.pyprojecttoml import read_configuration
+
+    raw = read_configuration(REPO / "pyproject.toml", expand=False)
+    assert "version" not in raw["project"] and "version" in raw["project"]["dynamic"]
+    assert raw["tool"]["setuptools"]["dynamic"]["version"] == {
         "attr": "dbt.adapters.lakehouse.__version__.version"
     }
-    from setuptools.config.pyprojecttoml import read_configuration
 
     assert read_configuration(REPO / "pyproject.toml", expand=True)["project"]["version"] == version
 

@@ -174,7 +174,9 @@ class TestDryRun:
             assert table_rows(spark, "p_plain.events") == rows, args
             assert partition_locations(spark, "p_plain.events") == places, args
             assert not [
-                r for r in spark.sql("show tables in p_plain").collect() if not r.isTemporary and r.tableName != "events"
+                r
+                for r in spark.sql("show tables in p_plain").collect()
+                if not r.isTemporary and r.tableName != "events"
             ]
             states = {r.state for r in last_run(log_rows(spark, project, "p_plain"))}
             assert states <= {"DRY_RUN", "SKIPPED"}, states
