@@ -81,7 +81,7 @@
 
 {#-
     Whether the command that runs this node names the compliance job in its own selection
-    (python_hooks/command_selection.py): {named, reason, command}.  The purge and retention act
+    (python_hooks/purge/command_selection.py): {named, reason, command}.  The purge and retention act
     only when it does; otherwise they run as a dry run that lists what they would do and print
     `command`, the documented command that acts.  A plain `dbt build` never names them.
 -#}

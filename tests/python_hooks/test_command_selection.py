@@ -1,10 +1,10 @@
-"""python_hooks/command_selection.py: which commands name the compliance job (docs/adopt.md)."""
+"""python_hooks/purge/command_selection.py: which commands name the compliance job (docs/adopt.md)."""
 
 from __future__ import annotations
 
 import pytest
 
-from python_hooks.command_selection import JobNode, criteria, decide
+from python_hooks.purge.command_selection import JobNode, criteria, decide
 
 
 def graph_node(name: str, folder: str, tags: list[str], package: str = "compliance") -> dict:

@@ -8,8 +8,8 @@
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
                                        and errors only, never each other
     python_hooks -> the adapter        only its leaf modules (errors, filesystem, partitions, scala,
-                                       cancellation, run_lock, literals), never impl, compliance or
-                                       connections
+                                       cancellation, run_lock, literals, __version__), never impl,
+                                       compliance or connections
 
 Relative imports are resolved and checked like absolute ones.  No module imports another
 module's `_private` names (`from m import _x`, or `m._x` on an imported module), and the graph of
@@ -30,7 +30,16 @@ HOOKS = REPO / "python_hooks"
 CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction")
 ADAPTER_LEAVES = {
     f"dbt.adapters.lakehouse.{name}"
-    for name in ("errors", "filesystem", "partitions", "scala", "cancellation", "run_lock", "literals")
+    for name in (
+        "errors",
+        "filesystem",
+        "partitions",
+        "scala",
+        "cancellation",
+        "run_lock",
+        "literals",
+        "__version__",
+    )
 }
 
 

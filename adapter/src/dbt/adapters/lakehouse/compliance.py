@@ -143,9 +143,9 @@ class ComplianceMethods(metaclass=AdapterMeta):
         root_project: str,
         command: str,
     ) -> dict[str, Any]:
-        """Whether this command's own selection names the node (python_hooks/command_selection.py):
+        """Whether this command's own selection names the node (python_hooks/purge/command_selection.py):
         {named, reason, command}; `graph_nodes`: the compliance job's nodes from dbt's `graph`."""
-        from python_hooks import command_selection
+        from python_hooks.purge import command_selection
 
         job = [command_selection.JobNode.from_graph(node, root_project) for node in graph_nodes]
         decision = command_selection.decide(node_id, args or {}, selected or [], job, command)
