@@ -242,7 +242,10 @@ def story(tmp_path_factory) -> dict[str, Any]:
         for name, text in files_of_step(site, step).items():
             site.write(name, text)
         for command in commands:
-            out[(step, command)] = site.shell(command)
+            try:
+                out[(step, command)] = site.shell(command)
+            except AssertionError as failed:  # the tests of this step fail with it; the story goes on
+                out[(step, command)] = (FAILED + str(failed), None)
             if command.startswith("dbt docs generate"):
                 # the site as `dbt docs serve` would serve it, before later commands rewrite target/
                 site.site.mkdir(exist_ok=True)
@@ -285,7 +288,12 @@ def step(story: dict[str, Any], number: str, prefix: str) -> tuple[str, dict[str
         v for k, v in story.items() if isinstance(k, tuple) and k[0] == number and k[1].startswith(prefix)
     ]
     assert len(found) == 1, f"docs/adopt.md step {number} has {len(found)} commands starting {prefix!r}"
+    output, _ = found[0]
+    assert not output.startswith(FAILED), output
     return found[0]
+
+
+FAILED = "FAILED: "
 
 
 ZERO = "dbt run --select retention --vars '{backup_retention_days: 0"
@@ -536,7 +544,7 @@ class TestHostProject:
         }
         certificate = story["certificate"]
         assert certificate and certificate["document"] == "erasure certificate"
-        assert certificate["request_id"] == "REQ-1"
+        assert (certificate["request"]["request_id"], certificate["request"]["status"]) == ("REQ-1", "erased")
         from dbt.adapters.lakehouse.__version__ import version
 
         assert certificate["product"]["version"] == certificate["product"]["package_version"] == version
