@@ -1,19 +1,20 @@
 -- noqa: disable=LT02
 {#
     `materialized='purge'`: the purge node, as dbt-spark shapes a materialization: the config
-    checked first, then the steps in order.  Three calls into Python (the engine,
+    checked first, then the steps in order.  Four calls into Python (the engine,
     python_hooks/purge/), and between them the statements rendered by the clause macros of
     purge_sql.sql (macros/purge/purge_render.sql; rendering runs nothing):
 
+      named  adapter.command_selection  whether the command named the purge (else a dry run)
       plan   adapter.purge_plan      the journal completed, the catalog's and the files' facts
       scan   adapter.purge_scan      the rendered scans run: which partitions hold listed ids
       run    adapter.purge_execute   the rendered statements run table by table; the records
 
     A dry run is the plan and the statements, printed, with nothing run but the scans.  A
     command whose own selection does not name the job (a plain `dbt build`, no --select) runs
-    the purge as a dry run and prints the command that purges (compliance.command_selection).  What
-    ran (or would run) is the node's script in target/run/.  The node's relation holds this
-    run's result rows (one per table and partition); the engine appends them to purge_log.
+    the purge as a dry run and prints the command that purges (compliance.command_selection).
+    What ran (or would run) is the node's script in target/run/.  The node's relation holds
+    this run's result rows (one per table and partition); the engine appends them to purge_log.
 #}
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
