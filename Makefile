@@ -16,7 +16,7 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz demo test test-faults test-adapter test-property lint unit functional dbt-build \
+.PHONY: help setup java graphviz chromium demo test test-faults test-adapter test-property lint unit functional dbt-build \
 	graph bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
 	jars hdfs-up hdfs-down s3-up s3-down test-hdfs test-s3 test-storage-smoke
@@ -59,7 +59,14 @@ graphviz:
 	  { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } \
 	  || echo "could not install graphviz: workflow graphs will be written as .dot only"; }
 
-setup: $(VENV)/.installed java graphviz
+# Debian's chromium renders the generated docs site in the host-project test
+# (tests/functional/adopt/docs_site.py), as a user's browser does.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "chromium is missing: installing Debian's chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+setup: $(VENV)/.installed java graphviz chromium
 
 # ---- the main job on the embedded default ----------------------------------------------------
 # The demo is its own dbt project (demo/) that installs the product as a local package.

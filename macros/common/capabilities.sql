@@ -78,3 +78,22 @@
     {%- set names = (value.split(',') if value is string else value) | map('string') | map('trim') | reject('equalto', '') | list -%}
     {{ return(names) }}
 {%- endmacro %}
+
+{#-
+    Whether the command that runs this node names the compliance job in its own selection
+    (python_hooks/purge/command_selection.py): {named, reason, command}.  The purge and retention act
+    only when it does; otherwise they run as a dry run that lists what they would do and print
+    `command`, the documented command that acts.  A plain `dbt build` never names them.
+-#}
+{% macro command_selection(command) -%}
+    {%- set job_tags = ['purge', 'retention', 'erasure'] -%}
+    {%- set job = [] -%}
+    {%- for node in graph.nodes.values() -%}
+        {#- by tag (dbt_project.yml sets them per folder), or by folder where a project left the tags out -#}
+        {%- if node.package_name == 'compliance'
+            and ((node.tags | select('in', job_tags) | list | length) > 0 or (node.fqn | length > 2 and node.fqn[1] in job_tags)) -%}
+            {%- do job.append(node) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(adapter.command_selection(model.unique_id, invocation_args_dict, selected_resources, job, project_name, command)) }}
+{%- endmacro %}

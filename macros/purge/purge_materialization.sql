@@ -1,21 +1,30 @@
 -- noqa: disable=LT02
 {#
     `materialized='purge'`: the purge node, as dbt-spark shapes a materialization: the config
-    checked first, then the steps in order.  Three calls into Python (the engine,
+    checked first, then the steps in order.  Four calls into Python (the engine,
     python_hooks/purge/), and between them the statements rendered by the clause macros of
     purge_sql.sql (macros/purge/purge_render.sql; rendering runs nothing):
 
+      named  adapter.command_selection  whether the command named the purge (else a dry run)
       plan   adapter.purge_plan      the journal completed, the catalog's and the files' facts
       scan   adapter.purge_scan      the rendered scans run: which partitions hold listed ids
       run    adapter.purge_execute   the rendered statements run table by table; the records
 
-    A dry run is the plan and the statements, printed, with nothing run but the scans.  What
-    ran (or would run) is the node's script in target/run/.  The node's relation holds this
-    run's result rows (one per table and partition); the engine appends them to purge_log.
+    A dry run is the plan and the statements, printed, with nothing run but the scans.  A
+    command whose own selection does not name the job (a plain `dbt build`, no --select) runs
+    the purge as a dry run and prints the command that purges (compliance.command_selection).
+    What ran (or would run) is the node's script in target/run/.  The node's relation holds
+    this run's result rows (one per table and partition); the engine appends them to purge_log.
 #}
 {% materialization purge, default %}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set config = compliance.purge_config() -%}
+    {#- a command that does not name the job (a plain `dbt build`) purges nothing: a dry run -#}
+    {%- set selection = compliance.command_selection('dbt run --select purge+') -%}
+    {%- if not selection.named -%}
+        {%- do config.update({'dry_run': true}) -%}
+        {%- do log("purge: not selected by name (" ~ selection.reason ~ "): a dry run, nothing is deleted.", info=true) -%}
+    {%- endif -%}
 
     {{ run_hooks(pre_hooks) }}
 
@@ -32,6 +41,10 @@
     {%- do adapter.cache_added(api.Relation.create(schema=this.schema, identifier='purge_log', type='table')) -%}
     {%- if config.dry_run -%}
         {%- do compliance.purge_dry_run_schedule(plan) -%}
+    {%- endif -%}
+    {%- if not selection.named -%}
+        {%- do log("purge: nothing was deleted; it would rewrite " ~ summary.dry_run ~ " partition(s) (listed above)."
+            ~ " To purge, run `" ~ selection.command ~ "`.", info=true) -%}
     {%- endif -%}
 
     {%- call noop_statement('main', compliance.purge_status(summary, config.dry_run), 'PURGE', summary.committed) -%}

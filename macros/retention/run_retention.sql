@@ -4,7 +4,9 @@
     leaves the attempts in a temporary view that the model selects; `retention_log` appends them
     and its post-hook then fails the run when any attempt of this invocation failed.  A dry run
     of the purge (`purge_dry_run`) is a dry run of retention too: `dbt run --select purge+`
-    deletes nothing when either var says so.
+    deletes nothing when either var says so.  So is a pass that the command did not ask for by
+    name (a plain `dbt build`: macros/common/capabilities.sql, command_selection): it lists what
+    it would delete and prints `dbt run --select retention`.
 #}
 {#-
     The temporary view a retention pass leaves its attempts in, for the `retention` model to
@@ -19,6 +21,11 @@
 {% macro run_retention(policies_relation, view_name=none) -%}
     {%- if not execute -%}
         {{ return('') }}
+    {%- endif -%}
+    {#- a command that does not name the job (a plain `dbt build`) deletes nothing: a dry run -#}
+    {%- set selection = compliance.command_selection('dbt run --select retention') -%}
+    {%- if not selection.named -%}
+        {%- do log("Retention: not selected by name (" ~ selection.reason ~ "): a dry run, nothing is deleted.", info=true) -%}
     {%- endif -%}
     {%- set defaults = compliance.retention_defaults() -%}
     {%- set rows = compliance.retention_policy_rows(policies_relation) -%}
@@ -42,7 +49,7 @@
         invocation_id=invocation_id,
         policies=policies,
         defaults=defaults,
-        dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run'),
+        dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run') or not selection.named,
         now=var('retention_now', none),
         stale_relation=stale_relation,
         view_name=view_name or compliance.retention_attempts_view(),
@@ -55,6 +62,9 @@
         ~ result['failed'] ~ " failed, " ~ result['files'] ~ " file(s) / " ~ result['bytes'] ~ " byte(s) "
         ~ ("would be " if result['dry_run'] else "") ~ "deleted",
         info=true) -%}
+    {%- if not selection.named -%}
+        {%- do log("Retention: nothing was deleted (listed above). To delete, run `" ~ selection.command ~ "`.", info=true) -%}
+    {%- endif -%}
     {%- do log("Retention: " ~ ("listed the metastore's " ~ result['protected_locations'] ~ " referenced location(s) to protect them"
         if result['protected_listed'] else "nothing was due, so the metastore's locations were not listed"), info=true) -%}
     {#- data whose metadata went but whose delete failed: recorded, so that a later pass deletes it -#}

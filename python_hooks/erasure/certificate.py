@@ -127,7 +127,15 @@ def _lock_revision(project_dir: str | None) -> str | None:
 
 
 def product_version() -> str:
-    """The installed `dbt-lakehouse` distribution's version (importlib.metadata), or `unknown`."""
+    """The product's one version (dbt/adapters/lakehouse/__version__.py, which the distribution's
+    metadata and the dbt package's dbt_project.yml repeat); the installed distribution's
+    (importlib.metadata) if the adapter is missing, else `unknown`."""
+    try:
+        from dbt.adapters.lakehouse.__version__ import version
+
+        return str(version)
+    except ImportError:
+        pass
     try:
         return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:

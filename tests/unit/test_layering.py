@@ -8,8 +8,8 @@
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
                                        and errors only, never each other
     python_hooks -> the adapter        only its leaf modules (errors, filesystem, partitions, scala,
-                                       cancellation, run_lock, literals, storage), never impl, compliance or
-                                       connections
+                                       cancellation, run_lock, literals, storage, __version__), never
+                                       impl, compliance or connections
 
 Relative imports are resolved and checked like absolute ones.  No module imports another
 module's `_private` names (`from m import _x`, or `m._x` on an imported module), and the graph of
@@ -39,6 +39,7 @@ ADAPTER_LEAVES = {
         "run_lock",
         "literals",
         "storage",
+        "__version__",
     )
 }
 

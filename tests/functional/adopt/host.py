@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import sys
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 # ---- the user's project ------------------------------------------------------------------------
@@ -46,11 +47,13 @@ CONTACTS = [
     (7, "Gil", "gil@example.com"),
     (9, "Ivy", "ivy@example.com"),
 ]
-# (subject_id, request_id, requested_at): the ids to erase, with their requests
+# (subject_id, request_id, requested_at): the ids to erase, with their requests, received in the
+# last days (requested_at sets the 30-day deadline: docs/adopt.md step 4)
+_RECEIVED = datetime.now(timezone.utc).replace(microsecond=0)
 ERASURE_IDS = [
-    (3, "REQ-1", "2024-01-05 09:00:00"),
-    (7, "REQ-2", "2024-01-06 10:00:00"),
-    (8, "REQ-2", "2024-01-06 10:00:00"),
+    (3, "REQ-1", (_RECEIVED - timedelta(days=2)).strftime("%Y-%m-%d %H:%M:%S")),
+    (7, "REQ-2", (_RECEIVED - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")),
+    (8, "REQ-2", (_RECEIVED - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")),
 ]
 ERASED = {3, 7, 8}
 RESTORED_PARTITION = "order_date=2024-01-02"
@@ -74,25 +77,6 @@ vars:
   compliance_id_column: subject_id
   purge_whitelist: "sales, crm.contacts, analytics.customer_revenue"
   purge_depends_on: ["sales.orders", "crm.contacts", "customer_revenue"]
-"""
-
-# step 5: a plain `dbt build` / `dbt run` never runs the compliance job
-SELECTORS = """
-selectors:
-  - name: ordinary_runs
-    description: Everything but the compliance job (purge, retention, erasure), which runs on its own schedule.
-    default: true
-    definition:
-      union:
-        - method: fqn
-          value: "*"
-        - exclude:
-            - method: tag
-              value: purge
-            - method: tag
-              value: retention
-            - method: tag
-              value: erasure
 """
 
 SOURCES = """
@@ -297,7 +281,8 @@ def state(spark: Any, warehouse: str) -> dict[str, Any]:
             f" dry_run from {SCHEMA}.retention_log",
         ),
         "erasure_requests": _query(
-            spark, f"select request_id, status, progress, live_holding from {SCHEMA}.erasure_requests"
+            spark,
+            f"select request_id, status, progress, live_holding, copies_holding from {SCHEMA}.erasure_requests",
         ),
         "invocations": _query(
             spark, f"select invocation_id, command, status from {SCHEMA}.dbt_invocations order by started_at"

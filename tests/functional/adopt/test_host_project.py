@@ -1,17 +1,25 @@
-"""A user's own dbt project adopts the product exactly as docs/adopt.md says, outside the repository.
+"""A user's own dbt project adopts the product exactly as the docs say, outside the repository.
+
+The docs run as written: every `bash` block of README's "In your own dbt project" and of
+docs/adopt.md is extracted from the Markdown and executed in order, with only the paths
+substituted (`/path/to/...` is the clean checkout), `pip` the venv's, and each `dbt` command run
+by tests/functional/adopt/host.py, which reads the lake back in the same process afterwards.
+The files each step shows (the profile, packages.yml, the vars, onboarding.yml) are host.py's,
+written before the step's commands run.
 
 The runtime is installed with pip into a fresh venv from a clean checkout of this repository (what
 `git archive` of the commit holds, with the working tree's changes to tracked files), pinned by its
 constraints.txt; the dbt package comes through the project's packages.yml.  The project has its own
 name, profile and databases (`sales.orders`: partitioned parquet, `customer_id`; `crm.contacts`:
 ORC, `person.id`; the id table `privacy.erasure_ids`, column `subject_id`) and no compaction
-inputs.  Every dbt command is its own process with its own Spark session, as a user's are; after
-each, the same process reads the lake back (tests/functional/adopt/host.py).
+inputs, and no selectors.yml.
 
-The story: install, `dbt ls` before any var (nothing of the compliance job exists), the vars and
-the default selector, `dbt build` (nothing deleted, nothing missing), onboarding, a purge dry run
-(nothing changed), a purge (rows gone, locations swapped), a restore, retention, the erasure
-ledger, `dbt docs generate`.
+The story: install, `dbt ls` before any var (nothing of the compliance job exists), the vars,
+a plain `dbt build` with no selector (nothing deleted: dry runs that print the command), onboarding,
+a purge dry run (nothing changed), a purge (rows gone, locations swapped), a restore, the
+scheduled commands (the ids purged again, the ledger), `dbt docs generate` (every source in the
+catalog with its columns, and in the site a headless Chromium renders), then retention at zero,
+the request `erased`, its certificate written and re-checked.
 """
 
 from __future__ import annotations
@@ -19,11 +27,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tarfile
 import time
-from datetime import datetime, timedelta, timezone
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -31,11 +40,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, local_only
-from tests.functional.adopt import host
+from tests.functional.adopt import docs_site, host
 
 pytestmark = [local_only, pytest.mark.slow]
 
 HOST = Path(host.__file__)
+# the placeholders the docs write for the checkout the user installs from
+CHECKOUT_PLACEHOLDERS = ("/path/to/this/checkout", "/path/to/lakehouse-compliance")
 TIMINGS: list[tuple[str, float]] = []
 
 
@@ -71,13 +82,45 @@ def environment(project: Path, venv: Path) -> dict[str, str]:
     return env
 
 
+def markdown_section(text: str, heading: str) -> str:
+    """The part of `text` under the `## heading` line, up to the next `## ` heading."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"## {heading}")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def shell_commands(markdown: str) -> list[str]:
+    """The commands of the `bash` blocks of `markdown`, in order: one a line, comments dropped."""
+    commands, inside = [], False
+    for line in markdown.splitlines():
+        if line.strip().startswith("```"):
+            inside = line.strip() == "```bash" if not inside else False
+            continue
+        if inside and line.strip() and not line.strip().startswith("#"):
+            commands.append(line.strip())
+    return commands
+
+
+def docs_steps() -> list[tuple[str, list[str]]]:
+    """(step, commands) in reading order: README's section, then each `## N.` step of docs/adopt.md."""
+    readme = (REPO / "README.md").read_text()
+    steps = [("readme", shell_commands(markdown_section(readme, "In your own dbt project")))]
+    adopt = (REPO / "docs" / "adopt.md").read_text()
+    for number, title in re.findall(r"^## (\d+)\. (.+)$", adopt, flags=re.MULTILINE):
+        steps.append((number, shell_commands(markdown_section(adopt, f"{number}. {title}"))))
+    return steps
+
+
 class Host:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.venv = root / "venv"
+        self.checkout = root / "checkout"
         self.project = root / host.PROJECT
         self.warehouse = root / "warehouse"
         self.metastore = root / "metastore_db"
+        self.site = root / "docs_site"
 
     def run(self, label: str, *command: str, timeout: float = 900) -> str:
         started = time.monotonic()
@@ -94,10 +137,23 @@ class Host:
         assert done.returncode == 0, f"{label} failed:\n{output[-6000:]}"
         return output
 
-    def dbt(self, *args: str) -> tuple[str, dict[str, Any]]:
-        """`dbt <args>` in a process of its own, and the lake's state it read afterwards."""
+    def dbt(self, *args: str) -> tuple[str, dict[str, Any] | None]:
+        """`dbt <args>` in a process of its own, and the lake's state it read afterwards (None when
+        the command started no Spark session)."""
         output = self.run("dbt " + " ".join(args), str(self.venv / "bin" / "python"), str(HOST), "dbt", *args)
         return output, host_state(output)
+
+    def shell(self, command: str) -> tuple[str, dict[str, Any] | None]:
+        """One command of the docs, as written but for the checkout's path."""
+        for placeholder in CHECKOUT_PLACEHOLDERS:
+            command = command.replace(placeholder, str(self.checkout))
+        argv = shlex.split(command, comments=True)
+        if argv[0] == "pip":
+            return self.run(command, str(self.venv / "bin" / "python"), "-m", "pip", *argv[1:]), None
+        assert argv[0] == "dbt", f"the docs run only pip and dbt: {command}"
+        if argv[1].startswith("-"):  # `dbt --version`: the installed script itself
+            return self.run(command, str(self.venv / "bin" / "dbt"), *argv[1:]), None
+        return self.dbt(*argv[1:])
 
     def write(self, name: str, text: str) -> None:
         path = self.project / name
@@ -105,9 +161,9 @@ class Host:
         path.write_text(text)
 
 
-def host_state(output: str) -> dict[str, Any]:
-    line = next(x for x in output.splitlines() if x.startswith("HOST_STATE "))
-    return json.loads(line[len("HOST_STATE ") :])
+def host_state(output: str) -> dict[str, Any] | None:
+    line = next((x for x in output.splitlines() if x.startswith("HOST_STATE ")), None)
+    return json.loads(line[len("HOST_STATE ") :]) if line else None
 
 
 def orders(state: dict[str, Any]) -> list[tuple]:
@@ -153,97 +209,72 @@ PURGED = {
 }
 
 
+# the files each step of docs/adopt.md shows, written before its commands run
+def files_of_step(site: Host, step: str) -> dict[str, str]:
+    return {
+        "2": {
+            "dbt_project.yml": host.DBT_PROJECT,
+            "profiles.yml": host.profile(str(site.warehouse), str(site.metastore)),
+        },
+        "3": {
+            "packages.yml": host.packages(str(site.checkout)),
+            "models/_sources.yml": host.SOURCES,
+            "models/customer_revenue.sql": host.MART_SQL,
+            "models/customer_revenue.yml": host.MART_YML,
+        },
+        "4": {"dbt_project.yml": host.DBT_PROJECT + host.VARS},
+        "5": {"onboarding.yml": host.ONBOARDING},
+    }.get(step, {})
+
+
 @pytest.fixture(scope="module")
 def story(tmp_path_factory) -> dict[str, Any]:
+    """Every command of the docs, run in order: {(step, command): (output, state)}."""
     started = time.monotonic()
     TIMINGS.clear()
     site = Host(tmp_path_factory.mktemp("adopt"))
-    checkout = clean_checkout(site.root / "checkout")
+    clean_checkout(site.checkout)
     site.project.mkdir()
-
-    # step 1: the runtime, with the venv's own pip, into a fresh venv
+    # the virtualenv the docs install into, and pip's own
     site.run("python -m venv", sys.executable, "-m", "venv", str(site.venv))
-    pip = [str(site.venv / "bin" / "python"), "-m", "pip"]
-    site.run(
-        "pip install", *pip, "install", "--quiet", str(checkout), "-c", str(checkout / "constraints.txt")
-    )
-    site.run("pip check", *pip, "check")
-    installed = site.run(
-        "import check",
-        str(site.venv / "bin" / "python"),
-        "-c",
-        "import dbt.adapters.lakehouse, python_hooks, sqlglot, openlineage.client, pyarrow; print(python_hooks.__file__)",
-    )
-    assert str(site.venv) in installed, installed
-
-    # the lake the user already has, written by other tools
-    lake = site.run(
-        "the user's lake",
-        str(site.venv / "bin" / "python"),
-        str(HOST),
-        "lake",
-        str(site.warehouse),
-        str(site.metastore),
-    )
-
-    # steps 2 and 3: the profile, the package
-    site.write("dbt_project.yml", host.DBT_PROJECT)
-    site.write("profiles.yml", host.profile(str(site.warehouse), str(site.metastore)))
-    site.write("packages.yml", host.packages(str(checkout)))
-    site.write("models/_sources.yml", host.SOURCES)
-    site.write("models/customer_revenue.sql", host.MART_SQL)
-    site.write("models/customer_revenue.yml", host.MART_YML)
-    site.run("dbt deps", str(site.venv / "bin" / "dbt"), "deps")
-    # installed, nothing configured: what exists
-    listed = site.run(
-        "dbt ls",
-        str(site.venv / "bin" / "dbt"),
-        "ls",
-        "--resource-type",
-        "model",
-        "seed",
-        "snapshot",
-        "source",
-        "--output",
-        "json",
-        "--output-keys",
-        "unique_id",
-    )
-    unconfigured = {json.loads(x)["unique_id"] for x in listed.splitlines() if x.startswith("{")}
-
-    # steps 4 and 5: the vars, and the default selector that keeps the compliance job out
-    site.write("dbt_project.yml", host.DBT_PROJECT + host.VARS)
-    site.write("selectors.yml", host.SELECTORS)
-    site.write("onboarding.yml", host.ONBOARDING)
-
-    out: dict[str, Any] = {
-        "unconfigured": unconfigured,
-        "warehouse": site.warehouse,
-        "before": host_state(lake),
-    }
-    out["build"] = site.dbt("build")
-    # step 6: onboarding the lake's tables (the mart is onboarded by its config)
-    out["onboard"] = site.dbt("run-operation", "onboard_tables", "--args", "{file: onboarding.yml}")
-    # step 7: the first dry run
-    out["dry"] = site.dbt("run", "--select", "purge+", "--vars", "{purge_dry_run: true}")
-    # step 8: the first purge, and a restore of one partition
-    out["purge"] = site.dbt("run", "--select", "purge+")
-    out["restore"] = site.dbt(
-        "run-operation",
-        "restore",
-        "--args",
-        json.dumps({"table": "sales.orders", "partition": host.RESTORED_PARTITION}),
-    )
-    # step 9: retention, here as if ten days had passed; the ledger; the docs
-    later = (datetime.now(timezone.utc) + timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S")
-    out["retention"] = site.dbt(
-        "run", "--select", "retention", "--vars", json.dumps({"retention_now": later})
-    )
-    out["ledger"] = site.dbt("run", "--select", "tag:erasure")
-    # every node in the catalog, the compliance job's too (the default selector would leave it out)
-    site.run("dbt docs generate", str(site.venv / "bin" / "dbt"), "docs", "generate", "--select", "fqn:*")
-    out["manifest"] = json.loads((site.project / "target" / "manifest.json").read_text())
-    out["catalog"] = json.loads((site.project / "target" / "catalog.json").read_text())
+    out: dict[Any, Any] = {"warehouse": site.warehouse, "site": site.site}
+    for step, commands in docs_steps():
+        for name, text in files_of_step(site, step).items():
+            site.write(name, text)
+        for command in commands:
+            try:
+                out[(step, command)] = site.shell(command)
+            except AssertionError as failed:  # the tests of this step fail with it; the story goes on
+                out[(step, command)] = (FAILED + str(failed), None)
+            if command.startswith("dbt docs generate"):
+                # the site as `dbt docs serve` would serve it, before later commands rewrite target/
+                site.site.mkdir(exist_ok=True)
+                for name in ("index.html", "manifest.json", "catalog.json"):
+                    shutil.copy(site.project / "target" / name, site.site / name)
+        if step == "readme":
+            installed = site.run(
+                "import check",
+                str(site.venv / "bin" / "python"),
+                "-c",
+                "import dbt.adapters.lakehouse, python_hooks, sqlglot, openlineage.client, pyarrow; print(python_hooks.__file__)",
+            )
+            assert str(site.venv) in installed, installed
+            site.run("pip check", str(site.venv / "bin" / "python"), "-m", "pip", "check")
+            # the lake the user already has, written by other tools
+            out["before"] = host_state(
+                site.run(
+                    "the user's lake",
+                    str(site.venv / "bin" / "python"),
+                    str(HOST),
+                    "lake",
+                    str(site.warehouse),
+                    str(site.metastore),
+                )
+            )
+    out["manifest"] = json.loads((site.site / "manifest.json").read_text())
+    out["catalog"] = json.loads((site.site / "catalog.json").read_text())
+    certificate = site.project / "target" / "erasure" / "REQ-1.json"
+    out["certificate"] = json.loads(certificate.read_text()) if certificate.exists() else None
     TIMINGS.append(("whole story", time.monotonic() - started))
     print("\nhost-project story, seconds per step:")
     for label, seconds in TIMINGS:
@@ -251,39 +282,96 @@ def story(tmp_path_factory) -> dict[str, Any]:
     return out
 
 
+def step(story: dict[str, Any], number: str, prefix: str) -> tuple[str, dict[str, Any]]:
+    """The (output, state) of the command of docs step `number` that starts with `prefix`."""
+    found = [
+        v for k, v in story.items() if isinstance(k, tuple) and k[0] == number and k[1].startswith(prefix)
+    ]
+    assert len(found) == 1, f"docs/adopt.md step {number} has {len(found)} commands starting {prefix!r}"
+    output, _ = found[0]
+    assert not output.startswith(FAILED), output
+    return found[0]
+
+
+FAILED = "FAILED: "
+
+
+ZERO = "dbt run --select retention --vars '{backup_retention_days: 0"
+
 ORIGINAL_ORDERS = sorted(host.ORDERS)
 PURGED_ORDERS = [o for o in ORIGINAL_ORDERS if o[1] not in host.ERASED]
 RESTORED_ORDERS = sorted(
     PURGED_ORDERS + [o for o in ORIGINAL_ORDERS if o[3] == "2024-01-02" and o[1] in host.ERASED]
 )
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def listed_nodes(output: str) -> set[str]:
+    """The nodes `dbt ls` printed (`shop_analytics.customer_revenue`, `source:...`)."""
+    found = set()
+    for line in ANSI.sub("", output).splitlines():
+        line = re.sub(r"^\d\d:\d\d:\d\d\s+", "", line.strip())
+        if re.fullmatch(r"(source:)?\w+(\.\w+)+", line):
+            found.add(line)
+    return found
 
 
 class TestHostProject:
-    def test_installed_and_unconfigured_nothing_of_the_compliance_job_exists(self, story):
-        unconfigured = story["unconfigured"]
-        assert "model.shop_analytics.customer_revenue" in unconfigured
-        # the audit is there, like dbt_artifacts' models
-        assert "model.compliance.dbt_invocations" in unconfigured
-        product = {u for u in unconfigured if ".compliance." in u}
-        assert all(u.startswith("model.compliance.dbt_") for u in product), sorted(product)
-        # no demo name, no source of the product's examples, no clash with the user's own crm
-        assert not [u for u in unconfigured if u.startswith("source.compliance.")]
+    def test_the_docs_blocks_ran_as_written(self, story):
+        ran = [k for k in story if isinstance(k, tuple)]
+        commands = [command.split(" #")[0].strip() for _, command in ran]
+        assert sum(c.startswith("pip install ") for c in commands) == 2  # README's and step 1's
+        for expected in (
+            "dbt deps",
+            "dbt seed",
+            "dbt build",
+            "dbt run --select purge+ --vars '{purge_dry_run: true}'",
+            "dbt run --select tag:erasure",
+            "dbt docs generate",
+            "dbt run-operation verify_certificate --args '{file: target/erasure/REQ-1.json}'",
+        ):
+            assert expected in commands, (expected, commands)
+        # one version: `dbt --version` shows the adapter plugin's, the repository's
+        from dbt.adapters.lakehouse.__version__ import version
 
-    def test_a_plain_build_deletes_nothing_and_misses_nothing(self, story):
+        output, _ = story[
+            ("readme", next(c for s, c in ran if s == "readme" and c.startswith("dbt --version")))
+        ]
+        assert re.search(r"lakehouse:?\s+" + re.escape(version) + r"\b", output), output[-2000:]
+
+    def test_installed_and_unconfigured_nothing_of_the_compliance_job_exists(self, story):
+        output, _ = step(story, "3", "dbt ls")
+        unconfigured = listed_nodes(output)
+        assert "shop_analytics.customer_revenue" in unconfigured, output[-3000:]
+        # the audit is there, like dbt_artifacts' models
+        assert "compliance.audit.dbt_invocations" in unconfigured
+        product = {u for u in unconfigured if u.startswith(("compliance.", "source:compliance."))}
+        assert all(u.startswith("compliance.audit.dbt_") for u in product), sorted(product)
+        assert "source:shop_analytics.sales.orders" in unconfigured
+
+    def test_a_plain_build_without_a_selector_deletes_nothing_and_says_the_command(self, story):
         before = story["before"]
-        output, state = story["build"]
+        output, state = step(story, "6", "dbt build")
         assert "Completed successfully" in output
-        # the lake: the same rows and the same files, and no side table
+        # the purge and retention ran as dry runs, and said what does it
+        assert "purge: not selected by name" in output
+        assert "To purge, run `dbt run --select purge+`." in output
+        assert "To delete, run `dbt run --select retention`." in output
+        # the lake: the same rows, partitions and files (by checksum), and no side table
         for table in host.LAKE_TABLES + [host.ID_TABLE]:
             assert state["tables"][table]["rows"] == before["tables"][table]["rows"], table
             assert state["tables"][table]["partitions"] == before["tables"][table]["partitions"], table
+            assert state["tables"][table]["location"] == before["tables"][table]["location"], table
         assert {
             p: d for p, d in lake_files(state).items() if not p.startswith(f"{host.SCHEMA}.db")
         } == lake_files(before)
         assert state["side_tables"] == []
-        # the compliance job did not run: the selector kept it out, and the product logged nothing
-        assert state["purge_log"] is None and state["retention_log"] is None
-        assert " purge " not in output and "compliance.purge" not in output
+        build = latest_invocation(state, "build")
+        purge_rows = log_of(state, "purge_log", build)
+        assert purge_rows and not keys(purge_rows, "COMMITTED"), purge_rows
+        # every partition a purge would rewrite is listed, none rewritten
+        assert keys(purge_rows, "DRY_RUN") == PURGED
+        assert all(r["dry_run"] for r in log_of(state, "retention_log", build))
         # the user's mart was built, and carries its onboarding from its config
         assert mart(state)[3] == (1, 40.0)
         assert "customer_id" in state["tables"][host.MART]["descriptor"]
@@ -293,15 +381,12 @@ class TestHostProject:
             r["column_name"]
             for r in state["column_lineage"]
             if r["model_unique_id"].endswith("customer_revenue")
-        } >= {
-            "customer_id",
-            "revenue",
-        }
+        } >= {"customer_id", "revenue"}
         assert "audit: could not load" not in output
 
     def test_onboarding_writes_descriptors_and_nothing_else(self, story):
-        _, built = story["build"]
-        _, state = story["onboard"]
+        built = story["before"]
+        _, state = step(story, "5", "dbt run-operation onboard_tables")
         assert json.loads(state["tables"]["sales.orders"]["descriptor"]) == {
             "complianceSpec": {"identifierField": "customer_id"}
         }
@@ -311,8 +396,8 @@ class TestHostProject:
         assert lake_files(state) == lake_files(built)
 
     def test_the_dry_run_changes_nothing_and_names_what_the_purge_would_rewrite(self, story):
-        _, onboarded = story["onboard"]
-        _, state = story["dry"]
+        _, onboarded = step(story, "6", "dbt build")
+        _, state = step(story, "7", "dbt run --select purge+")
         for table in host.LAKE_TABLES + [host.MART]:
             assert state["tables"][table] == onboarded["tables"][table], table
         assert lake_files(state) == lake_files(onboarded)
@@ -322,18 +407,20 @@ class TestHostProject:
         assert not keys(run, "COMMITTED")
 
     def test_the_purge_removes_the_rows_and_swaps_the_locations(self, story):
-        _, dry = story["dry"]
-        _, state = story["purge"]
+        _, dry = step(story, "7", "dbt run --select purge+")
+        _, state = step(story, "8", "dbt run --select purge+")
         assert orders(state) == PURGED_ORDERS
         assert contact_ids(state) == [i for i, _, _ in sorted(host.CONTACTS) if i not in host.ERASED]
         assert not set(mart(state)) & host.ERASED and set(mart(state)) == {1, 2, 4, 5, 6}
         before = dry["tables"]["sales.orders"]["partitions"]
         after = state["tables"]["sales.orders"]["partitions"]
         for spec in ("order_date=2024-01-01", "order_date=2024-01-02"):
+            # docs/adopt.md step 8: <table location>/<ts>/<partition path>
             assert re.fullmatch(
                 re.escape(before[spec].rsplit("/", 1)[0]) + r"/\d{13}/" + spec, after[spec]
             ), after
         assert after["order_date=2024-01-03"] == before["order_date=2024-01-03"]  # no listed id: untouched
+        # docs/adopt.md step 8: an unpartitioned table's under <table location>/_purge_<ts>
         contacts = state["tables"]["crm.contacts"]["location"]
         assert re.fullmatch(
             re.escape(dry["tables"]["crm.contacts"]["location"]) + r"/_purge_\d{13}", contacts
@@ -353,8 +440,8 @@ class TestHostProject:
         assert {r["request_id"] for r in state["erasure_requests"]} == {"REQ-1", "REQ-2"}
 
     def test_a_restore_puts_the_partition_back_to_its_backup(self, story):
-        _, dry = story["dry"]
-        _, state = story["restore"]
+        _, dry = step(story, "7", "dbt run --select purge+")
+        _, state = step(story, "8", "dbt run-operation restore")
         assert orders(state) == RESTORED_ORDERS
         partitions = state["tables"]["sales.orders"]["partitions"]
         assert (
@@ -363,53 +450,25 @@ class TestHostProject:
         )
         assert [t for t in state["side_tables"] if t.startswith("sales.orders_trash_")]
 
-    def test_retention_deletes_the_expired_copies_and_nothing_live(self, story):
-        _, dry = story["dry"]
-        _, purged = story["purge"]
-        _, restored = story["restore"]
-        _, state = story["retention"]
-        # the live rows are the restore's
-        for table in host.LAKE_TABLES + [host.MART]:
-            assert state["tables"][table]["rows"] == restored["tables"][table]["rows"], table
-        # every backup and the trash expired (7 days by default) and went
-        assert state["side_tables"] == []
-        files = lake_files(state)
-        original = lake_files(dry)
-        restored_dir = "sales.db/orders/" + host.RESTORED_PARTITION + "/"
-        # the restored partition is live again: its files stay; every other pre-purge copy is gone
-        for path in original:
-            if path.startswith(restored_dir) or path.startswith("privacy.db/"):
-                assert path in files, path
-            elif path.startswith("sales.db/orders/order_date=2024-01-03/"):
-                assert path in files, path  # never purged: live
-            else:
-                assert path not in files, f"the pre-purge copy {path} is still there"
-        # the purged version of the restored partition (the restore's trash) is gone too
-        trash = purged["tables"]["sales.orders"]["partitions"][host.RESTORED_PARTITION]
-        trash = trash.removeprefix("file:").removeprefix(f"{story['warehouse']}/") + "/"
-        assert [p for p in lake_files(purged) if p.startswith(trash)]
-        assert not [p for p in files if p.startswith(trash)]
-        attempts = log_of(state, "retention_log", latest_invocation(state, "run"))
-        assert attempts and all(a["succeeded"] and not a["dry_run"] for a in attempts)
-        assert {a["kind"] for a in attempts if a["action"] == "delete" and a["files_deleted"]} >= {
-            "backup",
-            "trash",
+    def test_the_scheduled_purge_removes_the_restored_ids_and_the_ledger_waits_for_the_copies(self, story):
+        _, state = step(story, "9", "dbt run --select purge+")
+        assert orders(state) == PURGED_ORDERS
+        run = log_of(state, "purge_log", latest_invocation(state, "run"))
+        assert keys(run, "COMMITTED") == {("sales", "orders", host.RESTORED_PARTITION)}
+        _, verified = step(story, "9", "dbt run --select tag:erasure")
+        ledger = {r["request_id"]: r for r in verified["erasure_requests"]}
+        assert {r: row["status"] for r, row in ledger.items()} == {
+            "REQ-1": "copies_remaining",
+            "REQ-2": "copies_remaining",
         }
-        assert [
-            a for a in attempts if a["action"] == "keep_data" and a["table_name"].startswith("orders_backup_")
-        ], "the restored partition's data was not kept"
+        assert all(row["copies_holding"] for row in ledger.values())
+        # the scheduled retention: nothing is due yet (7 days), nothing is deleted
+        _, kept = step(story, "9", "dbt run --select retention")
+        attempts = log_of(kept, "retention_log", latest_invocation(kept, "run"))
+        assert not [a for a in attempts if a["files_deleted"]], attempts
+        assert kept["side_tables"] == verified["side_tables"] != []
 
-    def test_the_verifier_finds_the_restored_ids_and_the_ledger_certifies_nothing(self, story):
-        """Requested in 2024, so overdue; the restore put their ids back, which the verification
-        (the first, after the restore) read in the bytes of sales.orders: pending underneath."""
-        _, state = story["ledger"]
-        assert {r["request_id"]: (r["status"], r["progress"]) for r in state["erasure_requests"]} == {
-            "REQ-1": ("overdue", "pending"),
-            "REQ-2": ("overdue", "pending"),
-        }
-        assert all("sales.orders" in r["live_holding"] for r in state["erasure_requests"])
-
-    def test_the_docs_show_what_the_purge_covers_and_no_example_source(self, story):
+    def test_the_catalog_holds_every_source_with_its_columns(self, story):
         manifest, catalog = story["manifest"], story["catalog"]
         inputs = {
             "source.shop_analytics.sales.orders",
@@ -425,6 +484,69 @@ class TestHostProject:
             s for s in sources if s.startswith(("source.compliance.kafka.", "source.compliance.crm."))
         }
         assert [s for s in sources if ".crm." in s] == ["source.shop_analytics.crm.contacts"]
+        # every source the product reads, in the catalog with its columns
+        assert sources == set(catalog["sources"]), sorted(sources ^ set(catalog["sources"]))
+        columns = {s: set(catalog["sources"][s]["columns"]) for s in sources}
+        assert columns["source.shop_analytics.sales.orders"] >= {
+            "order_id",
+            "customer_id",
+            "amount",
+            "order_date",
+        }
+        assert columns["source.shop_analytics.crm.contacts"] >= {"person", "email"}
+        assert columns["source.compliance.compliance.id_table"] >= {
+            "subject_id",
+            "request_id",
+            "requested_at",
+        }
         # the product's overview page, shown under its project in the docs
         assert "doc.compliance.__compliance__" in manifest["docs"]
         assert "model.compliance.purge_log" in catalog["nodes"]
+        assert "model.compliance.purge" in manifest["child_map"]["source.shop_analytics.sales.orders"]
+
+    def test_the_docs_site_shows_the_onboarded_table_in_a_browser(self, story):
+        if docs_site.browser() is None:
+            pytest.fail("no Chromium: `make setup` installs Debian's chromium (make chromium)")
+        dom = docs_site.render(story["site"], "source/source.shop_analytics.sales.orders")
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom))
+        assert "orders" in text and "One row per order" in text, text[:3000]
+        for column in ("order_id", "customer_id", "amount", "order_date"):
+            assert column in text, column
+        # the lineage edge, as the page shows it: the purge references the table
+        referenced = text[text.index("Referenced By") :]
+        assert re.search(r"\bpurge\b", referenced), referenced[:3000]
+
+    def test_retention_at_zero_deletes_every_pre_purge_copy_and_nothing_live(self, story):
+        _, dry = step(story, "7", "dbt run --select purge+")
+        _, purged = step(story, "9", "dbt run --select purge+")
+        _, state = step(story, "11", ZERO)
+        for table in host.LAKE_TABLES + [host.MART]:
+            assert state["tables"][table]["rows"] == purged["tables"][table]["rows"], table
+        assert state["side_tables"] == []
+        files = lake_files(state)
+        for path in lake_files(dry):
+            if path.startswith(("privacy.db/", "sales.db/orders/order_date=2024-01-03/")):
+                assert path in files, path  # never purged: live
+            else:
+                assert path not in files, f"the pre-purge copy {path} is still there"
+        attempts = log_of(state, "retention_log", latest_invocation(state, "run"))
+        assert attempts and all(a["succeeded"] and not a["dry_run"] for a in attempts)
+        assert {a["kind"] for a in attempts if a["action"] == "delete" and a["files_deleted"]} >= {
+            "backup",
+            "trash",
+        }
+
+    def test_the_request_is_erased_and_its_certificate_verifies(self, story):
+        _, state = step(story, "11", "dbt run --select tag:erasure")
+        assert {r["request_id"]: r["status"] for r in state["erasure_requests"]} == {
+            "REQ-1": "erased",
+            "REQ-2": "erased",
+        }
+        certificate = story["certificate"]
+        assert certificate and certificate["document"] == "erasure certificate"
+        assert (certificate["request"]["request_id"], certificate["request"]["status"]) == ("REQ-1", "erased")
+        from dbt.adapters.lakehouse.__version__ import version
+
+        assert certificate["product"]["version"] == certificate["product"]["package_version"] == version
+        output, _ = step(story, "11", "dbt run-operation verify_certificate")
+        assert "target/erasure/REQ-1.json verifies" in output

@@ -5,10 +5,12 @@ that stops at a safe point."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
 from python_hooks.purge import execution, results
@@ -91,7 +93,10 @@ class TestCrossings:
             if node.endswith(".purge"):
                 per_node[name] += n
         # two purge nodes ran: one table of 24 partitions (4 with ids), then three tables
-        assert per_node == {"purge_plan": 2, "purge_scan": 2, "purge_execute": 2}, per_node
+        # command_selection: whether the command named the purge (a plain `dbt run` is a dry run)
+        assert per_node == {"command_selection": 2, "purge_plan": 2, "purge_scan": 2, "purge_execute": 2}, (
+            per_node
+        )
         assert sum(per_node.values()) / 2 <= 5
 
 
@@ -137,6 +142,40 @@ class TestDryRun:
             (r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, "p_dry2"))
         }
         assert states[("events", "ds=d00")] == "DRY_RUN" and states[("flat", None)] == "DRY_RUN"
+
+    def test_a_run_that_does_not_name_the_purge_deletes_nothing_and_says_the_command(
+        self, project: Any, spark: Any, id_table: str
+    ) -> None:
+        """A plain `dbt run` (no --select: every node, the purge too) and one whose selection
+        reaches the purge only through a wildcard are dry runs that print the command that purges."""
+        spark.sql("drop database if exists p_plain cascade")
+        spark.sql("create database p_plain")
+        make_table(spark, "p_plain.events", 3, 2)
+        table_dir = location(spark, "p_plain", "events")
+        before = warehouse_fs.tree(spark, table_dir)
+        rows = table_rows(spark, "p_plain.events")
+        places = partition_locations(spark, "p_plain.events")
+        variables = {"purge_whitelist": "p_plain"}
+
+        for args in (["run"], ["run", "--select", "fqn:*"]):
+            _, logs = run_dbt_and_capture([*args, "--vars", json.dumps(variables)])
+            assert "purge: not selected by name" in logs, args
+            assert "To purge, run `dbt run --select purge+`." in logs, args
+            assert "p_plain.events ds=d00: DRY_RUN, would remove" in logs, args
+            assert warehouse_fs.tree(spark, table_dir) == before, args
+            assert table_rows(spark, "p_plain.events") == rows, args
+            assert partition_locations(spark, "p_plain.events") == places, args
+            assert not [
+                r
+                for r in spark.sql("show tables in p_plain").collect()
+                if not r.isTemporary and r.tableName != "events"
+            ]
+            states = {r.state for r in last_run(log_rows(spark, project, "p_plain"))}
+            assert states <= {"DRY_RUN", "SKIPPED"}, states
+        # named: the purge acts
+        _, logs = run_dbt_and_capture(["run", "--select", "purge+", "--vars", json.dumps(variables)])
+        assert "not selected by name" not in logs
+        assert remaining_ids(spark, "p_plain.events") == 0
 
 
 # a swap that fails for one partition (the second of the table), after the first was swapped

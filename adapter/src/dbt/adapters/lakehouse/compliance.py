@@ -132,6 +132,25 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
         return onboarding.apply(self.spark_session(), rows)
 
+    # ---- the command's selection: destructive nodes act only when named ---------------------------
+    @available.parse_none
+    def command_selection(
+        self,
+        node_id: str,
+        args: dict[str, Any],
+        selected: list[str],
+        graph_nodes: list[dict[str, Any]],
+        root_project: str,
+        command: str,
+    ) -> dict[str, Any]:
+        """Whether this command's own selection names the node (python_hooks/purge/command_selection.py):
+        {named, reason, command}; `graph_nodes`: the compliance job's nodes from dbt's `graph`."""
+        from python_hooks.purge import command_selection
+
+        job = [command_selection.JobNode.from_graph(node, root_project) for node in graph_nodes]
+        decision = command_selection.decide(node_id, args or {}, selected or [], job, command)
+        return {"named": decision.named, "reason": decision.reason, "command": decision.command}
+
     # ---- retention -----------------------------------------------------------------------------
     @available.parse(_empty_list)
     def retention_base_tables(self, stale_relation: list[str] | None = None) -> list[list[str]]:

@@ -1,0 +1,39 @@
+"""One version everywhere: the adapter plugin's __version__.py is the source, and the distribution
+(pyproject.toml reads it), the dbt package (dbt_project.yml must hold a literal) and the erasure
+certificate agree with it."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from dbt.adapters.lakehouse.__version__ import version
+
+from python_hooks.erasure import certificate
+from tests.conftest import REPO
+
+
+def test_the_version_is_a_release_number():
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+
+
+def test_the_distribution_reads_the_adapters_version():
+    from setuptools.config.pyprojecttoml import read_configuration
+
+    raw = read_configuration(REPO / "pyproject.toml", expand=False)
+    assert "version" not in raw["project"] and "version" in raw["project"]["dynamic"]
+    assert raw["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "dbt.adapters.lakehouse.__version__.version"
+    }
+
+    assert read_configuration(REPO / "pyproject.toml", expand=True)["project"]["version"] == version
+
+
+def test_the_dbt_package_holds_the_same_literal():
+    assert str(yaml.safe_load((REPO / "dbt_project.yml").read_text())["version"]) == version
+
+
+def test_the_certificate_names_the_same_version():
+    assert certificate.product_version() == version
+    identity = certificate.product_identity("compliance", str(REPO))
+    assert identity["version"] == identity["package_version"] == version
