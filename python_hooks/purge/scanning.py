@@ -39,7 +39,6 @@ def run_scans(spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], can
             cancellation.check(f"the scan of {table.name} was stopped")
             table.error = f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}"
             continue
-        rows = adjust_scan_rows(table, rows)
         _assign(spark, table, rows)
         console.debug(f"purge: {table.name}: the scan found ids in {len(table.todo)} partition(s)")
     cancellation.check("after the scans, before any table was changed")
@@ -47,13 +46,6 @@ def run_scans(spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], can
         rows_before(spark, plan.rewriting)
     _say_skipping(plan)
     return plan
-
-
-def adjust_scan_rows(table: TablePlan, rows: list[list[Any]]) -> list[list[Any]]:
-    """The scan's rows as the purge takes them: a seam for tests that force a count too low
-    (tests/functional/erasure), so that the erasure verifier is shown to find what a purge
-    missed.  Production takes the rows as Spark returned them."""
-    return rows
 
 
 def scan_table(spark: Any, table: TablePlan, sql: dict[str, str]) -> list[list[Any]]:
