@@ -347,7 +347,7 @@ def _request_section(request: dict[str, Any]) -> dict[str, Any]:
     keys = (
         "request_id", "status", "missing", "requested_at", "deadline_at", "id_count", "purge_runs",
         "last_purge_at", "last_restore_at", "last_write_at", "last_deletion_at", "live_clean_at", "fully_erased_at",
-        "copies_total", "copies_remaining",
+        "copies_total", "copies_remaining", "exempt_rows", "exempt_holding",
     )  # fmt: skip
     return {k: (when(request.get(k)) if k.endswith("_at") else _plain(request.get(k))) for k in keys}
 
