@@ -13,6 +13,7 @@ from its files' footers (rows_before).
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import Future
 from typing import Any
 
@@ -48,14 +49,25 @@ def run_scans(spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], can
     return plan
 
 
+_ID_RANGE = re.compile(r"\bbetween\s+-?\d+\s+and\s+-?\d+", re.IGNORECASE)
+
+
+def as_logged(sql: str) -> str:
+    """A scan's SQL as the log may show it: the range it filters on is the smallest and the
+    largest listed id, and no log line holds an id (docs/erasure.md)."""
+    return _ID_RANGE.sub("between <smallest listed id> and <largest listed id>", sql)
+
+
 def scan_table(spark: Any, table: TablePlan, sql: dict[str, str]) -> list[list[Any]]:
     """The rows of one table's scan: [partition values as strings..., rows holding an id]."""
     if table.scan != "files" or table.narrowed is None:
-        console.debug(f"purge step scan ({table.name}):\n{sql['table']}")
+        console.debug(f"purge step scan ({table.name}):\n{as_logged(sql['table'])}")
         return [list(row) for row in spark.sql(sql["table"]).collect()]
     make_view(spark, table, table.scan_view, table.narrowed.files)
     try:
-        console.debug(f"purge step scan ({table.name}, the files the footers left):\n{sql['files']}")
+        console.debug(
+            f"purge step scan ({table.name}, the files the footers left):\n{as_logged(sql['files'])}"
+        )
         return [list(row) for row in spark.sql(sql["files"]).collect()]
     finally:
         spark.catalog.dropTempView(table.scan_view)

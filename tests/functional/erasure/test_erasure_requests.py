@@ -451,6 +451,28 @@ class TestErasureRequests:
                         row,
                     )
 
+    def test_no_log_line_target_file_or_certificate_holds_an_id(self, project, spark, lake, logs_dir):
+        """After the whole life of the requests (purges, restores, retention, verifications,
+        certificates and status reports): every file of dbt's log directory and of `target/`
+        (run results, compiled and run SQL, manifests, every certificate file) is searched for
+        every listed id, as text: 0 hits."""
+        listed = "|".join(str(i) for i in sorted(ALL_IDS))
+        pattern = re.compile(rf"(?<![0-9A-Za-z])(?:{listed})(?![0-9A-Za-z])")
+        searched, hits = 0, []
+        for root in (Path(logs_dir), Path(project.project_root) / "target"):
+            for path in sorted(root.rglob("*")):
+                if not path.is_file():
+                    continue
+                searched += 1
+                text = path.read_bytes().decode("utf-8", errors="replace")
+                hits += [
+                    (str(path), text[max(0, m.start() - 80) : m.end() + 80]) for m in pattern.finditer(text)
+                ]
+        assert searched > 10 and any(
+            (Path(project.project_root) / "target" / "erasure").glob("*.evidence.txt")
+        )
+        assert not hits, hits[:5]
+
 
 def _rewrite(spark: Any, schema: str, table: str, select: str) -> Any:
     """Overwrite `schema.table` with `select` (over the table as `t`); returns what puts it back."""
