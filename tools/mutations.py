@@ -109,7 +109,10 @@ MUTANTS = (
         "                facts.copy_rows = 0 and facts.unread_copies = 0\n"
         "                and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)\n",
         "                facts.copy_rows = 0 and facts.unread_copies = 0\n",
-        ("tests/functional/erasure/test_erasure_requests.py",),
+        (
+            "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::"
+            "test_a_deletion_after_the_last_verification_holds_erased_back",
+        ),
     ),
     Mutant(
         "certificate-check-ignores-its-files",

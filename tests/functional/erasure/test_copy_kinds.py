@@ -193,3 +193,30 @@ class TestEveryCopyKind:
         assert ids_in_files(spark, [DB], REQUEST_IDS, roots=self.roots(spark, lake)) == ({}, {})
         self.run(lake, "tag:erasure")
         assert self.status(spark, lake) == ("erased", "erased")
+
+    def test_a_deletion_after_the_last_verification_holds_erased_back(self, project, spark, lake):
+        """`erased` needs a verification that started after the last deletion of a copy: a
+        registered backup holding none of the ids, verified (`erased`), then deleted by retention,
+        makes it `live_clean` until the next verification."""
+        name = f"events_backup_{int(time.time() * 1000)}"
+        warehouse = Path(local_directory(str(spark.conf.get("spark.sql.warehouse.dir"))))
+        directory = warehouse / "e_kind_side" / name
+        directory.mkdir(parents=True)
+        pq.write_table(
+            pa.table({"guestid": pa.array([7], pa.int64()), "page": ["no id"]}), directory / "part-0.parquet"
+        )
+        spark.sql(f"""create table {DB}.{name} (guestid bigint, page string) stored as parquet location 'file:{directory}'
+            tblproperties ('lakehouse.side_table' = 'backup', 'lakehouse.side_table.of' = '{DB}.events',
+                'lakehouse.side_table.created_at' = '{int(time.time() * 1000)}',
+                'lakehouse.side_table.invocation_id' = 'planted-deletion')""")
+        self.run(lake, "tag:erasure")
+        assert self.status(spark, lake) == ("erased", "erased")
+        self.run(lake, "retention+", **ZERO)
+        spark.catalog.clearCache()
+        row = spark.sql(
+            f"select * from {lake['schema']}.erasure_requests where request_id = 'REQ-K'"
+        ).collect()[0]
+        assert (row.status, row.last_deletion_at > row.verified_at) == ("live_clean", True), row
+        assert "a copy was deleted after the last verification" in row.missing
+        self.run(lake, "tag:erasure")
+        assert self.status(spark, lake) == ("erased", "erased")
