@@ -16,7 +16,8 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz chromium demo test test-faults test-adapter test-property lint unit functional dbt-build \
+.PHONY: help setup java graphviz chromium demo test test-faults test-adapter test-property test-mutations lint unit \
+	functional dbt-build \
 	graph bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
 	jars hdfs-up hdfs-down s3-up s3-down test-hdfs test-s3 test-storage-smoke
@@ -27,6 +28,7 @@ help:
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
 	@echo "make test-property - retention and the erasure ledger over many random histories (long)"
+	@echo "make test-mutations - deliberate bugs in a copy of the repo: the tests must catch each (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
@@ -109,6 +111,11 @@ test-faults: setup
 test-property: setup
 	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
 	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v
+
+# Deliberate bugs (tools/mutations.py), each in a copy of the repository, and the tests that must
+# catch it: fails when a mutant survives.  The table it prints is the one in docs/safety.md.
+test-mutations: setup
+	$(BIN)/python -m tools.mutations --markdown target/mutations.md
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

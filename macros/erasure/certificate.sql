@@ -152,7 +152,7 @@ left join deletions
     {%- set checked = adapter.erasure_check_certificate(target.schema, file | string | trim, flags.PROJECT_DIR) -%}
     {%- for part in checked.parts -%}
         {%- do log("verify_certificate:   " ~ '%-23s' | format(part.part) ~ (" unchanged" if part.matches else " CHANGED") ~ " ("
-            ~ part.rows ~ " row(s) then, " ~ part.rows_now ~ " now)", info=true) -%}
+            ~ (part.detail if part.detail else part.rows ~ " row(s) then, " ~ part.rows_now ~ " now") ~ ")", info=true) -%}
     {%- endfor -%}
     {%- set later = compliance.erasure_rows_of('erasure_verification', 'request_id = ' ~ compliance.sql_string(checked.request_id)
         ~ ' and started_at > (select max(started_at) from ' ~ compliance.erasure_relation('erasure_verification') ~ ' where verification_id = '
@@ -162,9 +162,11 @@ left join deletions
             ~ later[-1].verification_id ~ ") found " ~ later[-1].live_rows ~ " live row(s) and " ~ later[-1].copy_rows ~ " row(s) in copies", info=true) -%}
     {%- endif -%}
     {%- if not checked.matches -%}
+        {%- set changed = checked.parts | rejectattr('matches') | list -%}
         {%- do exceptions.raise_compiler_error("verify_certificate: " ~ file ~ " does NOT verify: the evidence it rests on changed since "
             ~ checked.generated_at ~ " (sha256 " ~ checked.sha256 ~ " in the certificate, " ~ checked.recomputed ~ " from the tables now); changed: "
-            ~ (checked.parts | rejectattr('matches') | map(attribute='part') | join(', ')) ~ ".") -%}
+            ~ (changed | map(attribute='part') | join(', ')) ~ "."
+            ~ ((" " ~ (changed | selectattr('detail') | map(attribute='detail') | join('; '))) if (changed | selectattr('detail') | list) else "")) -%}
     {%- endif -%}
     {%- do log("verify_certificate: " ~ file ~ " verifies: the evidence of request " ~ checked.request_id ~ " (verification "
         ~ checked.verification_id ~ ") is unchanged since " ~ checked.generated_at ~ " (sha256 " ~ checked.sha256 ~ ")", info=true) -%}

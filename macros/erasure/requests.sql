@@ -314,6 +314,81 @@ select * from copies_first_deletion
 {%- endmacro %}
 
 {#-
+    The rows of the exemptions seed (var `erasure_exemptions`, default the seed `erasure_exemptions`):
+    tables a legal obligation keeps (GDPR Art. 17(3)), each pattern with its legal basis, owner and
+    review date, most specific first (`db.table` > `db.table*` > `db` > `db*`).  A row without a
+    legal basis exempts nothing (assert_erasure_exemptions_have_a_basis fails on it); a pattern
+    outside the grammar fails here, naming the entry.
+-#}
+{% macro erasure_exemption_rows() -%}
+    {%- set rows = [] -%}
+    {%- if not execute -%}{{ return(rows) }}{%- endif -%}
+    {%- set relation = compliance.erasure_existing(compliance.erasure_relation(var('erasure_exemptions', 'erasure_exemptions'))) -%}
+    {%- if relation is none -%}{{ return(rows) }}{%- endif -%}
+    {%- set table = run_query('select table_pattern, legal_basis, owner, cast(review_date as string) as review_date from ' ~ relation) -%}
+    {%- for row in table.rows -%}
+        {%- set basis = (row['legal_basis'] or '') | string | trim -%}
+        {%- for pattern in compliance.parse_table_patterns(row['table_pattern'] or '', 'erasure_exemptions.table_pattern') if basis -%}
+            {%- do rows.append({
+                'pattern': pattern,
+                'rank': ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000 + (pattern.text | length),
+                'basis': basis,
+                'owner': (row['owner'] or '') | string | trim,
+                'review_date': (row['review_date'] or '') | string | trim,
+            }) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(rows | sort(attribute='rank', reverse=true)) }}
+{%- endmacro %}
+
+{#- Whether a table (two SQL columns) matches one parsed table pattern. -#}
+{% macro erasure_pattern_predicate(pattern, database_column, table_column) -%}
+    {%- set db = compliance.sql_string(pattern.database) -%}
+    {%- if pattern.table is none -%}
+        {%- if pattern.prefix -%}startswith(lower({{ database_column }}), {{ db }}){%- else -%}lower({{ database_column }}) = {{ db }}{%- endif -%}
+    {%- else -%}
+        lower({{ database_column }}) = {{ db }} and
+        {%- if pattern.prefix %} startswith(lower({{ table_column }}), {{ compliance.sql_string(pattern.table) }})
+        {%- else %} lower({{ table_column }}) = {{ compliance.sql_string(pattern.table) }}{%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
+    The live tables holding each verification's findings for a request, with the exemption that
+    keeps each (the most specific matching row of the exemptions seed), one row per request,
+    verification and table: request_id, verification_id, table_id, rows_holding_ids, legal_basis
+    (null: not exempt), owner, review_date.
+-#}
+{% macro erasure_live_tables_sql(findings) -%}
+    {%- set findings = compliance.erasure_existing(findings) -%}
+    {%- if findings is none -%}
+    {{ compliance.empty_select_sql([['request_id', 'string'], ['verification_id', 'string'], ['table_id', 'string'],
+        ['rows_holding_ids', 'bigint'], ['legal_basis', 'string'], ['owner', 'string'], ['review_date', 'string']]) }}
+    {%- else -%}
+    {%- set exemptions = compliance.erasure_exemption_rows() -%}
+    select
+        request_id,
+        verification_id,
+        concat(database_name, '.', table_name) as table_id,
+        sum(rows_holding_ids) as rows_holding_ids,
+        {%- for column in ['basis', 'owner', 'review_date'] %}
+        {% if exemptions -%}
+        case
+            {%- for exemption in exemptions %}
+            when {{ compliance.erasure_pattern_predicate(exemption.pattern, 'database_name', 'table_name') }} then {{ compliance.sql_string(exemption[column]) }}
+            {%- endfor %}
+        end
+        {%- else -%}
+        cast(null as string)
+        {%- endif %} as {{ 'legal_basis' if column == 'basis' else column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ findings }}
+    where location_kind = 'live'
+    group by request_id, verification_id, database_name, table_name
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
     The request ledger (docs/erasure.md, "Status"): one row per request with its status, what is
     missing and where.  `r` holds the relations: request_log, purge_log, retention_log, events,
     verification (each may not exist yet) and copies_sql (erasure_copies_sql).  The model
@@ -468,6 +543,26 @@ latest as (
     where recency = 1
 ),
 
+live_tables as (
+    {{ compliance.erasure_live_tables_sql(r.findings) }}
+),
+
+-- per request and verification: the rows that exempt tables hold, and where the others are
+exempt as (
+    select
+        request_id,
+        verification_id,
+        sum(case when legal_basis is not null then rows_holding_ids else 0 end) as exempt_rows,
+        concat_ws('; ', sort_array(collect_list(case when legal_basis is not null then concat(
+            table_id, ': ', rows_holding_ids, ' row(s), kept under ', legal_basis,
+            ' (owner ', coalesce(owner, 'none'), ', review ', coalesce(review_date, 'none'), ')'
+        ) end))) as exempt_holding,
+        concat_ws(', ', sort_array(collect_list(case when legal_basis is null then concat(table_id, ': ', rows_holding_ids) end)))
+            as not_exempt_holding
+    from live_tables
+    group by request_id, verification_id
+),
+
 history as (
     select
         request_id,
@@ -517,7 +612,11 @@ facts as (
         latest.verification_id,
         latest.started_at as verified_at,
         latest.ended_at as verification_ended_at,
-        latest.live_rows,
+        -- rows an exemption keeps do not hold the request back; they get a status of their own
+        latest.live_rows - coalesce(exempt.exempt_rows, 0) as live_rows,
+        coalesce(exempt.exempt_rows, 0) as exempt_rows,
+        nullif(exempt.exempt_holding, '') as exempt_holding,
+        nullif(exempt.not_exempt_holding, '') as not_exempt_holding,
         latest.copy_rows,
         latest.unread_live,
         latest.unread_copies,
@@ -537,6 +636,8 @@ facts as (
     cross join last_deletion
     left join latest
         on requests.request_id = latest.request_id
+    left join exempt
+        on latest.request_id = exempt.request_id and latest.verification_id = exempt.verification_id
     left join history
         on requests.request_id = history.request_id
     left join copies_by_request
@@ -557,7 +658,7 @@ judged as (
             when
                 facts.copy_rows = 0 and facts.unread_copies = 0
                 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)
-                then 'erased'
+                then case when facts.exempt_rows > 0 then 'retained_exempt' else 'erased' end
             when facts.copy_rows > 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)
                 then 'copies_remaining'
             else 'live_clean'
@@ -602,6 +703,8 @@ final as (
         judged.live_holding,
         judged.copies_holding,
         judged.unread_locations,
+        judged.exempt_rows,
+        judged.exempt_holding,
         judged.copies_total,
         judged.copies_remaining,
         judged.copies_deleted_by,
@@ -611,7 +714,7 @@ final as (
         end as fully_erased_at,
         judged.progress,
         case
-            when judged.progress in ('erased', 'reintroduced') then judged.progress
+            when judged.progress in ('erased', 'reintroduced', 'retained_exempt') then judged.progress
             when current_timestamp() > judged.deadline_at then 'overdue'
             else judged.progress
         end as status,
@@ -619,7 +722,10 @@ final as (
             when 'pending' then
                 case
                     when judged.purge_runs = 0 then 'no purge run has served it yet: dbt run --select purge+'
-                    else concat('live tables still hold its ids (', judged.live_holding, '): dbt run --select purge+, then verify')
+                    else concat('live tables still hold its ids (', coalesce(judged.not_exempt_holding, judged.live_holding),
+                        '): make purge_whitelist select each of them and run dbt run --select purge+, then verify; or, where the law',
+                        ' requires keeping one, add a row (table_pattern, legal_basis, owner, review_date) to the seed ',
+                        {{ compliance.sql_string(var('erasure_exemptions', 'erasure_exemptions')) }})
                 end
             when 'unverified' then
                 case
@@ -635,6 +741,9 @@ final as (
                 end
             when 'reintroduced' then
                 concat('live tables hold its ids again (', judged.live_holding, '): dbt run --select purge+, then verify')
+            when 'retained_exempt' then
+                concat('its ids remain only in tables an exemption keeps: ', judged.exempt_holding,
+                    '; they stay until the exemption ends (seed ', {{ compliance.sql_string(var('erasure_exemptions', 'erasure_exemptions')) }}, ')')
             when 'copies_remaining' then
                 concat('copies hold its ids until retention deletes them: ', judged.copies_holding)
             when 'live_clean' then
@@ -665,6 +774,7 @@ select * from final
         'retention_log': rel('retention_log'),
         'events': rel('erasure_events'),
         'verification': rel('erasure_verification'),
+        'findings': rel('erasure_verification_findings'),
         'copies_sql': compliance.erasure_copies_sql(rel('erasure_request_log'), rel('purge_log'), rel('retention_log'), rel('retention_policies')),
     }) }}
 {%- endmacro %}

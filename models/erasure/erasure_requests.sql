@@ -12,6 +12,7 @@
 -- depends_on: {{ ref('purge_log') }}
 -- depends_on: {{ ref('retention_log') }}
 -- depends_on: {{ ref('erasure_verification') }}
+-- depends_on: {{ ref('erasure_verification_findings') }}
 
 {{ compliance.erasure_ledger_sql({
     'request_log': ref('erasure_request_log'),
@@ -19,5 +20,6 @@
     'retention_log': ref('retention_log'),
     'events': compliance.erasure_relation('erasure_events'),
     'verification': ref('erasure_verification'),
+    'findings': ref('erasure_verification_findings'),
     'copies_sql': 'select * from ' ~ ref('erasure_copies'),
 }) }}

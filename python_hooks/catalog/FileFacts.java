@@ -52,8 +52,18 @@ public class FileFacts {
         return out.append('"').toString();
     }
 
-    static boolean hidden(String name) {
-        return name.startsWith("_") || name.startsWith(".");
+    // Spark 3.5's rule for the names under a location it reads: HadoopFSUtils
+    // .shouldFilterOutPathName leaves out names starting with `.`, names starting with `_` that
+    // hold no `=` (except `_metadata*` and `_common_metadata*`) and names ending with
+    // `._COPYING_` (a copy in progress); of what is left, PartitioningAwareFileIndex reads no
+    // file starting with `_` without `=` as data (`_metadata`, `_common_metadata`).  A directory
+    // `_k=v` is read, and so is a file `_k=v.parquet`.  The location's own name plays no part.
+    static boolean hidden(String name, boolean directory) {
+        if (name.startsWith(".") || name.endsWith("._COPYING_")) return true;
+        if (name.startsWith("_") && name.indexOf('=') < 0) {
+            return !directory || !(name.startsWith("_metadata") || name.startsWith("_common_metadata"));
+        }
+        return false;
     }
 
     // ---- listing ---------------------------------------------------------------------------
@@ -80,7 +90,7 @@ public class FileFacts {
             for (int i = 0; i < children.length; i++) {
                 FileStatus child = children[i];
                 String name = child.getPath().getName();
-                if (hidden(name)) continue;
+                if (hidden(name, child.isDirectory())) continue;
                 String path = child.getPath().toString();
                 if (skip != null && path.equals(skip)) continue;
                 if (child.isDirectory()) {
@@ -136,7 +146,7 @@ public class FileFacts {
         FileStatus[] children = fs.listStatus(directory);
         if (level == depth) {
             for (int i = 0; i < children.length && found.size() < limit; i++) {
-                if (!children[i].isDirectory() && !hidden(children[i].getPath().getName()) && children[i].getLen() > 0) {
+                if (!children[i].isDirectory() && !hidden(children[i].getPath().getName(), false) && children[i].getLen() > 0) {
                     found.add(children[i].getPath().toString());
                 }
             }
@@ -145,7 +155,7 @@ public class FileFacts {
         List directories = new ArrayList();
         for (int i = 0; i < children.length; i++) {
             String name = children[i].getPath().getName();
-            if (children[i].isDirectory() && !hidden(name) && name.indexOf('=') > 0) directories.add(children[i].getPath());
+            if (children[i].isDirectory() && !hidden(name, true) && name.indexOf('=') > 0) directories.add(children[i].getPath());
         }
         java.util.Collections.shuffle(directories, random);
         for (int i = 0; i < directories.size() && found.size() < limit; i++) {

@@ -43,7 +43,8 @@ class DataFile:
 
 @dataclass
 class Listing:
-    """The data files Spark reads under one location (names starting with `_` or `.` left out)."""
+    """The data files Spark reads under one location, by Spark 3.5's listing rule
+    (FileFacts.hidden: `.x`, `_x` without `=`, `x._COPYING_` left out)."""
 
     location: str
     exists: bool = True

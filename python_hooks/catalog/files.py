@@ -86,12 +86,20 @@ def orc_footer_reader(spark: Any, status: Any) -> Iterator[Any]:
         reader.close()
 
 
+def not_data(name: str) -> bool:
+    """Whether Spark leaves a name under a location out of what it reads: `.x`, and `_x` unless
+    it holds `=` (`_k=v` is a partition directory Spark reads).  Spark also skips `x._COPYING_`
+    (a copy in progress); the erasure verifier reads it (its bytes may hold ids), and the purge's
+    listing (FileFacts.java) follows Spark there."""
+    return name.startswith(".") or (name.startswith("_") and "=" not in name)
+
+
 def data_files(spark: Any, location: str, exclude: str | None = None) -> list[Any]:
     """The data files under `location`, recursively, as Hadoop FileStatus objects.
 
-    Names starting with `_` or `.` are left out at every level (Spark's rule), and so is the
-    directory `exclude` (an unpartitioned table's staging directory lies inside its location).
-    A location that does not exist has no files.
+    Names starting with `.`, or with `_` and holding no `=`, are left out at every level (Spark's
+    rule, `not_data`), and so is the directory `exclude` (an unpartitioned table's staging
+    directory lies inside its location).  A location that does not exist has no files.
     """
     jvm = jvm_view(spark)
     path = jvm.org.apache.hadoop.fs.Path(location)
@@ -105,7 +113,7 @@ def data_files(spark: Any, location: str, exclude: str | None = None) -> list[An
             continue
         for status in fs.listStatus(directory):
             child = status.getPath()
-            if str(child.getName()).startswith(("_", ".")):
+            if not_data(str(child.getName())):
                 continue
             if skip is not None and str(child.toString()) == skip:
                 continue

@@ -25,6 +25,7 @@ No id reaches this module.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -39,7 +40,7 @@ import yaml
 from python_hooks.erasure import evidence
 from python_hooks.errors import ConfigError, NotFoundError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the seal (each section's SHA-256), the .md's digest, the warehouse
 DISTRIBUTION = "dbt-lakehouse"
 PACKAGE = "compliance"
 RULE = (
@@ -354,7 +355,7 @@ def _request_section(request: dict[str, Any]) -> dict[str, Any]:
     keys = (
         "request_id", "status", "missing", "requested_at", "deadline_at", "id_count", "purge_runs",
         "last_purge_at", "last_restore_at", "last_write_at", "last_deletion_at", "live_clean_at", "fully_erased_at",
-        "copies_total", "copies_remaining",
+        "copies_total", "copies_remaining", "exempt_rows", "exempt_holding",
     )  # fmt: skip
     return {k: (when(request.get(k)) if k.endswith("_at") else _plain(request.get(k))) for k in keys}
 
@@ -426,8 +427,12 @@ def write(
         },
     }
     json_path, md_path = directory / f"{name}.json", directory / f"{name}.md"
+    doc["warehouse"] = warehouse_of(spark, schema)
+    markdown = certificate_markdown(doc)
+    doc["evidence"]["markdown_sha256"] = _sha256(markdown.encode("utf-8"))
+    doc["evidence"]["seal"] = seal(doc)
     json_path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    md_path.write_text(certificate_markdown(doc))
+    md_path.write_text(markdown, encoding="utf-8")
     return {"document": "certificate", "json": str(json_path), "markdown": str(md_path), "status": "erased",
             "sha256": doc["evidence"]["sha256"], "evidence": str(evidence_path)}  # fmt: skip
 
@@ -580,14 +585,84 @@ def read_certificate(path: str, project_dir: str | None) -> dict[str, Any]:
     return doc
 
 
-def check(spark: Any, schema: str, path: str, project_dir: str | None) -> dict[str, Any]:
-    """The certificate's digest recomputed from the tables: {file, request_id, verification_id,
-    matches, sha256, recomputed, parts: [{part, rows, rows_now, matches}]}."""
-    doc = read_certificate(path, project_dir)
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def warehouse_of(spark: Any, schema: str) -> dict[str, str]:
+    """The warehouse a certificate's evidence rows live in: its directory and the schema."""
+    from dbt.adapters.lakehouse import filesystem
+
+    directory = filesystem.qualify(spark, str(spark.conf.get("spark.sql.warehouse.dir")))
+    return {"directory": directory.rstrip("/"), "schema": schema}
+
+
+def seal(doc: dict[str, Any]) -> dict[str, str]:
+    """{section: SHA-256} of each top-level section of the certificate's JSON (canonical: sorted
+    keys, no spaces), the evidence section without the seal itself: `check` names the section an
+    edit of the .json touched."""
+    sealed = {}
+    for key, value in doc.items():
+        if key == "evidence":
+            value = {k: v for k, v in value.items() if k != "seal"}
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        sealed[key] = _sha256(text.encode("utf-8"))
+    return sealed
+
+
+def _file_checks(doc: dict[str, Any], json_path: Path, spark: Any, schema: str) -> list[dict[str, Any]]:
+    """What the tables cannot show: the .json's sections against its seal, the .evidence.txt and
+    the .md against their digests, the warehouse it was written for against this one."""
     recorded = doc["evidence"]
-    text, parts = evidence.evidence_text(spark, schema, recorded["selection"])
+    checks: list[dict[str, Any]] = []
+
+    def add(part: str, matches: bool, detail: str) -> None:
+        checks.append({"part": part, "rows": None, "rows_now": None, "matches": matches, "detail": detail})
+
+    sealed = recorded.get("seal")
+    if not isinstance(sealed, dict):
+        add("json", False, f"{json_path.name} carries no seal (format_version {doc.get('format_version')}): "
+            "its sections cannot be checked; write the certificate again")  # fmt: skip
+    else:
+        now = seal(doc)
+        changed = sorted(k for k in set(sealed) | set(now) if sealed.get(k) != now.get(k))
+        add("json", not changed, f"{json_path.name}: " + (
+            f"section(s) {', '.join(changed)} edited since it was written" if changed else "every section unchanged"
+        ))  # fmt: skip
+    for part, name, digest in (
+        ("evidence_file", str(recorded.get("file") or ""), recorded.get("sha256")),
+        ("markdown", json_path.with_suffix(".md").name, recorded.get("markdown_sha256")),
+    ):
+        target = json_path.parent / name
+        if not name or not target.is_file():
+            add(part, False, f"{target} is missing")
+        elif digest is None:
+            add(part, False, f"{target.name}: the certificate records no digest of it")
+        else:
+            found = _sha256(target.read_bytes())
+            add(
+                part,
+                found == digest,
+                f"{target.name}: sha256 {found}" + ("" if found == digest else f", not {digest}"),
+            )
+    written_for = doc.get("warehouse") or {}
+    here = warehouse_of(spark, schema)
+    add("warehouse", written_for == here, f"written for {written_for.get('directory')} schema {written_for.get('schema')}, "
+        f"checked on {here['directory']} schema {here['schema']}")  # fmt: skip
+    return checks
+
+
+def check(spark: Any, schema: str, path: str, project_dir: str | None) -> dict[str, Any]:
+    """The certificate checked: its files against the digests it records, the warehouse it was
+    written for, and its evidence digest recomputed from the tables: {file, request_id,
+    verification_id, matches, sha256, recomputed, parts: [{part, rows, rows_now, matches, detail}]},
+    `matches` only when every part does."""
+    doc = read_certificate(path, project_dir)
+    json_path = Path(path) if Path(path).is_absolute() else Path(project_dir or os.getcwd()) / path
+    recorded = doc["evidence"]
+    text, parts = evidence.evidence_text(spark, schema, recorded["selection"], tolerant=True)
     found = evidence.digest(text)
-    rows = []
+    rows = _file_checks(doc, json_path, spark, schema)
     for part in evidence.PARTS:
         then, now = recorded["parts"].get(part, {}), parts[part]
         rows.append(
@@ -596,6 +671,7 @@ def check(spark: Any, schema: str, path: str, project_dir: str | None) -> dict[s
                 "rows": then.get("rows"),
                 "rows_now": now["rows"],
                 "matches": then.get("sha256") == now["sha256"],
+                "detail": now.get("error"),
             }
         )
     return {
@@ -603,7 +679,7 @@ def check(spark: Any, schema: str, path: str, project_dir: str | None) -> dict[s
         "request_id": doc["request"]["request_id"],
         "verification_id": recorded["selection"]["verification_id"],
         "generated_at": doc.get("generated_at"),
-        "matches": found == recorded["sha256"],
+        "matches": found == recorded["sha256"] and all(r["matches"] for r in rows),
         "sha256": recorded["sha256"],
         "recomputed": found,
         "parts": rows,

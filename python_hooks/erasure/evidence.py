@@ -34,7 +34,7 @@ from dbt.adapters.lakehouse.literals import string_literal
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.journal import Journal
-from python_hooks.errors import NotFoundError
+from python_hooks.errors import NotFoundError, first_line
 
 PARTS = (
     "purge_log",
@@ -160,18 +160,29 @@ def journal_rows(spark: Any, invocation_ids: list[str]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["run"], r["table"]))
 
 
-def evidence_text(spark: Any, schema: str, selection: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(the canonical text, {part: {rows, sha256, columns}}) of the rows `selection` names.
+def evidence_text(
+    spark: Any, schema: str, selection: dict[str, Any], tolerant: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """(the canonical text, {part: {rows, sha256, columns, error}}) of the rows `selection` names.
 
     `selection`: {request_id, verification_id, purge_invocation_ids, retention_attempt_ids,
     columns: {part: [column]} (absent: every column, as the certificate is written)}.
+    `tolerant` (the re-check): a journal that cannot be read any more (a file edited behind the
+    filesystem's checksum) is one `error` row of its part, so the part is named as changed.
     """
     lines: list[str] = []
     parts: dict[str, Any] = {}
     columns = selection.get("columns") or {}
     for part in PARTS:
+        error = None
         if part == "journal":
-            rows = journal_rows(spark, selection.get("purge_invocation_ids") or [])
+            try:
+                rows = journal_rows(spark, selection.get("purge_invocation_ids") or [])
+            except Exception as exc:  # noqa: BLE001 - named as the part's error when tolerant
+                if not tolerant:
+                    raise
+                error = f"the journal cannot be read: {first_line(exc)}"
+                rows = [{"run": "", "table": "", "error": error}]
             used = ["run", "table", "intent", "outcome", "logged"]
             key = ("run", "table")
         else:
@@ -185,6 +196,7 @@ def evidence_text(spark: Any, schema: str, selection: dict[str, Any]) -> tuple[s
             "rows": len(ordered),
             "sha256": hashlib.sha256("".join(t + "\n" for t in ordered).encode("utf-8")).hexdigest(),
             "columns": used,
+            "error": error,
         }
     return "".join(t + "\n" for t in lines), parts
 

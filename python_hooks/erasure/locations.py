@@ -108,7 +108,7 @@ def covered_by(path: str, listed: list[str]) -> bool:
     for root in listed:
         if path != root and path_within(path, root):
             rest = path[len(root.rstrip("/")) + 1 :].split("/")
-            if not any(part.startswith(("_", ".")) for part in rest):
+            if not any(data_files.not_data(part) for part in rest):
                 return True
     return False
 

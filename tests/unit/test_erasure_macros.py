@@ -28,6 +28,7 @@ RELATIONS = {
     "retention_log": "lh.retention_log",
     "events": "lh.erasure_events",
     "verification": "lh.erasure_verification",
+    "findings": "lh.erasure_verification_findings",
     "copies_sql": "select * from lh.erasure_copies",
 }
 
@@ -57,14 +58,15 @@ def test_the_ledger_rests_on_the_latest_verification_and_the_warehouse_changes()
         "when facts.verified_at <= greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) then 'unverified'",
         "when facts.unread_live > 0 then 'unverified'",
         "when facts.live_rows > 0 then case when facts.last_clean_at > facts.first_purged_at then 'reintroduced' else 'pending' end",
-        "facts.copy_rows = 0 and facts.unread_copies = 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at) then 'erased'",
+        "facts.copy_rows = 0 and facts.unread_copies = 0 and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)"
+        " then case when facts.exempt_rows > 0 then 'retained_exempt' else 'erased' end",
         "then 'copies_remaining' else 'live_clean' end as progress",
     ]
     positions = [sql.index(clause) for clause in order]
     assert positions == sorted(positions)
     assert (
-        "when judged.progress in ('erased', 'reintroduced') then judged.progress when current_timestamp() > judged.deadline_at then 'overdue'"
-        in sql
+        "when judged.progress in ('erased', 'reintroduced', 'retained_exempt') then judged.progress"
+        " when current_timestamp() > judged.deadline_at then 'overdue'" in sql
     )
     # a request no longer listed: only its own purges count
     assert (
@@ -72,6 +74,35 @@ def test_the_ledger_rests_on_the_latest_verification_and_the_warehouse_changes()
         in sql
     )
     assert "listed_requests.request_id is not null as still_listed" in sql
+
+
+def test_exemptions_match_most_specific_first_and_need_a_legal_basis():
+    """The exemptions seed's rows become one CASE per column over the verification's live tables:
+    `db.table` before `db.table*` before `db` before `db*`; a row without a legal basis exempts
+    nothing; the rows an exemption keeps leave `live_rows` and give `retained_exempt`."""
+    render = renderer(True)
+    seed = [
+        {"table_pattern": "fin*", "legal_basis": "HGB 257", "owner": "finance", "review_date": "2027-01-31"},
+        {"table_pattern": "fin.ledger", "legal_basis": "GDPR Art. 17(3)(b): tax law", "owner": "tax", "review_date": "2027-06-30"},
+        {"table_pattern": "fin.l*", "legal_basis": "AO 147", "owner": "audit", "review_date": "2027-03-31"},
+        {"table_pattern": "fin.notes", "legal_basis": " ", "owner": "nobody", "review_date": None},
+    ]  # fmt: skip
+    render.globals["run_query"] = lambda sql: SimpleNamespace(rows=seed if "legal_basis" in sql else [])
+    sql = squash(render("erasure_ledger_sql", RELATIONS))
+    order = [
+        "when lower(database_name) = 'fin' and lower(table_name) = 'ledger' then 'GDPR Art. 17(3)(b): tax law'",
+        "when lower(database_name) = 'fin' and startswith(lower(table_name), 'l') then 'AO 147'",
+        "when startswith(lower(database_name), 'fin') then 'HGB 257'",
+    ]
+    positions = [sql.index(clause) for clause in order]
+    assert positions == sorted(positions)
+    assert "'notes'" not in sql  # no legal basis: exempts nothing
+    assert "from lh.erasure_verification_findings where location_kind = 'live'" in sql
+    assert "latest.live_rows - coalesce(exempt.exempt_rows, 0) as live_rows" in sql
+    assert (
+        "add a row (table_pattern, legal_basis, owner, review_date) to the seed ', 'erasure_exemptions'"
+        in sql
+    )
 
 
 def test_without_request_ids_every_request_is_a_run_and_stays_listed():

@@ -1,9 +1,9 @@
 """The purge's choice of what to skip is not evidence.  When its count of the rows holding ids is
-forced too low (the seam `python_hooks.purge.scanning.adjust_scan_rows` drops a partition from the
-scan's result, as a wrong fast path would), the purge marks that partition SKIPPED and leaves its
+forced too low (the test wraps the scan, `python_hooks.purge.scanning.scan_table`, and drops a
+partition from its result, as a wrong fast path would; the product carries no switch for it), the purge marks that partition SKIPPED and leaves its
 ids where they are.  The erasure verifier, which decides what to read from the metastore and reads
 every partition of every onboarded table with Spark, finds them: the request is not `live_clean`,
-and the ledger names the table.  Once the seam is gone, the next purge and verification clear it.
+and the ledger names the table.  Once the wrapper is gone, the next purge and verification clear it.
 """
 
 from __future__ import annotations
@@ -61,13 +61,14 @@ class TestACountTooLow:
     def test_the_verifier_finds_what_a_too_low_count_left(self, project, spark, lake, monkeypatch):
         from python_hooks.purge import scanning
 
-        real = scanning.adjust_scan_rows
+        real = scanning.scan_table
 
-        def too_low(table: Any, rows: list[list[Any]]) -> list[list[Any]]:
-            rows = real(table, rows)
+        def too_low(spark: Any, table: Any, sql: dict[str, str]) -> list[list[Any]]:
+            rows = real(spark, table, sql)
             return [r for r in rows if r[0] != "b"] if table.table == "events" else rows
 
-        monkeypatch.setattr(scanning, "adjust_scan_rows", too_low)
+        # the fault comes from outside: run_scans looks scan_table up when it submits each scan
+        monkeypatch.setattr(scanning, "scan_table", too_low)
         log = run("purge+")
         assert f"{DB}.events ds=a: COMMITTED" in log
         spark.catalog.clearCache()

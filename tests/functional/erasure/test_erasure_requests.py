@@ -315,6 +315,119 @@ class TestErasureRequests:
         )
         assert "verifies" in log
 
+    @pytest.mark.parametrize(
+        "tamper, named, detail",
+        [
+            ("purge_log added", "purge_log", None),
+            ("purge_log deleted", "purge_log", None),
+            ("retention_log deleted", "retention_log", None),
+            ("journal edited", "journal", "the journal cannot be read"),
+            ("journal edited, its checksum too", "journal", None),
+            ("verification_run changed", "verification_run", None),
+            ("verification_locations deleted", "verification_locations", None),
+            ("verification_findings added", "verification_findings", None),
+            ("verification_request changed", "verification_request", None),
+            (".json edited", "json", "section(s) copies edited"),
+            (".evidence.txt edited", "evidence_file", "REQ-1.evidence.txt: sha256"),
+            (".md edited", "markdown", "REQ-1.md: sha256"),
+            ("moved to another warehouse", "warehouse", "written for file:/elsewhere/warehouse"),
+        ],
+    )
+    def test_verify_certificate_names_each_part_that_changed(
+        self, project, spark, lake, tamper, named, detail
+    ):
+        """Every part of the certificate, a row added, changed or deleted, each file, and the
+        warehouse it was written for: `verify_certificate` fails naming that part alone."""
+        schema = project.test_schema
+        target = Path(project.project_root) / "target" / "erasure"
+        doc = json.loads((target / "REQ-1.json").read_text())
+        selection = doc["evidence"]["selection"]
+        verification = selection["verification_id"]
+        restore = _tamper(spark, schema, target, selection, tamper)
+        try:
+            log = dbt_log(
+                [
+                    "run-operation",
+                    "verify_certificate",
+                    "--args",
+                    json.dumps({"file": "target/erasure/REQ-1.json"}),
+                ],
+                expect_pass=False,
+            )
+        finally:
+            restore()
+        assert "does NOT verify" in log and f"changed: {named}." in log, (tamper, log[-3000:])
+        assert re.search(rf"{named}\s+CHANGED", log), tamper
+        if detail:
+            assert detail in log, (tamper, log[-3000:])
+        assert verification in json.dumps(doc)
+
+    def test_the_certificate_verifies_once_everything_is_put_back(self, project, spark, lake):
+        log = dbt_log(
+            [
+                "run-operation",
+                "verify_certificate",
+                "--args",
+                json.dumps({"file": "target/erasure/REQ-1.json"}),
+            ]
+        )
+        assert "verifies" in log and "CHANGED" not in log
+
+    def test_verified_then_written_then_verified(self, project, spark, lake):
+        """An erased request, then a write to an onboarded table (no id in it): the ledger alone,
+        without a verification, says `unverified`; the next verification says `erased` again."""
+        assert {r: v.status for r, v in requests(spark, project.test_schema).items()} == {
+            "REQ-1": "erased",
+            "REQ-2": "erased",
+        }
+        spark.sql(f"insert into {DB}.events partition (ds = 'd') values (12, 'a late row')")
+        run("erasure_requests")
+        found = requests(spark, project.test_schema)
+        for request_id in REQUESTS:
+            row = found[request_id]
+            # REQ-2 is past its deadline: `overdue`, with `unverified` underneath
+            assert row.progress == "unverified" and row.last_write_at > row.verified_at, (request_id, row)
+            assert row.status != "erased"
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        assert {r: v.status for r, v in found.items()} == {"REQ-1": "erased", "REQ-2": "erased"}
+        never_certified_too_early(spark, found)
+
+    def test_verified_then_a_file_copied_in_by_hand(self, project, spark, lake):
+        """A parquet file holding a purged id, copied into a partition's directory with no Spark,
+        no dbt and no log: `unverified` at once, `reintroduced` once verified; removed, the next
+        verification says `erased`."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from tests.functional.erasure.files_scan import local_directory
+
+        directory = Path(
+            local_directory(
+                spark.sql(f"describe formatted {DB}.events partition (ds = 'd')")
+                .where("col_name = 'Location'")
+                .collect()[0][1]
+            )
+        )
+        copied = directory / "copied-by-hand.parquet"
+        pq.write_table(pa.table({"guestid": pa.array([1001], pa.int64()), "page": ["by hand"]}), copied)
+        try:
+            run("erasure_requests")
+            found = requests(spark, project.test_schema)
+            assert found["REQ-1"].status == "unverified", found["REQ-1"]
+            run("tag:erasure")
+            found = requests(spark, project.test_schema)
+            one = found["REQ-1"]
+            assert (one.status, one.live_rows, one.live_holding) == ("reintroduced", 1, f"{DB}.events: 1")
+            assert found["REQ-2"].status == "erased"  # 1001 is not one of REQ-2's ids
+            never_certified_too_early(spark, found)
+        finally:
+            copied.unlink()
+        run("tag:erasure")
+        found = requests(spark, project.test_schema)
+        assert found["REQ-1"].status == "erased", found["REQ-1"]
+        assert ids_in_files(spark, [DB], ALL_IDS) == ({}, {})
+
     def test_an_unknown_request_is_named(self, project, spark, lake):
         log = dbt_log(
             ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})],
@@ -337,3 +450,147 @@ class TestErasureRequests:
                         table,
                         row,
                     )
+
+    def test_no_log_line_target_file_or_certificate_holds_an_id(self, project, spark, lake, logs_dir):
+        """After the whole life of the requests (purges, restores, retention, verifications,
+        certificates and status reports): every file of dbt's log directory and of `target/`
+        (run results, compiled and run SQL, manifests, every certificate file) is searched for
+        every listed id, as text: 0 hits."""
+        listed = "|".join(str(i) for i in sorted(ALL_IDS))
+        pattern = re.compile(rf"(?<![0-9A-Za-z])(?:{listed})(?![0-9A-Za-z])")
+        searched, hits = 0, []
+        for root in (Path(logs_dir), Path(project.project_root) / "target"):
+            for path in sorted(root.rglob("*")):
+                if not path.is_file():
+                    continue
+                searched += 1
+                text = path.read_bytes().decode("utf-8", errors="replace")
+                hits += [
+                    (str(path), text[max(0, m.start() - 80) : m.end() + 80]) for m in pattern.finditer(text)
+                ]
+        assert searched > 10 and any(
+            (Path(project.project_root) / "target" / "erasure").glob("*.evidence.txt")
+        )
+        assert not hits, hits[:5]
+
+
+def _rewrite(spark: Any, schema: str, table: str, select: str) -> Any:
+    """Overwrite `schema.table` with `select` (over the table as `t`); returns what puts it back."""
+    spark.sql(f"create table {schema}.original_{table} using parquet as select * from {schema}.{table}")
+    spark.sql(
+        f"create table {schema}.tampered_{table} using parquet as {select.format(t=f'{schema}.{table}')}"
+    )
+    spark.sql(f"insert overwrite table {schema}.{table} select * from {schema}.tampered_{table}")
+
+    def restore() -> None:
+        spark.sql(f"insert overwrite table {schema}.{table} select * from {schema}.original_{table}")
+        spark.sql(f"drop table {schema}.tampered_{table}")
+        spark.sql(f"drop table {schema}.original_{table}")
+        spark.catalog.clearCache()
+
+    return restore
+
+
+def _changed(spark: Any, schema: str, table: str, column: str, expression: str, where: str) -> Any:
+    columns = [f.name for f in spark.table(f"{schema}.{table}").schema.fields]
+    select = ", ".join(
+        f"case when {where} then {expression} else {c} end as {c}" if c == column else c for c in columns
+    )
+    return _rewrite(spark, schema, table, f"select {select} from {{t}}")
+
+
+def _file_edit(path: Path, edit: Any) -> Any:
+    original = path.read_bytes()
+    path.write_bytes(edit(original))
+    return lambda: path.write_bytes(original)
+
+
+def _tamper(spark: Any, schema: str, target: Path, selection: dict[str, Any], tamper: str) -> Any:
+    """One change to what the certificate REQ-1 rests on; returns what undoes it."""
+    run = selection["purge_invocation_ids"][0]
+    attempt = selection["retention_attempt_ids"][0]
+    verification = f"verification_id = '{selection['verification_id']}'"
+    if tamper == "purge_log added":
+        return _rewrite(
+            spark, schema, "purge_log",
+            f"select * from {{t}} union all (select * from {{t}} where invocation_id = '{run}' limit 1)",
+        )  # fmt: skip
+    if tamper == "purge_log deleted":
+        (victim,) = spark.sql(
+            f"select purge_log_id from {schema}.purge_log where invocation_id = '{run}' limit 1"
+        ).collect()
+        return _rewrite(
+            spark, schema, "purge_log", f"select * from {{t}} where purge_log_id != '{victim[0]}'"
+        )
+    if tamper == "retention_log deleted":
+        return _rewrite(
+            spark, schema, "retention_log", f"select * from {{t}} where attempt_id != '{attempt}'"
+        )
+    if tamper.startswith("journal edited"):
+        warehouse = Path(str(spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
+        (outcome,) = sorted(warehouse.glob(f"_lakehouse_journal/purge/*-{run}/{DB}.*.outcome.json"))[:1]
+        # behind the local filesystem's back, its .crc left stale (the file cannot be read), or
+        # with the .crc removed too (read, and its bytes differ)
+        checksum = outcome.with_name(f".{outcome.name}.crc")
+        kept = checksum.read_bytes() if checksum.exists() and "checksum" in tamper else None
+        if kept is not None:
+            checksum.unlink()
+        undo = _file_edit(outcome, lambda b: b.replace(b'"recorded_at": "', b'"recorded_at": "1'))
+
+        def restore() -> None:
+            undo()
+            if kept is not None:
+                checksum.write_bytes(kept)
+
+        return restore
+    if tamper == "verification_run changed":
+        return _changed(
+            spark, schema, "erasure_verification_runs", "files_read", "files_read + 1", verification
+        )
+    if tamper == "verification_locations deleted":
+        (victim,) = spark.sql(
+            f"select location from {schema}.erasure_verification_locations where {verification} limit 1"
+        ).collect()
+        return _rewrite(
+            spark, schema, "erasure_verification_locations",
+            f"select * from {{t}} where not ({verification} and location = '{victim[0]}')",
+        )  # fmt: skip
+    if tamper == "verification_findings added":
+        fields = spark.table(f"{schema}.erasure_verification_findings").schema.fields
+        planted = {"verification_id": f"'{selection['verification_id']}'", "request_id": "'REQ-1'"}
+        planted["location"] = "'file:/planted'"
+        values = ", ".join(
+            f"cast({planted.get(f.name, 'null')} as {f.dataType.simpleString()}) as {f.name}" for f in fields
+        )
+        return _rewrite(
+            spark, schema, "erasure_verification_findings", f"select * from {{t}} union all select {values}"
+        )
+    if tamper == "verification_request changed":
+        return _changed(
+            spark, schema, "erasure_verification", "live_rows", "live_rows + 1",
+            f"{verification} and request_id = 'REQ-1'",
+        )  # fmt: skip
+    if tamper == ".json edited":
+
+        def edit(data: bytes) -> bytes:
+            doc = json.loads(data)
+            doc["copies"][0]["deleted_at"] = "2000-01-01T00:00:00.000000Z"
+            return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+
+        return _file_edit(target / "REQ-1.json", edit)
+    if tamper == ".evidence.txt edited":
+        return _file_edit(target / "REQ-1.evidence.txt", lambda b: b.replace(b"COMMITTED", b"SKIPPED", 1))
+    if tamper == ".md edited":
+        return _file_edit(target / "REQ-1.md", lambda b: b + b"\nErased, trust me.\n")
+    if tamper == "moved to another warehouse":
+        from python_hooks.erasure import certificate
+
+        def elsewhere(data: bytes) -> bytes:
+            # a certificate sealed as it would be on another warehouse: only the warehouse differs
+            doc = json.loads(data)
+            doc["warehouse"]["directory"] = "file:/elsewhere/warehouse"
+            doc["evidence"]["seal"] = certificate.seal(doc)
+            return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+
+        return _file_edit(target / "REQ-1.json", elsewhere)
+    raise AssertionError(tamper)

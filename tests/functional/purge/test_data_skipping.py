@@ -74,7 +74,10 @@ class TestDataSkipping:
         records = re.split(r"\n(?=\S*\d\d:\d\d:\d\d\.\d+ \[)", log)
         scans = [r for r in records if "left semi join" in r and "as rows_purged" in r]
         clustered = [s for s in scans if f"purge step scan ({DB}.clustered" in s]
-        assert clustered and all("between 1001 and 1003" in s for s in clustered), clustered[-1:]
+        # the range is the smallest and largest listed id: the log names it, never shows it
+        assert clustered and all(
+            "between <smallest listed id> and <largest listed id>" in s and "1001" not in s for s in clustered
+        ), clustered[-1:]
         int_scan = [s for s in scans if f"purge step scan ({DB}.int_ids" in s]
         assert int_scan and not any("between" in s for s in int_scan)
 
