@@ -304,7 +304,8 @@ class History:
         if swapped:
             live = next(p for p in self.lake.table("t").partitions if p.pairs == [("dp", value)])
             self.spark.sql(
-                f"alter table {DB}.t partition {clause(live.pairs)} set location '{root}/dp={value}'"
+                f"alter table {DB}.t partition {clause(live.pairs)} "
+                f"set location {lit(root + '/' + spec_path(live.pairs))}"
             )
             self.record_stale("t", live.spec, live.location, ts, "file:/")
             self.features.add("live partition inside a dead run's directory")
