@@ -32,6 +32,14 @@ if TEST_FS == "file":
     WAREHOUSE = str(WAREHOUSE_ROOT / "warehouse")
 else:
     WAREHOUSE = f"{os.environ['LAKEHOUSE_TEST_WAREHOUSE'].rstrip('/')}/{WAREHOUSE_ROOT.name}/warehouse"
+
+
+def beside_warehouse(name: str) -> str:
+    """A directory beside the warehouse on its filesystem (outside every table's roots), such as
+    where retention reaps backups to: under WAREHOUSE_ROOT on the local disk."""
+    return f"{WAREHOUSE.rsplit('/', 1)[0]}/{name}"
+
+
 # dbt reads DBT_TARGET as its --target: the in-process tests' profile has one target, `default`
 # (the processes that run the repo's `cluster` target set it for themselves)
 os.environ.pop("DBT_TARGET", None)

@@ -9,12 +9,19 @@ them, which is what a test of "gone" needs to know anyway.
 from __future__ import annotations
 
 import hashlib
+import io
 from typing import Any
 
 
 def _fs(spark: Any, location: str) -> tuple[Any, Any]:
     path = spark._jvm.org.apache.hadoop.fs.Path(str(location))
     return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+def qualify(spark: Any, location: str) -> str:
+    """The location as the filesystem spells it (`file:/x`, `hdfs://nn:port/x`), no trailing slash."""
+    fs, path = _fs(spark, location)
+    return str(fs.makeQualified(path).toString()).rstrip("/")
 
 
 def exists(spark: Any, location: str) -> bool:
@@ -32,7 +39,11 @@ def read_bytes(spark: Any, location: str) -> bytes:
 
 
 def write_bytes(spark: Any, location: str, data: bytes) -> None:
+    """Write a file (and its missing parent directories).  On the local disk without Hadoop's
+    `.crc` side file, so a test's file is one file on every filesystem, as pyarrow wrote it."""
     fs, path = _fs(spark, location)
+    if fs.getClass().getName() == "org.apache.hadoop.fs.LocalFileSystem":
+        fs = fs.getRawFileSystem()
     stream = fs.create(path, True)
     try:
         stream.write(bytearray(data))
@@ -43,6 +54,31 @@ def write_bytes(spark: Any, location: str, data: bytes) -> None:
 def delete(spark: Any, location: str) -> None:
     fs, path = _fs(spark, location)
     fs.delete(path, True)
+
+
+def write_parquet(spark: Any, location: str, table: Any) -> None:
+    """A pyarrow table as one parquet file at `location` (a file path, not a directory)."""
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    write_bytes(spark, location, buffer.getvalue())
+
+
+def read_parquet(spark: Any, location: str) -> Any:
+    """One parquet file as a pyarrow table."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(read_bytes(spark, location)))
+
+
+def listdir(spark: Any, location: str) -> list[str]:
+    """The names directly under a directory (files and directories, hidden ones too), sorted, as
+    os.listdir gives them; a missing directory lists as empty."""
+    fs, path = _fs(spark, location)
+    if not fs.exists(path):
+        return []
+    return sorted(str(status.getPath().getName()) for status in fs.listStatus(path))
 
 
 def files(spark: Any, location: str) -> list[str]:

@@ -254,10 +254,15 @@ class Deleter:
                 )
             summary = filesystem.summary(self.spark, source)
             if not self.dry_run:
-                filesystem.move(self.spark, source, destination)
-                metastore.set_partition_location(
-                    self.spark, table.database, table.name, part.pairs, destination
-                )
+                if filesystem.renames_atomically(self.spark, source) and filesystem.renames_atomically(
+                    self.spark, destination
+                ):
+                    filesystem.move(self.spark, source, destination)
+                    metastore.set_partition_location(
+                        self.spark, table.database, table.name, part.pairs, destination
+                    )
+                else:
+                    self.reap_by_copy(table, part, source, destination)
                 for p in self.protection.entries:
                     if p.owner == (table.database, table.name, part.spec):
                         p.location = destination
@@ -277,3 +282,33 @@ class Deleter:
             summary["bytes"],
             note=f"moved to {destination}",
         )
+
+    def reap_by_copy(self, table: Table, part: Partition, source: str, destination: str) -> None:
+        """Reap on an object store, where a directory rename copies and deletes object by object: a
+        failure or a kill midway would leave the backup partition's metadata pointing at a source
+        already partly deleted.  Copy (checked), repoint, then delete the source: at every moment
+        the metadata points at a whole copy.  A destination left by an interrupted copy is
+        referenced by nothing (the metadata still points at the source) and is copied again; a
+        source whose delete fails after the repoint is handed back as an orphan (recorded as stale
+        data, deleted by a later pass)."""
+        target = filesystem.qualify(self.spark, destination)
+        if filesystem.exists(self.spark, target):
+            if self.protection.blocker(target) is not None or any(
+                path_within(p.location, target) for p in self.protection.entries
+            ):
+                raise LakehouseError(f"refused: {target} exists and is referenced")
+            filesystem.delete(self.spark, target)
+        filesystem.copy(self.spark, source, target)
+        metastore.set_partition_location(self.spark, table.database, table.name, part.pairs, destination)
+        try:
+            filesystem.delete(self.spark, source)
+        except Exception as exc:  # noqa: BLE001 - the data is safe at its new place; the old copy is recorded
+            self.orphans.append(
+                {
+                    "database": table.database,
+                    "table": (registration(table) or (table.name,))[0],
+                    "partition_spec": part.spec,
+                    "location": source,
+                    "reason": f"retention: reaped by a copy, whose source could not be deleted ({_reason(exc)[:300]})",
+                }
+            )

@@ -27,7 +27,7 @@ def model(dbt, spark):
 """
 
 
-def environment(warehouse: Path, metastore: Path, **extra: str) -> dict[str, str]:
+def environment(warehouse: Path | str, metastore: Path, **extra: str) -> dict[str, str]:
     """The `local` target of the repo's profiles.yml, on this warehouse and metastore."""
     env = {
         **os.environ,

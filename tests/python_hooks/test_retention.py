@@ -106,3 +106,84 @@ def test_run_retention_takes_dry_run_only_as_a_parsed_boolean():
         engine.run_retention(None, "inv", {}, {}, dry_run="ture")
     with pytest.raises(ConfigError, match="Var retention_progress_seconds is 'often'"):
         engine.run_retention(None, "inv", {}, {}, dry_run=False, progress_seconds="often")
+
+
+class _Protection:
+    """No location referenced but the reaped partition (Protection's interface, without Spark)."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def blocker(self, path):
+        return None
+
+
+def _reap_on(monkeypatch, atomic, fail_delete=False):
+    """Reap one backup partition with the filesystem and metastore calls recorded, in order."""
+    from dataclasses import dataclass
+
+    from dbt.adapters.lakehouse import filesystem
+
+    from python_hooks.catalog import metastore
+    from python_hooks.catalog.metastore import Partition, Table
+    from python_hooks.retention.attempts import AttemptLog
+    from python_hooks.retention.deletion import Deleter
+
+    calls = []
+    source = "s3a://b/w/db.db/t/dp=a"
+
+    def deleted(spark, path, recursive=True):
+        calls.append(("delete", path))
+        if fail_delete:
+            raise OSError("503 Slow Down")
+        return {"deleted": True, "files": 1, "bytes": 10}
+
+    monkeypatch.setattr(filesystem, "qualify", lambda spark, path: path.rstrip("/"))
+    monkeypatch.setattr(filesystem, "renames_atomically", lambda spark, path: atomic)
+    monkeypatch.setattr(filesystem, "summary", lambda spark, path: {"files": 1, "dirs": 0, "bytes": 10})
+    monkeypatch.setattr(filesystem, "exists", lambda spark, path: False)
+    monkeypatch.setattr(filesystem, "move", lambda spark, s, d: calls.append(("move", s, d)))
+    monkeypatch.setattr(filesystem, "copy", lambda spark, s, d: calls.append(("copy", s, d)))
+    monkeypatch.setattr(filesystem, "delete", deleted)
+    monkeypatch.setattr(
+        metastore, "set_partition_location", lambda spark, db, t, pairs, d: calls.append(("repoint", d))
+    )
+
+    @dataclass
+    class Entry:
+        owner: tuple
+        location: str
+        covers_inside: bool = True
+        stale: bool = False
+
+    part = Partition([("dp", "a")], source)
+    table = Table("db", "t_backup_5", "MANAGED", "s3a://b/w/db.db/t_backup_5", ["dp"], [part])
+    log = AttemptLog("inv", False)
+    deleter = Deleter(
+        None, False, log, _Protection([Entry(("db", "t_backup_5", "dp=a"), source)]), "s3a://b/s"
+    )
+    deleter.reap(table, 5, part, "s3a://b/reaped/db/t", ["s3a://b/w/db.db/t"])
+    return calls, deleter, log
+
+
+def test_reaping_on_an_object_store_copies_repoints_then_deletes(monkeypatch):
+    # a rename there is a copy and a delete per object: a failure midway would leave the backup's
+    # metadata pointing at a source already partly deleted
+    calls, deleter, _ = _reap_on(monkeypatch, atomic=False)
+    destination = "s3a://b/reaped/db/t/5/dp=a"
+    assert calls == [
+        ("copy", "s3a://b/w/db.db/t/dp=a", destination),
+        ("repoint", destination),
+        ("delete", "s3a://b/w/db.db/t/dp=a"),
+    ]
+    assert deleter.orphans == []
+    # where a directory rename is one step (local disk, HDFS), it stays a rename
+    calls, _, _ = _reap_on(monkeypatch, atomic=True)
+    assert calls == [("move", "s3a://b/w/db.db/t/dp=a", destination), ("repoint", destination)]
+
+
+def test_a_reaped_source_that_cannot_be_deleted_is_recorded_not_orphaned(monkeypatch):
+    calls, deleter, _ = _reap_on(monkeypatch, atomic=False, fail_delete=True)
+    assert [c[0] for c in calls] == ["copy", "repoint", "delete"]
+    [orphan] = deleter.orphans
+    assert orphan["location"] == "s3a://b/w/db.db/t/dp=a" and "503 Slow Down" in orphan["reason"]

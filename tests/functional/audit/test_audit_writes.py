@@ -17,6 +17,7 @@ from dbt.tests.util import run_dbt
 
 from python_hooks.audit import artifacts, audit_tables, pending
 from python_hooks.catalog import metastore, parquet_append
+from tests import warehouse_fs
 
 
 def table(project: Any, name: str) -> str:
@@ -28,9 +29,9 @@ def spark_jobs(spark: Any) -> set[int]:
 
 
 def data_files(spark: Any, relation: str) -> list[str]:
+    """The names of the data files directly in the table's directory, on the warehouse's filesystem."""
     location = spark.sql(f"describe formatted {relation}").where("col_name = 'Location'").first().data_type
-    directory = Path(location.removeprefix("file:"))
-    return sorted(p.name for p in directory.iterdir() if not p.name.startswith(("_", ".")))
+    return [name for name in warehouse_fs.listdir(spark, location) if not name.startswith(("_", "."))]
 
 
 def invocation(invocation_id: str, started: datetime) -> dict[str, Any]:

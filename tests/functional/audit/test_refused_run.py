@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, local_only
+from tests.conftest import REPO, TEST_FS, beside_warehouse, local_only
 from tests.functional.processes import HOLD_MODEL, dbt_process, environment, wait_for_lock, wait_until
 
 PROJECT_YML = """
@@ -78,14 +78,18 @@ def make_project(root: Path) -> Path:
 @local_only
 @pytest.mark.slow
 def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
-    warehouse, metastore = tmp_path / "wh", tmp_path / "ms"
+    metastore = tmp_path / "ms"
+    if TEST_FS == "file":
+        warehouse = lock_dir = tmp_path / "wh"  # the run lock and the refusals in the warehouse
+    else:  # on HDFS or S3: the warehouse there, the lock and the refusals beside the Derby metastore
+        warehouse, lock_dir = beside_warehouse(f"refused-{tmp_path.name}"), tmp_path
     project = make_project(tmp_path)
 
     def dbt(*args: str, hold: float = 0) -> subprocess.Popen:
         return dbt_process(project, environment(warehouse, metastore, HOLD_SECONDS=str(hold)), *args)
 
     first = dbt("run", "--select", "hold", hold=20)
-    wait_for_lock(warehouse, first.pid)
+    wait_for_lock(lock_dir, first.pid)
     # the first run is inside its model: its manifest and compiled code are written, its run
     # results are not yet
     target = project / "target"
@@ -102,7 +106,7 @@ def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
     assert first.poll() is None, "the first run ended before the refusal was checked"
     assert tree(target) == before
     assert json.loads((target / "manifest.json").read_text())["metadata"]["invocation_id"] == first_manifest
-    records = list((warehouse / ".dbt-refusals").glob("*.json"))
+    records = list((lock_dir / ".dbt-refusals").glob("*.json"))
     assert len(records) == 1
     record = json.loads(records[0].read_text())
     assert record["pid"] == second.pid and f"pid {first.pid}" in record["holder"]
@@ -127,4 +131,4 @@ def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
     assert f"pid {first.pid}" in refused[0]["message"]
     # the first run is there too, and the record was consumed
     assert any(r["status"] == "success" and r["loaded_from"] == "on-run-end" for r in rows)
-    assert not list((warehouse / ".dbt-refusals").glob("*.json"))
+    assert not list((lock_dir / ".dbt-refusals").glob("*.json"))

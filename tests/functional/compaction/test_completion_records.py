@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from python_hooks.compaction import records
+from tests import warehouse_fs
 
 WATERMARKS = """(dataset string, `partition` string, ds string, hr string, compaction_started_at timestamp,
     rows_in bigint, rows_out bigint, action string, invocation_id string, recorded_at timestamp)"""
@@ -42,13 +42,15 @@ def plan_row(hr: str, action: str, rows_in: int = 5, expected: Any = None) -> di
     }
 
 
-def location(spark: Any, relation: str) -> Path:
-    found = spark.sql(f"describe formatted {relation}").where("col_name = 'Location'").first().data_type
-    return Path(found.removeprefix("file:"))
+def location(spark: Any, relation: str) -> str:
+    """The table's location on the warehouse's filesystem, as the metastore gives it."""
+    return spark.sql(f"describe formatted {relation}").where("col_name = 'Location'").first().data_type
 
 
 def data_files(spark: Any, relation: str) -> list[str]:
-    return sorted(p.name for p in location(spark, relation).iterdir() if not p.name.startswith(("_", ".")))
+    """The names of the data files directly in the table's directory."""
+    names = warehouse_fs.listdir(spark, location(spark, relation))
+    return [name for name in names if not name.startswith(("_", "."))]
 
 
 def spark_jobs(spark: Any) -> set[int]:
@@ -89,11 +91,13 @@ class TestCompletionRecords:
     def test_an_hour_the_footers_cannot_count_is_counted_by_spark(self, spark, lake):
         # a sub-directory in one partition (as Hive-on-Tez leaves): Spark does not read it for a
         # Hive partition, so its rows are not the hour's, and the footers cannot tell which are
-        partition = location(spark, f"{lake}.hourly_out") / "ds=2024-01-10" / "hr=11"
-        nested = partition / "HIVE_UNION_SUBDIR_1"
-        nested.mkdir()
-        first = sorted(p for p in partition.iterdir() if p.name.startswith("part-"))[0]
-        (nested / first.name).write_bytes(first.read_bytes())
+        partition = f"{location(spark, f'{lake}.hourly_out')}/ds=2024-01-10/hr=11"
+        nested = f"{partition}/HIVE_UNION_SUBDIR_1"
+        first = [name for name in warehouse_fs.listdir(spark, partition) if name.startswith("part-")][0]
+        warehouse_fs.write_bytes(
+            spark, f"{nested}/{first}", warehouse_fs.read_bytes(spark, f"{partition}/{first}")
+        )
+        assert warehouse_fs.listdir(spark, nested) == [first]
         spark.sql(f"refresh table {lake}.hourly_out")
         counts, how = records.published_rows(
             spark, lake, "hourly_out", [("2024-01-10", "10"), ("2024-01-10", "11")]

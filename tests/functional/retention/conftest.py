@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from tests.conftest import WAREHOUSE_ROOT, repo_files
+from tests.conftest import beside_warehouse, repo_files
 from tests.policies import RETENTION_POLICY_HEADER, RETENTION_POLICY_TYPES
 
 # Per-table policies of the test seed: most specific row wins.
@@ -73,7 +73,8 @@ def models() -> dict[str, Any]:
     }
 
 
-REAPED = WAREHOUSE_ROOT / "reaped-backups"
+# retention's backup_dir for r_reap: on the warehouse's filesystem, outside the warehouse
+REAPED = beside_warehouse("reaped-backups")
 
 
 @pytest.fixture(scope="class")

@@ -3,30 +3,25 @@
 For table db.t at location L, a purge at ts creates `db.t_backup_<ts>` (partition p pointing at the
 OLD location), new data at `<L>/<ts>/<partition path>` and points p there; an unpartitioned table
 swaps its location to `<L>/<ts>` and its backup points at L.  Files are written with pyarrow (no
-Spark job), so a history of many purges stays fast.
+Spark job), so a history of many purges stays fast, and put on the warehouse's filesystem through
+Hadoop (tests/warehouse_fs.py), so the same history is built on a local disk, HDFS and S3.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from typing import Any
-from urllib.parse import urlparse
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from dbt.adapters.lakehouse.partitions import spec_path
 
 from python_hooks.catalog import metastore
+from tests import warehouse_fs
 
 DAY = 86_400_000
 HOUR = 3_600_000
 BASE_TS = 1_900_000_000_000  # 2030-03-17 17:46 UTC: later than any real stale record
 NOW = BASE_TS + 30 * DAY  # 2030-04-16 17:46 UTC
-
-
-def local(path: str) -> str:
-    return urlparse(path).path if path.startswith("file:") else path
 
 
 def lit(value: str) -> str:
@@ -49,12 +44,9 @@ def register(spark: Any, database: str, side: str, kind: str, base: str, ts: int
     spark.sql(f"alter table {database}.{side} set tblproperties ({listed})")
 
 
-def data_files(path: str) -> list[str]:
-    root = local(path)
-    found = []
-    for dirpath, _, names in os.walk(root):
-        found += [os.path.join(dirpath, n) for n in names if not n.startswith((".", "_"))]
-    return sorted(found)
+def data_files(spark: Any, path: str) -> list[str]:
+    """The data files under `path`, recursively (not `_SUCCESS`, `.crc`), as qualified URIs, sorted."""
+    return [f for f in warehouse_fs.files(spark, path) if not f.rsplit("/", 1)[-1].startswith((".", "_"))]
 
 
 class Lake:
@@ -67,17 +59,19 @@ class Lake:
         spark.sql(f"create database {database}")
 
     def write(self, path: str, ids: list[int]) -> None:
-        os.makedirs(local(path), exist_ok=True)
+        """One parquet file of `ids` in the directory `path` (created when missing)."""
         table = pa.table(
             {"id": pa.array(ids, pa.int64()), "v": pa.array([f"v{i}" for i in ids], pa.string())}
         )
-        pq.write_table(table, os.path.join(local(path), f"part-{uuid.uuid4().hex}.parquet"))
+        warehouse_fs.write_parquet(self.spark, f"{path.rstrip('/')}/part-{uuid.uuid4().hex}.parquet", table)
 
     def read(self, path: str) -> list[int]:
+        """The ids of the data files directly in the directory `path` (not in its subdirectories)."""
         ids: list[int] = []
-        for file in data_files(path):
-            if os.path.dirname(file) == local(path).rstrip("/"):
-                ids += pq.read_table(file).column("id").to_pylist()
+        directory = warehouse_fs.qualify(self.spark, path)
+        for file in data_files(self.spark, path):
+            if file.rsplit("/", 1)[0] == directory:
+                ids += warehouse_fs.read_parquet(self.spark, file).column("id").to_pylist()
         return ids
 
     def table(self, name: str) -> metastore.Table:

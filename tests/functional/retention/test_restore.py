@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from dbt.tests.util import run_dbt
 
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError
 from python_hooks.restore import plan as restore_hook
+from tests import warehouse_fs
 from tests.functional.retention.conftest import attempts, restore, retention
-from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
+from tests.functional.retention.lake import DAY, NOW, Lake, data_files
 
 COLON = "2024-01-01 10:00"
 QUOTE = "o'brien"
@@ -39,7 +39,7 @@ class TestRestore:
         # the replaced data is kept as trash, and recorded as stale
         assert lake.rows(f"t_trash_{NOW}") == []
         assert lake.table(f"t_trash_{NOW}").partitions[0].location == current
-        assert data_files(current)
+        assert data_files(spark, current)
         stale = spark.sql(
             f"select location, reason, partition_spec from {built.test_schema}.stale_data_records "
             "where database_name = 'r_restore'"
@@ -110,7 +110,7 @@ class TestRestore:
         assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
         for table in trash.values():
             for part in table.partitions:
-                assert not os.path.exists(local(part.location)), f"trash data left at {part.location}"
+                assert not warehouse_fs.exists(spark, part.location), f"trash data left at {part.location}"
         rows = attempts(spark, built.test_schema, "r_restore")
         assert {r.kind for r in rows} == {"trash", "backup", "stale"}
         # the restores' stale records: their locations went with the trash, so the records go too

@@ -7,33 +7,34 @@ the real pass.  Each test checks one scenario of the world, so the whole class c
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt
 
-from tests.conftest import WAREHOUSE_ROOT
+from tests import warehouse_fs
+from tests.conftest import TEST_FS, WAREHOUSE, beside_warehouse
 from tests.functional.retention.conftest import REAPED, attempts, retention
-from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, local, register
+from tests.functional.retention.lake import DAY, HOUR, NOW, Lake, data_files, register
 
 
 def every_file(spark: Any, databases: list[str]) -> dict[str, list[str]]:
     found = {}
     for db in databases:
         root = spark.sql(f"describe database {db}").where("info_name = 'Location'").collect()[0][1]
-        found[db] = data_files(root)
+        found[db] = data_files(spark, root)
     return found
 
 
-def warehouse_tree(own_schema: str) -> set[str]:
-    """Every file and directory under the warehouse, but the run's own log tables (its schema)."""
+def warehouse_tree(spark: Any, own_schema: str) -> set[str]:
+    """Every file and directory under the warehouse and the reaped backups' directory, but the
+    run's own log tables (its schema)."""
     found = set()
-    for root in (WAREHOUSE_ROOT / "warehouse", REAPED):
-        for top, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d != f"{own_schema}.db"]
-            found.update(os.path.join(top, name) for name in dirs + files)
+    for root in (WAREHOUSE, REAPED):
+        for name in warehouse_fs.tree(spark, root):
+            if name.split("/", 1)[0] != f"{own_schema}.db":
+                found.add(f"{root}/{name}")
     return found
 
 
@@ -43,7 +44,7 @@ def stale_record_count(spark: Any, schema: str) -> int:
 
 
 @pytest.fixture(scope="class")
-def world(built, spark, tmp_path_factory):
+def world(built, spark):
     lakes: dict[str, Lake] = {}
 
     def lake(name: str) -> Lake:
@@ -80,8 +81,9 @@ def world(built, spark, tmp_path_factory):
     outside = lake("r_outside")
     outside.create("t", {"a": [1, 2]})
     outside.purge("t", NOW - 20 * DAY, {1})
-    elsewhere = tmp_path_factory.mktemp("elsewhere") / "not-this-table" / "dp=a"
-    outside.write(str(elsewhere), [9])
+    # on the warehouse's filesystem, outside every root of r_outside.t
+    elsewhere = f"{beside_warehouse('elsewhere')}/not-this-table/dp=a"
+    outside.write(elsewhere, [9])
     spark.sql(f"create table r_outside.t_backup_{NOW - 19 * DAY} like r_outside.t")
     register(spark, "r_outside", f"t_backup_{NOW - 19 * DAY}", "backup", "t", NOW - 19 * DAY)
     spark.sql(
@@ -124,7 +126,7 @@ def world(built, spark, tmp_path_factory):
         "files": every_file(spark, list(lakes)),
         "rows": {name: {t: lk.rows(t) for t in lk.tables()} for name, lk in lakes.items()},
     }
-    tree = warehouse_tree(built.test_schema)
+    tree = warehouse_tree(spark, built.test_schema)
     stale_records = stale_record_count(spark, built.test_schema)
     _, dry_log = retention(NOW, expect_pass=False, retention_dry_run=True, retention_progress_seconds=0.05)
     dry = {
@@ -138,7 +140,7 @@ def world(built, spark, tmp_path_factory):
     dry["purge_dry_run"] = {
         "attempts": attempts(spark, built.test_schema),
         "tables": {name: lk.tables() for name, lk in lakes.items()},
-        "tree": warehouse_tree(built.test_schema),
+        "tree": warehouse_tree(spark, built.test_schema),
         "stale_records": stale_record_count(spark, built.test_schema),
     }
     dry["tree_before"], dry["stale_records_before"] = tree, stale_records
@@ -244,15 +246,15 @@ class TestRetention:
         assert fresh.tables() == world["state"]["tables"]["r_fresh"]
         assert rows_of(world, "r_fresh") == []
 
-    def test_backups_keep_the_newest_versions(self, world):
+    def test_backups_keep_the_newest_versions(self, world, spark):
         lake, before = world["lakes"]["r_versions"], world["before"]["r_versions"]
         kept = [f"t_backup_{NOW - n * DAY}" for n in (2, 1, 0)]
         assert lake.tables() == sorted(["t", *kept])
         for n in (4, 3):
             for part in before[f"t_backup_{NOW - n * DAY}"].partitions:
-                assert not os.path.exists(local(part.location)), f"backup data left at {part.location}"
+                assert not warehouse_fs.exists(spark, part.location), f"backup data left at {part.location}"
         for part in before[kept[0]].partitions:
-            assert data_files(part.location)
+            assert data_files(spark, part.location)
         rows = rows_of(world, "r_versions")
         assert {(r.table_name, r.partition_spec) for r in rows} == {
             (f"t_backup_{NOW - n * DAY}", spec) for n in (4, 3) for spec in ("dp=a", "dp=b")
@@ -260,22 +262,22 @@ class TestRetention:
         assert all(r.kind == "backup" and r.action == "delete" and r.succeeded for r in rows)
         assert sum(r.files_deleted for r in rows) == 4 and all(r.bytes_deleted > 0 for r in rows)
 
-    def test_backups_older_than_the_days_go_and_empty_run_dirs_with_them(self, world):
+    def test_backups_older_than_the_days_go_and_empty_run_dirs_with_them(self, world, spark):
         lake = world["lakes"]["r_old"]
         assert lake.tables() == ["t"]
         assert lake.rows("t") == [(3, "a")]
-        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 8 * DAY)]
-        db_dir = os.path.dirname(local(lake.table("t").location))
-        assert sorted(os.listdir(db_dir)) == ["t"], "the backups' own directories were left behind"
+        assert warehouse_fs.listdir(spark, lake.table("t").location) == [str(NOW - 8 * DAY)]
+        db_dir = lake.table("t").location.rstrip("/").rsplit("/", 1)[0]
+        assert warehouse_fs.listdir(spark, db_dir) == ["t"], "the backups' own directories were left behind"
         assert all(r.succeeded for r in rows_of(world, "r_old"))
 
-    def test_unpartitioned_backup_loses_only_its_own_files(self, world):
+    def test_unpartitioned_backup_loses_only_its_own_files(self, world, spark):
         lake = world["lakes"]["r_flat"]
         root = world["before"]["r_flat"][f"u_backup_{NOW - 30 * DAY}"].location
         live = lake.table("u").location
         assert live == f"{root}/{NOW - 30 * DAY}/{NOW - 29 * DAY}"
         assert lake.tables() == ["u"]
-        assert data_files(live) and data_files(root) == data_files(live)
+        assert data_files(spark, live) and data_files(spark, root) == data_files(spark, live)
         rows = rows_of(world, "r_flat")
         assert {r.location for r in rows} == {root, f"{root}/{NOW - 30 * DAY}"}
         assert all(r.succeeded and r.files_deleted == 1 and "own files" in r.note for r in rows)
@@ -288,34 +290,36 @@ class TestRetention:
         assert row.succeeded and row.action == "keep_data" and row.files_deleted == 0
         assert "still referenced by r_pointer.t partition dp=a" in row.note
 
-    def test_outside_the_roots_is_refused_logged_and_the_rest_goes_on(self, world):
+    def test_outside_the_roots_is_refused_logged_and_the_rest_goes_on(self, world, spark):
         assert "deletion attempt(s) failed" in world["log"] and "outside the roots" in world["log"]
-        assert data_files(str(world["elsewhere"])), "a path outside the table's roots was deleted"
+        assert data_files(spark, world["elsewhere"]), "a path outside the table's roots was deleted"
         [failed] = [r for r in world["attempts"] if not r.succeeded]
         assert failed.database_name == "r_outside" and "outside the roots" in failed.failure_reason
         # refused before its metadata went: the backup still references its files, nothing is orphaned
         assert f"t_backup_{NOW - 19 * DAY}" in world["lakes"]["r_outside"].tables()
         normal = world["before"]["r_outside"][f"t_backup_{NOW - 20 * DAY}"].partitions[0].location
-        assert not os.path.exists(local(normal)), "the other backup was not cleaned after the failure"
+        assert not warehouse_fs.exists(spark, normal), "the other backup was not cleaned after the failure"
         assert len(world["attempts"]) > 10
 
-    def test_leftover_staging_older_than_the_policy(self, world):
+    def test_leftover_staging_older_than_the_policy(self, world, spark):
         lake = world["lakes"]["r_staging"]
         assert lake.tables() == ["t", f"t_staging_{NOW - HOUR}"]
         root = lake.table("t").location
-        assert not os.path.exists(local(f"{root}/{NOW - 30 * HOUR}"))
-        assert data_files(f"{root}/{NOW - HOUR}")
-        assert data_files(f"{world['dead']}/dp=b"), "live data inside a dead run's staging dir was deleted"
+        assert not warehouse_fs.exists(spark, f"{root}/{NOW - 30 * HOUR}")
+        assert data_files(spark, f"{root}/{NOW - HOUR}")
+        assert data_files(spark, f"{world['dead']}/dp=b"), (
+            "live data inside a dead run's staging dir was deleted"
+        )
         assert lake.rows("t") == [(1, "a"), (1, "b")]
         assert {r.kind for r in rows_of(world, "r_staging")} == {"staging"}
 
-    def test_date_partitions_and_snapshots(self, world):
+    def test_date_partitions_and_snapshots(self, world, spark):
         lake = world["lakes"]["r_dates"]
         assert lake.rows("events") == [(2, "2030-04-10"), (3, "2030-04-16"), (4, "not-a-date")]
         gone = [
             p.location for p in world["before"]["r_dates"]["events"].partitions if p.spec == "dp=2030-04-01"
         ]
-        assert not os.path.exists(local(gone[0]))
+        assert not warehouse_fs.exists(spark, gone[0])
         assert lake.rows("hourly_x") == [(1, "2030-04-16-10")]
         assert lake.rows("snap") == [(2, "2030-04-11"), (3, "2030-04-12")]
         kinds = {(r.table_name, r.kind, r.partition_spec) for r in rows_of(world, "r_dates")}
@@ -325,13 +329,15 @@ class TestRetention:
             ("snap", "snapshot", "dp=2030-04-10"),
         }
 
-    def test_reaping_moves_old_backups_to_backup_dir(self, world):
+    def test_reaping_moves_old_backups_to_backup_dir(self, world, spark):
         lake = world["lakes"]["r_reap"]
         backup = f"t_backup_{NOW - 3 * DAY}"
         moved = lake.table(backup).partitions[0].location
-        assert moved == f"file:{REAPED}/r_reap/t/{NOW - 3 * DAY}/dp=a"
+        reaped = f"file:{REAPED}" if TEST_FS == "file" else REAPED  # as the metastore spells it
+        assert moved == f"{reaped}/r_reap/t/{NOW - 3 * DAY}/dp=a"
         assert lake.rows(backup) == [(1, "a"), (2, "a")]
-        assert os.listdir(local(lake.table("t").location)) == [str(NOW - 3 * DAY)], (
+        assert data_files(spark, moved), "the reaped backup's data is not at its new location"
+        assert warehouse_fs.listdir(spark, lake.table("t").location) == [str(NOW - 3 * DAY)], (
             "table dir: live data only"
         )
         [row] = rows_of(world, "r_reap")
@@ -339,7 +345,7 @@ class TestRetention:
 
     def test_stale_locations_are_deleted_once_unreferenced(self, world, spark, built):
         lake = world["lakes"]["r_stale"]
-        assert not os.path.exists(local(world["stale_old"])), "an unreferenced stale location was kept"
+        assert not warehouse_fs.exists(spark, world["stale_old"]), "an unreferenced stale location was kept"
         assert lake.rows("t") == [(1, "a")]
         records = spark.sql(
             f"select location from {built.test_schema}.stale_data_records where database_name = 'r_stale'"

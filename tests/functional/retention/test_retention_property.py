@@ -5,7 +5,10 @@ Histories are built with DDL following the purge and restore contracts (side tab
 table properties, lake.py), and are richer than one table's purges:
 
 - two tables whose directories share a prefix (`t` and `tc`: `.../t` vs `.../tc`);
-- locations spelled `file:/x`, `file:///x`, `/x` and `file:/x/` (DDL, stale records, `backup_dir`);
+- locations spelled `file:/x`, `file:///x`, `/x` and `file:/x/` (DDL, stale records, `backup_dir`)
+  on a local disk; on HDFS and S3 (LAKEHOUSE_TEST_FS) `hdfs://nn/x` or `s3a://bucket/x`, with and
+  without the trailing slash (a scheme-less path there would name the session's default, local,
+  filesystem, and `hdfs:///x` needs HDFS as the default filesystem);
 - purges that back up only the partitions holding a purged id (as the purge does);
 - unpartitioned purges in both layouts (`<L>/_purge_<ts>` and the older `<L>/<ts>`), whose backups
   at `<L>` hold the live directory; dead runs whose staging directory holds a live partition;
@@ -43,10 +46,10 @@ import calendar
 import hashlib
 import os
 import re
-import shutil
 from collections import Counter
 from datetime import date
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from dbt.adapters.lakehouse.partitions import spec_path
@@ -56,12 +59,13 @@ from hypothesis import strategies as st
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore_hook
 from python_hooks.retention import engine
-from tests.conftest import WAREHOUSE_ROOT
+from tests import warehouse_fs
+from tests.conftest import TEST_FS, beside_warehouse
 from tests.functional.retention.conftest import SEED_TYPES, retention
-from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, lit, local, register
+from tests.functional.retention.lake import BASE_TS, DAY, HOUR, Lake, clause, lit, register
 
 DB = "r_prop"
-BACKUP_DIR = WAREHOUSE_ROOT / "prop-reaped"
+BACKUP_DIR = beside_warehouse("prop-reaped")
 DATES = ["2030-03-05", "2030-03-12", "2030-03-19", "2030-03-30", "not-a-date"]
 SNAPSHOTS = ["2030-03-10", "2030-03-11", "2030-03-12", "2030-03-13"]
 # the per-table rows of the policy seed (the drawn defaults are vars)
@@ -149,31 +153,39 @@ FEATURES = {
 
 
 def spell(location: str, spelling: str) -> str:
-    path = local(location).rstrip("/")
+    if TEST_FS != "file":  # hdfs://nn/x or s3a://bucket/x: the URI, or with a trailing slash
+        uri = location.rstrip("/")
+        return f"{uri}/" if spelling == "slash" else uri
+    path = (urlparse(location).path if location.startswith("file:") else location).rstrip("/")
     return {"file:/": f"file:{path}", "file:///": f"file://{path}", "bare": path, "slash": f"file:{path}/"}[
         spelling
     ]
 
 
-def tree(location: str) -> dict[str, str]:
+def tree(spark: Any, location: str) -> dict[str, str]:
     """{path relative to `location`: sha256} of every file under it (recursively), but checksums."""
-    root = local(location).rstrip("/")
+    root = warehouse_fs.qualify(spark, location) + "/"
     found = {}
-    for top, _, names in os.walk(root):
-        for name in names:
-            if not name.startswith("."):
-                path = os.path.join(top, name)
-                with open(path, "rb") as handle:
-                    found[os.path.relpath(path, root)] = hashlib.sha256(handle.read()).hexdigest()
+    for path in warehouse_fs.files(spark, location):
+        assert path.startswith(root), f"{path} listed under {root}"
+        if not path.rsplit("/", 1)[-1].startswith("."):
+            found[path.removeprefix(root)] = hashlib.sha256(warehouse_fs.read_bytes(spark, path)).hexdigest()
     return found
 
 
-def every_file(roots: list[str]) -> set[str]:
-    return {os.path.join(local(root), rel) for root in roots for rel in tree(root)}
+def every_file(spark: Any, roots: list[str]) -> set[str]:
+    """Every file under the roots, as qualified URIs."""
+    return {f"{warehouse_fs.qualify(spark, root)}/{rel}" for root in roots for rel in tree(spark, root)}
+
+
+def qualified(spark: Any, locations: list[str]) -> list[str]:
+    """The locations, however spelled, as the qualified URIs that `every_file` gives."""
+    return [warehouse_fs.qualify(spark, location) for location in locations]
 
 
 def under(path: str, locations: list[str]) -> bool:
-    return any(path == loc or path.startswith(loc.rstrip("/") + "/") for loc in map(local, locations))
+    """`path` is, or lies inside, one of the (qualified) locations."""
+    return any(path == loc or path.startswith(loc + "/") for loc in locations)
 
 
 class History:
@@ -183,7 +195,7 @@ class History:
         self.spark = spark
         self.schema = schema
         self.lake = Lake(spark, DB)
-        shutil.rmtree(BACKUP_DIR, ignore_errors=True)  # what an earlier example reaped
+        warehouse_fs.delete(spark, BACKUP_DIR)  # what an earlier example reaped
         self.features: set[str] = set()
         self.restored = False
         if partitioned:
@@ -292,7 +304,8 @@ class History:
         if swapped:
             live = next(p for p in self.lake.table("t").partitions if p.pairs == [("dp", value)])
             self.spark.sql(
-                f"alter table {DB}.t partition {clause(live.pairs)} set location '{root}/dp={value}'"
+                f"alter table {DB}.t partition {clause(live.pairs)} "
+                f"set location {lit(root + '/' + spec_path(live.pairs))}"
             )
             self.record_stale("t", live.spec, live.location, ts, "file:/")
             self.features.add("live partition inside a dead run's directory")
@@ -365,7 +378,7 @@ def catalog(spark: Any) -> dict[tuple[str, str | None], str]:
 
 def references(spark: Any) -> dict[tuple[str, str | None], dict[str, str]]:
     """{(table, partition spec or None): the files it references}: every table and partition of r_prop."""
-    return {key: tree(location) for key, location in catalog(spark).items()}
+    return {key: tree(spark, location) for key, location in catalog(spark).items()}
 
 
 def locations(spark: Any) -> list[str]:
@@ -434,7 +447,7 @@ def policies(drawn: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str,
         "snapshot_column": "",
         "snapshot_retention_count": None,
         **drawn,
-        "backup_dir": spell(str(BACKUP_DIR), drawn["backup_dir"]),
+        "backup_dir": spell(BACKUP_DIR, drawn["backup_dir"]),
         "backup_reap_days": None if drawn["backup_reap_days"] == "" else drawn["backup_reap_days"],
     }
     per_table = {
@@ -469,13 +482,15 @@ def check(spark: Any, history: History, before: dict[str, Any], now: int, rows: 
         recorded = int(record.recorded_at.timestamp() * 1000)
         if recorded >= now - drawn_stale_days * DAY:
             history.features.add("stale not yet due")
-            assert tree(record.location) == before["stale_files"][record.location], (
+            assert tree(spark, record.location) == before["stale_files"][record.location], (
                 f"stale record {record.location} is not due yet"
             )
     # 3. nothing referenced or recorded before is left unreferenced and unrecorded (no orphan)
-    covered_after = locations(spark) + [r.location for r in stale_rows(spark, history.stale_table)]
+    covered_after = qualified(
+        spark, locations(spark) + [r.location for r in stale_rows(spark, history.stale_table)]
+    )
     for path in before["covered"]:
-        if os.path.exists(path):
+        if warehouse_fs.exists(spark, path):
             assert under(path, covered_after), f"{path} is left with nothing referencing or recording it"
     # the only failures allowed: reaping refused for a directory another table references
     for row in rows:
@@ -503,17 +518,17 @@ def check(spark: Any, history: History, before: dict[str, Any], now: int, rows: 
 def snapshot_before(spark: Any, history: History, drawn: dict[str, Any], now: int) -> dict[str, Any]:
     refs = references(spark)
     stale = stale_rows(spark, history.stale_table)
-    covered_locations = locations(spark) + [r.location for r in stale]
+    covered_locations = qualified(spark, locations(spark) + [r.location for r in stale])
     roots = [
         spark.sql(f"describe database {DB}").where("info_name = 'Location'").collect()[0][1],
-        str(BACKUP_DIR),
+        BACKUP_DIR,
     ]
     return {
         "references": refs,
         "stale": stale,
-        "stale_files": {r.location: tree(r.location) for r in stale},
+        "stale_files": {r.location: tree(spark, r.location) for r in stale},
         "stale_days": drawn["stale_retention_days"],
-        "covered": {f for f in every_file(roots) if under(f, covered_locations)},
+        "covered": {f for f in every_file(spark, roots) if under(f, covered_locations)},
         "survive": must_survive(set(refs), now, drawn),
     }
 

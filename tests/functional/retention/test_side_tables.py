@@ -10,14 +10,14 @@ Bad policies stop the pass before anything is deleted.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
+from tests import warehouse_fs
 from tests.functional.retention.conftest import restore, retention
-from tests.functional.retention.lake import DAY, NOW, Lake, data_files, local
+from tests.functional.retention.lake import DAY, NOW, Lake, data_files
 from tests.policies import RETENTION_ZERO
 
 # every policy at zero, without the override that allows it (the refusal is tested)
@@ -36,7 +36,7 @@ def registration(spark: Any, table: str) -> dict[str, str]:
 def state(spark: Any, lake: Lake) -> dict[str, Any]:
     """The tables and every file under the database directory."""
     root = spark.sql(f"describe database {lake.db}").where("info_name = 'Location'").collect()[0][1]
-    return {"tables": lake.tables(), "files": data_files(root)}
+    return {"tables": lake.tables(), "files": data_files(spark, root)}
 
 
 @pytest.fixture(scope="class")
@@ -70,19 +70,19 @@ class TestSideTables:
         assert state(spark, user_lake) == before
 
     def test_lookalikes_are_never_touched_and_registered_backups_go(self, built, spark, user_lake):
-        files = {name: data_files(local(user_lake.table(name).location)) for name in LOOKALIKES}
+        files = {name: data_files(spark, user_lake.table(name).location) for name in LOOKALIKES}
         backup = f"orders_backup_{NOW - 10 * DAY}"
-        backup_dirs = [local(p.location) for p in user_lake.table(backup).partitions]
+        backup_dirs = [p.location for p in user_lake.table(backup).partitions]
         _, log = retention(NOW, scope="r_user", retention_allow_short=True, **ZERO)
         assert set(LOOKALIKES) <= set(user_lake.tables())
         for name in LOOKALIKES:
-            assert data_files(local(user_lake.table(name).location)) == files[name] != []
+            assert data_files(spark, user_lake.table(name).location) == files[name] != []
         assert user_lake.rows(LOOKALIKES[0]) == [(42, "a")]
         assert "3 table(s) are named like side tables but do not carry the side-table properties" in log
         assert "adopt_side_tables" in log
         # the project's own backup was past its policy: gone, with its old directory
         assert backup not in user_lake.tables()
-        assert not any(os.path.exists(d) for d in backup_dirs)
+        assert backup_dirs and not any(warehouse_fs.exists(spark, d) for d in backup_dirs)
 
     def test_restore_refuses_a_backup_that_is_only_named_like_one(self, spark, user_lake):
         location = user_lake.table("orders").partitions[0].location
@@ -135,8 +135,8 @@ class TestNoOrphans:
         from dbt.adapters.lakehouse import filesystem
 
         backup = f"t_backup_{NOW - 10 * DAY}"
-        dirs = [local(p.location) for p in orphan_lake.table(backup).partitions]
-        assert all(data_files(d) for d in dirs)
+        dirs = [warehouse_fs.qualify(spark, p.location) for p in orphan_lake.table(backup).partitions]
+        assert dirs and all(data_files(spark, d) for d in dirs)
         real_delete = filesystem.delete
 
         def refused(spark_session: Any, path: str, recursive: bool = True) -> Any:
@@ -149,19 +149,19 @@ class TestNoOrphans:
         monkeypatch.undo()
         # the metadata went, the data could not: it is recorded, not orphaned
         assert backup not in orphan_lake.tables()
-        assert all(data_files(d) for d in dirs)
+        assert all(data_files(spark, d) for d in dirs)
         assert "lost their metadata but could not be deleted; recorded in" in log, log[-4000:]
         stale = spark.sql(
             f"select location, reason from {built.test_schema}.stale_data_records where database_name = 'r_orphan'"
         ).collect()
-        assert {local(r.location) for r in stale} >= set(dirs)
+        assert {warehouse_fs.qualify(spark, r.location) for r in stale} >= set(dirs)
         assert all(
             "the delete failed after the metadata was dropped (Permission denied" in r.reason for r in stale
         )
         # a later pass deletes them and forgets the records
         _, log2 = retention(NOW, expect_pass=None, scope="r_orphan")
         assert "deletion attempt(s) failed" not in log2, log2[-3000:]
-        assert not any(os.path.exists(d) for d in dirs)
+        assert not any(warehouse_fs.exists(spark, d) for d in dirs)
         left = spark.sql(
             f"select count(*) from {built.test_schema}.stale_data_records where database_name = 'r_orphan'"
         ).collect()[0][0]

@@ -130,6 +130,45 @@ def move(spark: Any, source: str, destination: str) -> bool:
     return True
 
 
+# Object stores whose Hadoop connector renames a directory object by object (a copy, then a
+# delete of each source object): a failure or a kill midway leaves part of it at each place.
+OBJECT_STORE_SCHEMES = frozenset({"s3a", "s3", "s3n", "gs", "oss"})
+
+
+def renames_atomically(spark: Any, path: str) -> bool:
+    """Whether a directory rename on the filesystem of `path` is one step (local disk, HDFS), not
+    a copy and a delete per object (S3A and other object stores)."""
+    fs, _ = _resolve(spark, path)
+    return str(fs.getScheme()).lower() not in OBJECT_STORE_SCHEMES
+
+
+def copy(spark: Any, source: str, destination: str) -> dict[str, int]:
+    """Copy `source` (a file, or a directory recursively) to `destination`, creating the
+    destination's parents; the source stays.  Refuses an existing destination, as `move` does, and
+    checks that the copy holds as many files and bytes as the source; returns its summary."""
+    fs, src = _resolve(spark, source)
+    dst_fs, dst = _resolve(spark, destination)
+    if not fs.exists(src):
+        raise LakehouseError(f"Cannot copy {source}: it does not exist.")
+    if dst_fs.exists(dst):
+        raise LakehouseError(
+            f"Cannot copy {source} to {destination}: the destination exists. "
+            "Remove it or choose another destination."
+        )
+    wanted = summary(spark, source)
+    dst_fs.mkdirs(dst.getParent())
+    copied = spark._jvm.org.apache.hadoop.fs.FileUtil.copy(
+        fs, src, dst_fs, dst, False, spark._jsc.hadoopConfiguration()
+    )
+    got = summary(spark, destination)
+    if not copied or (got["files"], got["bytes"]) != (wanted["files"], wanted["bytes"]):
+        raise LakehouseError(
+            f"The copy of {source} to {destination} is incomplete: {got['files']} file(s), "
+            f"{got['bytes']} byte(s) of {wanted['files']}, {wanted['bytes']}."
+        )
+    return got
+
+
 def delete(spark: Any, path: str, recursive: bool = True) -> dict[str, Any]:
     """Delete a path; return what went: {deleted, files, bytes}.  A missing path deletes nothing."""
     fs, jpath = _resolve(spark, path)
