@@ -89,11 +89,16 @@ def spark_skips(name: str, directory: bool) -> bool:
     return False
 
 
-def _journal_locations(warehouse: Path) -> set[str]:
-    """Every old, new and staging location of every purge journal entry, logged or not."""
+def _journal_locations(warehouse: Path, databases: list[str]) -> set[str]:
+    """Every old, new and staging location of every purge journal entry of a table in
+    `databases`, logged or not (the journal is the warehouse's: other databases' entries are
+    other tests' purges)."""
     found: set[str] = set()
+    wanted = {d.lower() for d in databases}
     for intent in sorted((warehouse / "_lakehouse_journal" / "purge").glob("*/*.intent.json")):
         document = json.loads(intent.read_text(encoding="utf-8"))
+        if str(document.get("database") or "").lower() not in wanted:
+            continue
         found.add(str(document.get("staging_location") or ""))
         for swap in document.get("partitions", []):
             found.update((str(swap.get("old_location") or ""), str(swap.get("new_location") or "")))
@@ -120,7 +125,7 @@ def named_locations(spark: Any, databases: list[str]) -> set[str]:
             for part in convert(catalog.listPartitionsByFilter(database, table, no_filter, "UTC")):
                 found.add(local_directory(str(part.location().toString())))
     warehouse = Path(_local(str(spark.conf.get("spark.sql.warehouse.dir"))))
-    found.update(local_directory(location) for location in _journal_locations(warehouse))
+    found.update(local_directory(location) for location in _journal_locations(warehouse, databases))
     return found
 
 
