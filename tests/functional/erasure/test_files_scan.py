@@ -98,6 +98,8 @@ def purged_flat_table(spark):
     (journal / f"{DB}.flat.intent.json").write_text(
         json.dumps(
             {
+                "database": DB,
+                "table": "flat",
                 "staging_location": f"file:{home}/_purge_200",
                 "partitions": [
                     {
