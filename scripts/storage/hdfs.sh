@@ -70,6 +70,16 @@ print(beans[0]["NumLiveDataNodes"] if beans else 0)
 PY
 }
 
+start_daemon() {  # name label class port where: start it unless it runs, then wait for its port
+  if storage_alive "$HDFS_DIR" "$1"; then
+    echo "hdfs-up: the $2 already runs" >&2
+  else
+    echo "hdfs-up: starting the $2 $5" >&2
+    storage_start "$HDFS_DIR" "$1" "${HADOOP_JAVA[@]}" "$3"
+  fi
+  storage_wait_port "$HDFS_DIR" "$1" "$4" 120
+}
+
 up() {
   scripts/storage/jars.sh hdfs
   write_conf
@@ -78,20 +88,10 @@ up() {
     hadoop_java org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force \
       >"$HDFS_DIR/logs/format.log" 2>&1 || { tail -n 30 "$HDFS_DIR/logs/format.log" >&2; exit 1; }
   fi
-  if storage_alive "$HDFS_DIR" namenode; then
-    echo "hdfs-up: the NameNode already runs" >&2
-  else
-    echo "hdfs-up: starting the NameNode on $HDFS_URI (UI http://127.0.0.1:$HDFS_NAMENODE_HTTP_PORT)" >&2
-    storage_start "$HDFS_DIR" namenode "${HADOOP_JAVA[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode
-  fi
-  storage_wait_port "$HDFS_DIR" namenode "$HDFS_NAMENODE_PORT" 120
-  if storage_alive "$HDFS_DIR" datanode; then
-    echo "hdfs-up: the DataNode already runs" >&2
-  else
-    echo "hdfs-up: starting the DataNode on 127.0.0.1:$HDFS_DATANODE_PORT" >&2
-    storage_start "$HDFS_DIR" datanode "${HADOOP_JAVA[@]}" org.apache.hadoop.hdfs.server.datanode.DataNode
-  fi
-  storage_wait_port "$HDFS_DIR" datanode "$HDFS_DATANODE_PORT" 120
+  start_daemon namenode NameNode org.apache.hadoop.hdfs.server.namenode.NameNode "$HDFS_NAMENODE_PORT" \
+    "on $HDFS_URI (UI http://127.0.0.1:$HDFS_NAMENODE_HTTP_PORT)"
+  start_daemon datanode DataNode org.apache.hadoop.hdfs.server.datanode.DataNode "$HDFS_DATANODE_PORT" \
+    "on 127.0.0.1:$HDFS_DATANODE_PORT"
   local deadline=$((SECONDS + 90))
   until [ "$(live_datanodes)" -ge 1 ]; do
     [ $SECONDS -lt $deadline ] || { echo "hdfs-up: no DataNode registered within 90s" >&2; exit 1; }

@@ -25,10 +25,6 @@ class LakehouseCredentials(SparkCredentials):
         return "lakehouse"
 
 
-def _metastore_dir(params: dict[str, str]) -> str | None:
-    return storage.metastore_dir(params)
-
-
 def session_parameters(params: dict[str, str]) -> dict[str, str]:
     """The profile's Spark settings, completed with this plugin's defaults.
 
@@ -52,7 +48,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     java_opts = result.get("spark.driver.extraJavaOptions", "")
     if "log4j2.configurationFile" not in java_opts:
         java_opts += f" -Dlog4j2.configurationFile=file:{LOG4J_CONFIG}"
-    metastore = _metastore_dir(result)
+    metastore = storage.metastore_dir(result)
     if metastore and "derby.stream.error.file" not in java_opts:
         derby_log = os.path.join(os.path.dirname(os.path.abspath(metastore)), "derby.log")
         java_opts += f" -Dderby.stream.error.file={derby_log}"
@@ -173,4 +169,4 @@ def lock_warehouse(params: dict[str, str]) -> None:
 
         run_lock.acquire_lease(get_session(params), warehouse)
     else:
-        run_lock.acquire(storage.lock_directory(warehouse, _metastore_dir(params)) or warehouse)
+        run_lock.acquire(storage.lock_directory(warehouse, storage.metastore_dir(params)) or warehouse)
