@@ -129,12 +129,17 @@ def project_config_update() -> dict[str, Any]:
     return {"name": "compliance", "models": {"compliance": {"+file_format": "parquet"}}}
 
 
-@pytest.fixture(scope="session")
-def spark():
-    """The process's SparkSession, for assertions (starts it when no dbt command has yet)."""
+def assertion_session() -> Any:
+    """The process's SparkSession on the tests' warehouse (started when no dbt command has yet)."""
     from dbt.adapters.lakehouse.connections import lock_warehouse, session_parameters
     from dbt.adapters.lakehouse.python_job import get_session
 
     params = session_parameters(spark_parameters(WAREHOUSE_ROOT))
     lock_warehouse(params)
     return get_session(params)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The process's SparkSession, for assertions (starts it when no dbt command has yet)."""
+    return assertion_session()

@@ -133,3 +133,30 @@ def data_files(spark: Any, location: str) -> dict[str, str]:
         for s in fs.listStatus(path)
         if s.isFile() and not str(s.getPath().getName()).startswith(("_", "."))
     }
+
+
+def walk(spark: Any, location: str) -> list[str]:
+    """Every file and directory under `location` (not itself), as full URIs, sorted."""
+    fs, root = _fs(spark, location)
+    if not fs.exists(root):
+        return []
+    found, pending = [], [root]
+    while pending:
+        for status in fs.listStatus(pending.pop()):
+            found.append(str(status.getPath().toString()))
+            if status.isDirectory():
+                pending.append(status.getPath())
+    return sorted(found)
+
+
+def copy_tree(spark: Any, source: str, target: str) -> None:
+    """Copy a file or a directory tree to `target` (replaced if it exists), byte for byte through
+    Hadoop's FileUtil (on an object store a GET and a PUT per object: a test's copy, not a rename)."""
+    source_fs, source_path = _fs(spark, source)
+    target_fs, target_path = _fs(spark, target)
+    target_fs.delete(target_path, True)
+    copied = spark._jvm.org.apache.hadoop.fs.FileUtil.copy(
+        source_fs, source_path, target_fs, target_path, False, spark._jsc.hadoopConfiguration()
+    )
+    if not copied:
+        raise AssertionError(f"could not copy {source} to {target}")

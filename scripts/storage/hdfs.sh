@@ -92,9 +92,13 @@ up() {
     "on $HDFS_URI (UI http://127.0.0.1:$HDFS_NAMENODE_HTTP_PORT)"
   start_daemon datanode DataNode org.apache.hadoop.hdfs.server.datanode.DataNode "$HDFS_DATANODE_PORT" \
     "on 127.0.0.1:$HDFS_DATANODE_PORT"
-  local deadline=$((SECONDS + 90))
+  local deadline=$((SECONDS + 180))
   until [ "$(live_datanodes)" -ge 1 ]; do
-    [ $SECONDS -lt $deadline ] || { echo "hdfs-up: no DataNode registered within 90s" >&2; exit 1; }
+    if [ $SECONDS -ge $deadline ]; then
+      echo "hdfs-up: no DataNode registered within 180s; the end of its log ($HDFS_DIR/logs/datanode.log):" >&2
+      tail -n 25 "$HDFS_DIR/logs/datanode.log" >&2
+      exit 1
+    fi
     sleep 0.5
   done
   hadoop_java org.apache.hadoop.hdfs.tools.DFSAdmin -safemode wait >>"$HDFS_DIR/logs/shell.log" 2>&1

@@ -43,7 +43,9 @@ for port in $ports; do
   fi
 done
 started=$SECONDS
-eval "$("$service" up)"
+# (a failed start must stop here: `eval "$(...)"` would go on with nothing exported)
+exports=$("$service" up) || { echo "test-$fs: the $fs store did not start (its log above)" >&2; exit 1; }
+eval "$exports"
 export LAKEHOUSE_TEST_FS=$fs LAKEHOUSE_TEST_WAREHOUSE=$SPARK_WAREHOUSE_DIR
 unset SPARK_WAREHOUSE_DIR SPARK_METASTORE_DIR
 echo "test-$fs: up in $((SECONDS - started))s; the suites with their warehouse under $LAKEHOUSE_TEST_WAREHOUSE" >&2

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO
+from tests import warehouse_fs
+from tests.conftest import REPO, TEST_FS, WAREHOUSE, assertion_session
 from tests.functional.processes import DBT, environment
 
 # one directory per pytest-xdist worker: two workers may prepare the same scenario (`purged` is
@@ -33,6 +34,9 @@ from tests.functional.processes import DBT, environment
 ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults") / (
     os.environ.get("PYTEST_XDIST_WORKER") or "main"
 )
+# on HDFS or an object store (LAKEHOUSE_TEST_FS) a lake's warehouse lives there, beside the tests'
+# own warehouse; its metastore, logs and target stay under ROOT
+REMOTE_ROOT = f"{WAREHOUSE.rsplit('/', 1)[0]}/faults/{os.environ.get('PYTEST_XDIST_WORKER') or 'main'}"
 TIMEOUT = float(os.environ.get("FAULTS_TIMEOUT") or 900)
 SCHEMA = "faults"
 
@@ -69,13 +73,45 @@ class Outcome:
         return self.killed_at is None and self.returncode == 0
 
 
+class Remote:
+    """A location on the filesystem under test (`hdfs://`, `s3a://`), seen through Hadoop by this
+    process's own Spark session: as much of `Path` as the kill tests use."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri.rstrip("/")
+
+    def __truediv__(self, part: str) -> Remote:
+        return Remote(f"{self.uri}/{part}")
+
+    def __str__(self) -> str:
+        return self.uri
+
+    @property
+    def name(self) -> str:
+        return self.uri.rsplit("/", 1)[1]
+
+    def exists(self) -> bool:
+        return warehouse_fs.exists(assertion_session(), self.uri)
+
+    def iterdir(self) -> list[Remote]:
+        return [self / name for name in warehouse_fs.listdir(assertion_session(), self.uri)]
+
+    def rglob(self, pattern: str) -> list[Remote]:
+        assert pattern == "*", pattern
+        return [Remote(uri) for uri in warehouse_fs.walk(assertion_session(), self.uri)]
+
+
 class Lake:
     def __init__(self, name: str) -> None:
         self.root = ROOT / name
         self.live = self.root / "live"
         self.template = self.root / "template"
-        self.warehouse = self.live / "warehouse"
         self.metastore = self.live / "metastore_db"
+        self.warehouse: Path | Remote = self.live / "warehouse"
+        self.remote: Remote | None = None
+        if TEST_FS != "file":
+            self.remote = Remote(f"{REMOTE_ROOT}/{name}")
+            self.warehouse = self.remote / "live" / "warehouse"
         self.runs = 0
 
     # ---- state -------------------------------------------------------------------------------
@@ -83,15 +119,21 @@ class Lake:
         """An empty warehouse and metastore."""
         for path in (self.live, self.template):
             shutil.rmtree(path, ignore_errors=True)
+        if self.remote is not None:
+            warehouse_fs.delete(assertion_session(), str(self.remote))
         self.live.mkdir(parents=True)
 
     def save(self) -> None:
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.copytree(self.live, self.template, symlinks=True)
+        if self.remote is not None:
+            warehouse_fs.copy_tree(assertion_session(), str(self.warehouse), str(self.remote / "template"))
 
     def restore(self) -> None:
         shutil.rmtree(self.live, ignore_errors=True)
         shutil.copytree(self.template, self.live, symlinks=True)
+        if self.remote is not None:
+            warehouse_fs.copy_tree(assertion_session(), str(self.remote / "template"), str(self.warehouse))
 
     def env(self) -> dict[str, str]:
         return environment(
@@ -205,13 +247,14 @@ class Lake:
         return {f"{t['database']}.{t['table']}": t for t in found["tables"]}
 
     # ---- the filesystem ----------------------------------------------------------------------
-    def leftovers(self, tables: dict[str, dict[str, Any]], under: list[Path]) -> list[str]:
+    def leftovers(self, tables: dict[str, dict[str, Any]], under: list[Path] | list[Remote]) -> list[str]:
         """Files and directories under `under` that no table or partition of `tables` references.
 
         Whatever lies inside a partition's location or an unpartitioned table's location is
         referenced; a partitioned table's own directory references only itself (its data is in
         its partitions), as retention sees it.  Directories on the way to a referenced location
-        and Spark's `_SUCCESS` markers (and their checksum files) are not counted.
+        and Spark's `_SUCCESS` markers (and their checksum files) are not counted.  On HDFS or an
+        object store the paths are the filesystem's URIs, as the metastore spells locations.
         """
         covering, anchors = set(), set()
         for table in tables.values():
@@ -223,7 +266,7 @@ class Lake:
         for base in under:
             if not base.exists():
                 continue
-            for path in sorted(base.rglob("*")):
+            for path in sorted(base.rglob("*"), key=str):
                 text = str(path)
                 if path.name in ("_SUCCESS", "._SUCCESS.crc") or any(
                     text == c or text.startswith(c + "/") for c in covering
