@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -26,12 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from tests import warehouse_fs
-from tests.conftest import REPO, TEST_FS, WAREHOUSE, assertion_session
+from tests.conftest import REPO, TEST_FS, WAREHOUSE, WAREHOUSE_ROOT, assertion_session
 from tests.functional.processes import DBT, environment
 
-# one directory per pytest-xdist worker: two workers may prepare the same scenario (`purged` is
-# shared by the restore and the retention cases)
-ROOT = Path(os.environ.get("FAULTS_TMP") or Path(tempfile.gettempdir()) / "dbt-lakehouse-faults") / (
+# one directory per pytest-xdist worker (two workers may prepare the same scenario: `purged` is
+# shared by the restore and the retention cases), under this process's own WAREHOUSE_ROOT unless
+# FAULTS_TMP says where: two test runs at once (two worktrees, or `make test` beside
+# `make test-hdfs`) must never share a lake
+ROOT = Path(os.environ.get("FAULTS_TMP") or WAREHOUSE_ROOT / "faults") / (
     os.environ.get("PYTEST_XDIST_WORKER") or "main"
 )
 # on HDFS or an object store (LAKEHOUSE_TEST_FS) a lake's warehouse lives there, beside the tests'
