@@ -39,7 +39,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from measure import measure  # noqa: E402
-from workload import add_fs_argument, events_table, listed_ids, local_warehouse, run_dbt  # noqa: E402
+from workload import (  # noqa: E402
+    add_fs_argument,
+    counters_between,
+    describe_counters,
+    events_table,
+    listed_ids,
+    local_warehouse,
+    result_name,
+    run_dbt,
+    store_counters,
+)
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_verify"
@@ -111,6 +121,7 @@ def latest(spark: Any, request_id: str) -> dict[str, Any]:
 def point(spark: Any, request_id: str, directory: str, floor_first: bool) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for job in ["floor", "verify"] if floor_first else ["verify", "floor"]:
+        before = store_counters(spark)
         if job == "floor":
             result["floor_s"], result["floor_rss"], result["floor_rows"] = measure(
                 lambda: run_floor(spark, directory)
@@ -118,6 +129,8 @@ def point(spark: Any, request_id: str, directory: str, floor_first: bool) -> dic
         else:
             result["verify_s"], result["verify_rss"], _ = measure(lambda: run_verify(request_id))
             result["verify_own_s"] = verified_seconds()
+        result[f"{job}_store"] = counters_between(before, store_counters(spark))
+        if job == "verify":
             result.update(latest(spark, request_id))
     if result["floor_rows"] != result["rows"]:
         raise SystemExit(
@@ -162,6 +175,9 @@ def series(spark: Any, rows: int, partitions: int, touched: int, repeat: int) ->
         "locations": runs[0]["locations_total"],
         "repetitions": len(runs),
     }
+    for job in ("verify_store", "floor_store"):
+        if runs[0][job]:
+            found[job] = {k: int(statistics.median(r[job][k] for r in runs)) for k in runs[0][job]}
     print(
         f"{rows:,} rows, medians of {len(runs)}: verify_erasure {found['verify_s']:.2f} s "
         f"(own work {found['verify_own_s']:.2f} s), floor {found['floor_s']:.2f} s: ratio {found['ratio']:.2f} "
@@ -169,6 +185,9 @@ def series(spark: Any, rows: int, partitions: int, touched: int, repeat: int) ->
         f"{found['locations']} locations; rows holding ids {found['rows_holding_ids']:,}",
         flush=True,
     )
+    if "verify_store" in found:
+        print(f"  S3, verify_erasure: {describe_counters(found['verify_store'])}", flush=True)
+        print(f"  S3, the floor: {describe_counters(found['floor_store'])}", flush=True)
     return found
 
 
@@ -200,7 +219,10 @@ def main() -> None:
                 f"its own work {last['verify_own_s'] / first['verify_own_s']:.2f}x, floor {last['floor_s'] / first['floor_s']:.2f}x"
             )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "erasure_verify.json").write_text(json.dumps({"points": points}, indent=2) + "\n")
+        summary = {"points": points, "fs": args.fs, "load_average_1m": round(os.getloadavg()[0], 2)}
+        (RESULTS / result_name("erasure_verify.json", args.fs)).write_text(
+            json.dumps(summary, indent=2) + "\n"
+        )
     finally:
         if args.keep_work:
             print(f"work directory kept: {work}")

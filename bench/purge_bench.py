@@ -50,7 +50,18 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import cluster  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
-from workload import add_fs_argument, events_table, listed_ids, local_warehouse, run_dbt, session_settings  # noqa: E402
+from workload import (  # noqa: E402
+    add_fs_argument,
+    counters_between,
+    describe_counters,
+    events_table,
+    listed_ids,
+    local_warehouse,
+    result_name,
+    run_dbt,
+    session_settings,
+    store_counters,
+)
 
 RESULTS = REPO / "bench" / "results"
 
@@ -66,6 +77,15 @@ FILES_PER_PARTITION = 0
 # --vars: more dbt vars for the purge (e.g. '{"purge_file_level": false}')
 EXTRA_VARS: dict[str, Any] = {}
 
+
+# on S3 the floor's write commits with S3A's magic committer, as a careful engineer's would (and
+# as the purge's staging writes do); --floor-rename-committer keeps Spark's default (renames,
+# that is copies) to show what that costs
+FLOOR_MAGIC_COMMITTER = {"on": True}
+MAGIC_COMMITTER = {
+    "spark.sql.sources.commitProtocolClass": "org.apache.spark.internal.io.cloud.PathOutputCommitProtocol",
+    "spark.sql.parquet.output.committer.class": "org.apache.spark.internal.io.cloud.BindingParquetOutputCommitter",
+}
 
 NODE_SECONDS: list[float] = []
 METASTORE_CALLS: list[cluster.MetastoreCalls] = []
@@ -110,15 +130,34 @@ def run_floor(spark: Any, database: str) -> None:
     kept = table.where(F.col("ds").isin(hit)).join(
         F.broadcast(ids), table.metadata.guestid == ids.guestid, "left_anti"
     )
-    kept.write.mode("overwrite").partitionBy("ds").parquet(target)
+    magic = target.startswith("s3a://") and FLOOR_MAGIC_COMMITTER["on"]
+    for key, value in MAGIC_COMMITTER.items() if magic else ():
+        spark.conf.set(key, value)
+    try:
+        writer = kept.write.mode("overwrite").partitionBy("ds")
+        if magic:  # a fresh directory; S3A's committers refuse dynamic partition overwrite
+            writer = writer.option("partitionOverwriteMode", "static")
+        writer.parquet(target)
+    finally:
+        for key in MAGIC_COMMITTER if magic else ():
+            spark.conf.unset(key)
     written = time.perf_counter()
     for ds in hit:
         spark.sql(f"alter table {database}.events partition (ds = '{ds}') set location '{target}/ds={ds}'")
     FLOOR_PHASES.append((scanned - started, written - scanned, time.perf_counter() - written))
 
 
-def measure(fn: Any) -> tuple[float, int]:
+STORE_COSTS: dict[str, dict[str, int]] = {}
+
+
+def measure(fn: Any, job: str = "") -> tuple[float, int]:
+    """Wall time and peak RSS of one job; on S3 what it cost the store, in STORE_COSTS[job]."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    before = store_counters(spark)
     elapsed, peak, _ = measure_call(fn)
+    STORE_COSTS[job] = counters_between(before, store_counters(spark))
     return elapsed, peak
 
 
@@ -127,11 +166,11 @@ def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: boo
     events_table(spark, "bench_floor", rows, partitions, CLUSTERED, FILES_PER_PARTITION)
     listed = listed_ids(spark, rows, partitions, touched, CLUSTERED)
     if floor_first:
-        floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"))
-        purge_s, purge_mem = measure(lambda: run_purge("bench_purge"))
+        floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"), "floor")
+        purge_s, purge_mem = measure(lambda: run_purge("bench_purge"), "purge")
     else:
-        purge_s, purge_mem = measure(lambda: run_purge("bench_purge"))
-        floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"))
+        purge_s, purge_mem = measure(lambda: run_purge("bench_purge"), "purge")
+        floor_s, floor_mem = measure(lambda: run_floor(spark, "bench_floor"), "floor")
     left = spark.sql("select count(*) from bench_purge.events").collect()[0][0]
     floor_left = spark.sql("select count(*) from bench_floor.events").collect()[0][0]
     if left != floor_left:
@@ -140,6 +179,9 @@ def point(spark: Any, rows: int, partitions: int, touched: int, floor_first: boo
     if METASTORE_CALLS:
         extra["metastore_calls"] = METASTORE_CALLS[-1].total
         extra["metastore_calls_by_kind"] = dict(METASTORE_CALLS[-1].calls.most_common())
+    if STORE_COSTS.get("purge"):
+        extra["purge_store"] = STORE_COSTS["purge"]
+        extra["floor_store"] = STORE_COSTS["floor"]
     return {
         **extra,
         "rows": rows,
@@ -184,6 +226,9 @@ def show(result: dict[str, Any]) -> None:
     if "floor_phases_s" in result:
         scan, write, swap = result["floor_phases_s"]
         print(f"    floor: scan {scan:.2f}s, anti-join and write {write:.2f}s, swaps {swap:.2f}s", flush=True)
+    if "purge_store" in result:
+        print(f"    S3, the purge (the dbt command): {describe_counters(result['purge_store'])}", flush=True)
+        print(f"    S3, the floor: {describe_counters(result['floor_store'])}", flush=True)
 
 
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -205,6 +250,9 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     ]
     result["purge_rows_per_s"] = int(result["rows"] / result["purge_s"])
     result["floor_rows_per_s"] = int(result["rows"] / result["floor_s"])
+    for job in ("purge_store", "floor_store"):
+        if job in result:
+            result[job] = {k: int(statistics.median(r[job][k] for r in runs)) for k in result[job]}
     result["purge_peak_mb"] = max(r["purge_peak_mb"] for r in runs)
     result["floor_peak_mb"] = max(r["floor_peak_mb"] for r in runs)
     result["repetitions"] = len(runs)
@@ -283,10 +331,16 @@ def main() -> None:
         help="write each partition as about this many files (0: one per writing task), as appends build a day",
     )
     parser.add_argument("--vars", default="{}", help="more dbt vars for the purge, as JSON")
+    parser.add_argument(
+        "--floor-rename-committer",
+        action="store_true",
+        help="on S3, the floor's write with Spark's default committer (renames: copies) instead of S3A's magic one",
+    )
     cluster.add_arguments(parser)
     add_fs_argument(parser)
     args = parser.parse_args()
     EXTRA_VARS.update(json.loads(args.vars))
+    FLOOR_MAGIC_COMMITTER["on"] = not args.floor_rename_committer
     global CLUSTERED, FILES_PER_PARTITION
     CLUSTERED = args.clustered
     FILES_PER_PARTITION = args.files_per_partition
@@ -345,8 +399,13 @@ def main() -> None:
             name = name.replace(".json", f"-{FILES_PER_PARTITION}files.json")
         if EXTRA_VARS.get("purge_file_level") is False:
             name = name.replace(".json", "-whole-partitions.json")
+        if args.fs == "s3a" and args.floor_rename_committer:
+            name = name.replace(".json", "-floor-rename.json")
         results[0]["vars"] = EXTRA_VARS
         results[0]["files_per_partition"] = FILES_PER_PARTITION
+        results[0]["fs"] = args.fs
+        results[0]["load_average_1m"] = round(os.getloadavg()[0], 2)
+        name = result_name(name, args.fs)
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -39,7 +40,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
+from workload import (  # noqa: E402
+    DESCRIPTOR,
+    REPO,
+    add_fs_argument,
+    counters_between,
+    describe_counters,
+    local_warehouse,
+    result_name,
+    run_dbt,
+    start_session,
+    store_counters,
+)
 
 RESULTS = REPO / "bench" / "results"
 # one database per step of --sizes (50, 50 and 100 tables for 50 100 200), so that a whitelist
@@ -247,9 +259,13 @@ def main() -> None:
         for size in sorted(args.sizes):
             runs = []
             for repetition in range(max(1, args.repeat)):
+                before = store_counters(spark)
                 floor = run_floor(spark, size)
+                floor_store = counters_between(before, store_counters(spark))
                 union = run_union_scan(spark, size)
+                before = store_counters(spark)
                 node = run_purge(work, size, args.parallelism)
+                purge_store = counters_between(before, store_counters(spark))
                 left = sum(
                     spark.sql(
                         f"select count(*) from {d}.{t} a left semi join bench_ids.ids b on a.metadata.guestid = b.guestid"
@@ -268,6 +284,13 @@ def main() -> None:
                     f"floor {floor['floor_s']:.1f}s, union scan {union:.1f}s",
                     flush=True,
                 )
+                if purge_store:
+                    print(f"    S3, the purge command: {describe_counters(purge_store)}", flush=True)
+                    print(f"    S3, the floor (with its untimed swap-back): {describe_counters(floor_store)}")
+                    runs[-1].update(
+                        {f"purge_{k}": v for k, v in purge_store.items()},
+                        **{f"floor_{k}": v for k, v in floor_store.items()},
+                    )
             median = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
             median.update(
                 tables=size, partitions_per_table=PARTITIONS, rows_per_table=args.rows, repetitions=len(runs)
@@ -288,10 +311,14 @@ def main() -> None:
         suffix = ("" if args.parallelism == 4 else f"-parallelism-{args.parallelism}") + (
             "-ids-in-range" if args.ids_in_range else ""
         )
-        (RESULTS / f"purge_many{suffix}.json").write_text(json.dumps(results, indent=2) + "\n")
+        for median in results:
+            median.update(fs=args.fs, load_average_1m=round(os.getloadavg()[0], 2))
+        (RESULTS / result_name(f"purge_many{suffix}.json", args.fs)).write_text(
+            json.dumps(results, indent=2) + "\n"
+        )
         if len(results) > 1:
-            plot(results, RESULTS / f"purge_many{suffix}.png")
-            print(f"curve: {RESULTS / f'purge_many{suffix}.png'}")
+            plot(results, RESULTS / result_name(f"purge_many{suffix}.png", args.fs))
+            print(f"curve: {RESULTS / result_name(f'purge_many{suffix}.png', args.fs)}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -31,7 +32,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
+from workload import (  # noqa: E402
+    DESCRIPTOR,
+    REPO,
+    add_fs_argument,
+    counters_between,
+    describe_counters,
+    local_warehouse,
+    result_name,
+    run_dbt,
+    start_session,
+    store_counters,
+)
 
 RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_ret"
@@ -117,8 +129,12 @@ def main() -> None:
         runs = []
         for repetition in range(max(1, args.repeat)):
             floor_s, found = listing(spark)
+            before = store_counters(spark)
             node = retention(work)
-            runs.append({**node, "listing_s": floor_s})
+            store = counters_between(before, store_counters(spark))
+            runs.append({**node, "listing_s": floor_s, **{f"store_{k}": v for k, v in store.items()}})
+            if store:
+                print(f"    S3, the retention command: {describe_counters(store)}", flush=True)
             print(
                 f"repetition {repetition + 1}: retention node {node['retention_node_s']:.1f}s, command "
                 f"{node['command_s']:.1f}s; listing of {found:,} partitions {floor_s:.1f}s",
@@ -147,7 +163,8 @@ def main() -> None:
             f"command {median['command_s']:.1f}s"
         )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "retention.json").write_text(json.dumps([median], indent=2) + "\n")
+        median.update(fs=args.fs, load_average_1m=round(os.getloadavg()[0], 2))
+        (RESULTS / result_name("retention.json", args.fs)).write_text(json.dumps([median], indent=2) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -54,6 +54,73 @@ def add_fs_argument(parser: Any) -> None:
     )
 
 
+def result_name(name: str, fs: str) -> str:
+    """`purge.json` on a local disk, `purge-hdfs.json` / `purge-s3a.json` on the others, so that
+    a run on one filesystem never overwrites another's figures."""
+    if fs == "file":
+        return name
+    stem, dot, suffix = name.partition(".")
+    return f"{stem}-{fs}{dot}{suffix}"
+
+
+# S3A's counters (its StorageStatistics, hadoop-aws 3.3.4 names) the benchmarks report; the
+# requests among them are summed as `requests`
+STORE_COUNTERS = {
+    "object_put_request": "PUT requests",
+    "object_multipart_initiated": "multipart uploads",
+    "object_copy_requests": "COPY requests",
+    "action_http_get_request": "GET requests",
+    "action_http_head_request": "HEAD requests",
+    "object_list_request": "LIST requests",
+    "object_continue_list_request": "LIST continuations",
+    "object_delete_request": "DELETE requests",
+    "object_bulk_delete_request": "bulk DELETE requests",
+    "object_put_bytes": "bytes put",
+    "files_copied_bytes": "bytes copied",
+    "committer_commits_completed": "magic commits",
+}
+REQUESTS = [
+    name for name in STORE_COUNTERS if name.startswith(("object_", "action_")) and "bytes" not in name
+]
+
+
+def store_counters(spark: Any) -> dict[str, int]:
+    """S3A's own counters for the warehouse's store (as python_hooks/catalog/commit.py reads
+    them for the purge's log), {} on a local disk or HDFS.  They count all of this process's use
+    of that store (driver and local executors share one S3A instance), so the difference of two
+    readings around one job is what that job cost it."""
+    location = os.environ["SPARK_WAREHOUSE_DIR"]
+    if not location.startswith("s3a://"):
+        return {}
+    path = spark._jvm.org.apache.hadoop.fs.Path(location)
+    iterator = path.getFileSystem(spark._jsc.hadoopConfiguration()).getStorageStatistics().getLongStatistics()
+    found: dict[str, int] = {}
+    while iterator.hasNext():
+        item = iterator.next()
+        if str(item.getName()) in STORE_COUNTERS:
+            found[str(item.getName())] = int(item.getValue())
+    return found
+
+
+def counters_between(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """What one job cost the store, with the requests summed; {} off S3."""
+    if not after:
+        return {}
+    cost = {name: after[name] - before.get(name, 0) for name in STORE_COUNTERS if name in after}
+    cost["requests"] = sum(cost.get(name, 0) for name in REQUESTS)
+    return cost
+
+
+def describe_counters(cost: dict[str, int]) -> str:
+    """`1,234 requests (12 PUT requests, ...), 1,400,000 bytes put, 0 bytes copied, ...`"""
+    parts = [
+        f"{cost[name]:,} {label}"
+        for name, label in STORE_COUNTERS.items()
+        if cost.get(name) or name == "files_copied_bytes"
+    ]
+    return f"{cost.get('requests', 0):,} requests: " + ", ".join(parts)
+
+
 def _store_environment(fs: str) -> str:
     """The warehouse URI of the running HDFS or object store, its settings put in os.environ."""
     prefix = {"hdfs": "hdfs://", "s3a": "s3a://"}[fs]
