@@ -371,9 +371,11 @@ class ComplianceMethods(metaclass=AdapterMeta):
         target_path: str | None,
         project_dir: str | None,
         invocation_args: Any = None,
+        target_name: str | None = None,
     ) -> dict[str, Any]:
-        """on-run-start: loads what earlier commands could not (a command killed before its
-        on-run-end is recorded `interrupted`), and marks this one running; a report, never an error."""
+        """on-run-start: loads what earlier commands of this warehouse could not (a command killed
+        before its on-run-end is recorded `interrupted`), and marks this one running; a report,
+        never an error."""
         from python_hooks.audit import artifacts
 
         return artifacts.load_pending(
@@ -383,6 +385,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
             target_path=target_path,
             project_dir=project_dir,
             invocation_args=invocation_args,
+            target_name=target_name,
         )
 
     @available.parse_none

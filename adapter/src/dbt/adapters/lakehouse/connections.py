@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
@@ -136,7 +137,27 @@ class LakehouseConnectionManager(SparkConnectionManager):
                 self.cancellation.check(f"{connection.name} was not run")
             self.cancellation.active = True
         set_job_group(connection.name)
-        return super().add_query(sql, *args, **kwargs)
+        result = super().add_query(sql, *args, **kwargs)
+        self.record_run(connection.credentials)
+        return result
+
+    # the invocation whose run record this command has left (record_connected)
+    recorded_invocation: str | None = None
+
+    def record_run(self, credentials: Any) -> None:
+        """This command reached its warehouse: its run record names it (once per command)."""
+        from dbt_common.invocation import get_invocation_id
+
+        if (
+            credentials.method != SparkConnectionMethod.SESSION
+            or self.recorded_invocation == get_invocation_id()
+        ):
+            return
+        from dbt.adapters.lakehouse.python_job import running_session
+        from pyspark.sql import SparkSession
+
+        session = running_session() or SparkSession._instantiatedSession
+        self.recorded_invocation = record_connected(session, getattr(credentials, "schema", None))
 
     def cancel(self, connection: Connection) -> None:
         """dbt's interrupt: the connection's Spark jobs are cancelled, and the product's work
@@ -148,6 +169,32 @@ class LakehouseConnectionManager(SparkConnectionManager):
         session = running_session()
         if session is not None and connection.name:
             session.sparkContext.cancelJobGroup(connection.name)
+
+
+def record_connected(session: Any, target_schema: str | None) -> str | None:
+    """Leave this command's run record in the target directory, naming the warehouse its session
+    reached (python_hooks/audit/pending.py): the audit adopts a run_results.json only from a
+    command of its own warehouse, whether the command has hooks or not.  Best effort; returns the
+    invocation id recorded (the caller asks once per command)."""
+    try:
+        import dbt.flags
+        from dbt_common.invocation import get_invocation_id
+
+        from python_hooks.audit import pending
+
+        flags = dbt.flags.get_flags()
+        invocation_id = get_invocation_id()
+        target = Path(getattr(flags, "PROJECT_DIR", None) or os.getcwd()) / (
+            getattr(flags, "TARGET_PATH", None) or "target"
+        )
+        if session is None or not invocation_id:
+            return None
+        if pending.run_record(target, invocation_id) is None:
+            warehouse = pending.warehouse_of(session)
+            pending.record_run(target, invocation_id, warehouse, "connected", target_schema=target_schema)
+        return str(invocation_id)
+    except Exception:  # noqa: BLE001 - the audit says less, the command goes on
+        return None
 
 
 def set_job_group(name: str | None) -> None:
