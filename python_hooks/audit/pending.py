@@ -25,6 +25,7 @@ from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from pyspark.sql import SparkSession
 
@@ -209,22 +210,38 @@ PHASES = ("connected", "running", "ended")
 
 
 def warehouse_of(spark: SparkSession) -> dict[str, str | None]:
-    """This session's warehouse: its fully qualified `spark.sql.warehouse.dir` and its metastore
-    (the embedded Derby database's absolute path, or the metastore URIs; None for Spark's
-    in-memory catalog)."""
+    """This session's warehouse (`warehouse_identity` of its settings)."""
     conf = spark.conf
-    warehouse = conf.get("spark.sql.warehouse.dir", None)
+    return warehouse_identity({k: conf.get(k, None) for k in IDENTITY_SETTINGS})
+
+
+IDENTITY_SETTINGS = (
+    "spark.sql.warehouse.dir",
+    "spark.hadoop.javax.jdo.option.ConnectionURL",
+    "spark.hadoop.hive.metastore.uris",
+    "spark.sql.catalogImplementation",
+)
+
+
+def warehouse_identity(settings: Mapping[str, Any]) -> dict[str, str | None]:
+    """A warehouse as Spark settings name it (a session's, or a profile's before its session
+    starts: the same result): the qualified `spark.sql.warehouse.dir` (a local path as
+    `file:/absolute/path`, as Spark qualifies it) and the metastore (the embedded Derby
+    database's absolute path, or the metastore URIs; None for Spark's in-memory catalog)."""
+    warehouse = str(settings.get("spark.sql.warehouse.dir") or "") or None
     if warehouse:
-        jvm = spark._jvm
-        path = jvm.org.apache.hadoop.fs.Path(warehouse)
-        warehouse = str(path.getFileSystem(spark._jsc.hadoopConfiguration()).makeQualified(path))
-    uris = conf.get("spark.hadoop.hive.metastore.uris", None) or None
-    url = conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", None) or ""
+        parsed = urlparse(warehouse)
+        if not parsed.scheme or parsed.scheme == "file":
+            warehouse = "file:" + os.path.normpath(os.path.abspath(parsed.path or warehouse))
+        else:
+            warehouse = warehouse.rstrip("/")
+    uris = settings.get("spark.hadoop.hive.metastore.uris") or None
+    url = str(settings.get("spark.hadoop.javax.jdo.option.ConnectionURL") or "")
     if uris:
         metastore: str | None = f"thrift {uris}"
     elif "databaseName=" in url:
         metastore = "derby " + os.path.abspath(url.split("databaseName=", 1)[1].split(";", 1)[0])
-    elif conf.get("spark.sql.catalogImplementation", "hive") == "in-memory":
+    elif (settings.get("spark.sql.catalogImplementation") or "hive") == "in-memory":
         metastore = None
     else:
         metastore = f"jdbc {url}" if url else None

@@ -104,6 +104,38 @@ def test_a_run_record_gives_the_status_of_a_command_adopted_from_its_run_results
     assert connected["status"] == "success"
 
 
+def test_a_warehouse_is_named_alike_by_its_profile_and_by_its_session(tmp_path, monkeypatch):
+    # the adapter records a command from the profile's settings before its session starts; the
+    # hooks name the warehouse from the session's, which Spark has qualified
+    monkeypatch.chdir(tmp_path)
+    derby = "jdbc:derby:;databaseName=.warehouse/metastore_db;create=true"
+    url = "spark.hadoop.javax.jdo.option.ConnectionURL"
+    profile = {"spark.sql.warehouse.dir": ".warehouse/warehouse", url: derby}
+    session = {"spark.sql.warehouse.dir": f"file:{tmp_path}/.warehouse/warehouse", url: derby}
+    expected = {
+        "warehouse": f"file:{tmp_path}/.warehouse/warehouse",
+        "metastore": f"derby {tmp_path}/.warehouse/metastore_db",
+    }
+    assert pending.warehouse_identity(profile) == pending.warehouse_identity(session) == expected
+    assert (
+        pending.warehouse_identity(
+            {**session, "spark.sql.warehouse.dir": f"file://{tmp_path}/.warehouse/warehouse/"}
+        )
+        == expected
+    )
+    # another warehouse, or the same warehouse directory with another metastore, is another one
+    assert pending.warehouse_identity({**profile, "spark.sql.warehouse.dir": "wh-prod"}) != expected
+    assert pending.warehouse_identity({**profile, url: derby.replace("metastore_db", "ms2")}) != expected
+    thrift = {
+        "spark.sql.warehouse.dir": "hdfs://nn:8020/wh/",
+        "spark.hadoop.hive.metastore.uris": "thrift://ms:9083",
+    }
+    assert pending.warehouse_identity(thrift) == {
+        "warehouse": "hdfs://nn:8020/wh",
+        "metastore": "thrift thrift://ms:9083",
+    }
+
+
 def _accepted_invocation_statuses() -> list[str]:
     import yaml
 

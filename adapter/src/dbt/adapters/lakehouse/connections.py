@@ -111,6 +111,11 @@ class LakehouseConnectionManager(SparkConnectionManager):
         if creds.method == SparkConnectionMethod.SESSION and _command() in EARLY_LOCK_COMMANDS:
             creds.server_side_parameters = session_parameters(creds.server_side_parameters)
             lock_warehouse(creds.server_side_parameters)
+            # a command that never reaches a session (a run-operation that fails to compile) is
+            # still known to have run against this warehouse
+            record_connected(
+                creds.server_side_parameters, creds.schema, getattr(profile, "target_name", None)
+            )
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
@@ -157,7 +162,8 @@ class LakehouseConnectionManager(SparkConnectionManager):
         from pyspark.sql import SparkSession
 
         session = running_session() or SparkSession._instantiatedSession
-        self.recorded_invocation = record_connected(session, getattr(credentials, "schema", None))
+        if session is not None:
+            self.recorded_invocation = record_connected(session, getattr(credentials, "schema", None))
 
     def cancel(self, connection: Connection) -> None:
         """dbt's interrupt: the connection's Spark jobs are cancelled, and the product's work
@@ -171,11 +177,12 @@ class LakehouseConnectionManager(SparkConnectionManager):
             session.sparkContext.cancelJobGroup(connection.name)
 
 
-def record_connected(session: Any, target_schema: str | None) -> str | None:
-    """Leave this command's run record in the target directory, naming the warehouse its session
-    reached (python_hooks/audit/pending.py): the audit adopts a run_results.json only from a
-    command of its own warehouse, whether the command has hooks or not.  Best effort; returns the
-    invocation id recorded (the caller asks once per command)."""
+def record_connected(settings: Any, target_schema: str | None, target_name: str | None = None) -> str | None:
+    """Leave this command's run record in the target directory, naming the warehouse it runs on
+    (python_hooks/audit/pending.py): the audit adopts a run_results.json only from a command of
+    its own warehouse, whether the command has hooks or not.  `settings`: the running session
+    (its warehouse is the truth), or the profile's Spark settings before a session starts.  Best
+    effort; returns the invocation id recorded."""
     try:
         import dbt.flags
         from dbt_common.invocation import get_invocation_id
@@ -187,11 +194,16 @@ def record_connected(session: Any, target_schema: str | None) -> str | None:
         target = Path(getattr(flags, "PROJECT_DIR", None) or os.getcwd()) / (
             getattr(flags, "TARGET_PATH", None) or "target"
         )
-        if session is None or not invocation_id:
+        if settings is None or not invocation_id:
             return None
-        if pending.run_record(target, invocation_id) is None:
-            warehouse = pending.warehouse_of(session)
-            pending.record_run(target, invocation_id, warehouse, "connected", target_schema=target_schema)
+        if isinstance(settings, dict):
+            warehouse = pending.warehouse_identity(settings)
+        else:
+            warehouse = pending.warehouse_of(settings)
+        record = pending.run_record(target, invocation_id)
+        if record is None or record.get("warehouse") != warehouse:
+            fields = {"target_schema": target_schema, "target_name": target_name}
+            pending.record_run(target, invocation_id, warehouse, "connected", **fields)
         return str(invocation_id)
     except Exception:  # noqa: BLE001 - the audit says less, the command goes on
         return None
