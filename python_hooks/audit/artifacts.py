@@ -413,9 +413,8 @@ def _load_pending(
     if scope.this_command:
         args = dict(values.plain(invocation_args or {}))
         started_at = datetime.now(timezone.utc).isoformat()
-        pending.mark_running(path, scope.this_command, args, started_at, scope.warehouse, scope.target_schema)
-        if target_name:
-            pending.record_run(path, scope.this_command, scope.warehouse, "running", target_name=target_name)
+        where = (scope.warehouse, scope.target_schema, target_name)
+        pending.mark_running(path, scope.this_command, args, started_at, *where)
     _write_leftover(spark, scope, manifest, prev_id, audited, report, step)
     if todo:
         _write_todo(spark, scope, manifest, todo, last, report, step)

@@ -321,6 +321,7 @@ def mark_running(
     started_at: str,
     warehouse: Mapping[str, Any],
     target_schema: str | None,
+    target_name: str | None = None,
 ) -> None:
     """on-run-start: this command is running (its on-run-end ends the record).  A later command
     of the same warehouse that finds the record still running records it: `cancelled` when dbt's
@@ -332,7 +333,7 @@ def mark_running(
         "running",
         args=dict(args),
         started_at=started_at,
-        target_name=args.get("target"),
+        target_name=target_name or args.get("target"),
         target_schema=target_schema,
     )
 
