@@ -19,6 +19,7 @@
             target_path=flags.TARGET_PATH,
             project_dir=flags.PROJECT_DIR,
             invocation_args=invocation_args_dict,
+            target_name=target.name,
         ) -%}
         {{- compliance.audit_report('pending runs', report) -}}
     {%- endif -%}

@@ -18,7 +18,9 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,12 @@ class Steps:
 
 
 REGISTRY_STATE = "_audit_registry_state.json"
-LAST_LOAD = "_audit_last_load.json"
+LAST_LOAD = "_audit_last_load"
+
+
+def last_load_path(target: Path, key: str) -> Path:
+    """What the last on-run-end of one warehouse and schema (`pending.scope_key`) loaded."""
+    return target / f"{LAST_LOAD}.{key}.json"
 
 
 def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
@@ -81,15 +88,15 @@ def write_audit(
     steps: Steps | None = None,
     columns_of: Any = None,
     held_results: Sequence[Mapping[str, Any]] = (),
-    state_dir: Path | None = None,
+    state_file: Path | None = None,
 ) -> dict[str, int]:
     """Write one invocation's rows into the audit tables (one write per table).
 
     The column lineage rows are also appended to `lineage_out` (for the OpenLineage export).
     `columns_of` is the catalog lookup (`catalog_columns`), made here when not given.
     `held_results` are dbt_node_results rows of an earlier command (its hook results, held by
-    on-run-start), written in the same file as this invocation's.  `state_dir` (the target
-    directory) gets LAST_LOAD, what this load wrote, for the next on-run-start.
+    on-run-start), written in the same file as this invocation's.  `state_file` (in the target
+    directory, `last_load_path`) gets what this load wrote, for the next on-run-start.
     """
     step = steps or Steps()
     invocation_id = invocation["invocation_id"]
@@ -152,9 +159,9 @@ def write_audit(
         )
         if with_registry:  # on-run-end: the next on-run-start knows what is loaded without a scan
             loaded = {"invocation_id": invocation_id, "result_ids": [r["result_id"] for r in result_rows]}
-            if state_dir is not None:  # valid while neither table gets a file from anything else
+            if state_file is not None:  # valid while neither table gets a file from anything else
                 written = [table["dbt_invocations"], table["dbt_node_results"]]
-                audit_tables.write_local_state(spark, written, state_dir / LAST_LOAD, loaded)
+                audit_tables.write_local_state(spark, written, state_file, loaded)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
     return counts
@@ -208,9 +215,10 @@ def load_run(
             # `dbt retry` re-runs with the failed command's args: keep both names
             args["cli_command"] = cli_command
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
-        pending.clear_running(path, invocation_id)  # it reached its on-run-end: not interrupted
         with step("manifest"):
             manifest = read_manifest(path)
+        warehouse = pending.warehouse_of(spark)
+        key = pending.scope_key(warehouse, target_schema)
         result_dicts = [result_dict(r) for r in results]
         invocation = invocation_row(
             invocation_id,
@@ -226,9 +234,12 @@ def load_run(
             status=status,
             message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
         )
+        # it reached its on-run-end, on this warehouse, with this status: not interrupted
+        ended = {"target_name": target_name, "target_schema": target_schema, "status": invocation["status"]}
+        pending.record_run(path, invocation_id, warehouse, "ended", **ended)
         lineage_rows: list[dict[str, Any]] = []
         columns_of = catalog_columns(spark, manifest, result_dicts)
-        held = pending.take(path, invocation_id)
+        held = pending.take(path, key, invocation_id)
         held_rows = node_result_rows(held["invocation_id"], held["results"], manifest) if held else []
         relations = [audit_relation(manifest, kind, target_schema) for kind in audit_tables.SCHEMAS]
         with audit_tables.metadata_cache(spark, relations):
@@ -242,45 +253,86 @@ def load_run(
                 steps=step,
                 columns_of=columns_of,
                 held_results=held_rows,
-                state_dir=path,
+                state_file=last_load_path(path, key),
             )
         if held:
-            pending.release(path, invocation_id)
+            pending.release(path, key, invocation_id)
             report["loaded"] = [f"{held['invocation_id']} (+{len(held_rows)} hook results)"]
         report["invocation_status"] = invocation["status"]
-        if write_graph:
-            try:
-                from python_hooks.audit import workflow_graph
-
-                with step("workflow graph"):
-                    report["graph"] = workflow_graph.write_run_graphs(
-                        manifest, path, result_dicts, tests=graph_tests is True
-                    )
-            except Exception as exc:
-                report["warnings"].append(f"workflow graph not written: {exc}")
-        if write_openlineage:
-            try:
-                from python_hooks.audit import openlineage_export
-
-                with step("openlineage"):
-                    report["openlineage"] = str(
-                        openlineage_export.export_run(
-                            manifest,
-                            invocation,
-                            result_dicts,
-                            path,
-                            column_lineage=lineage_rows,
-                            columns_of=columns_of,
-                            warehouse=spark.conf.get("spark.sql.warehouse.dir", None),
-                        )
-                    )
-            except Exception as exc:
-                report["warnings"].append(f"OpenLineage events not written: {exc}")
+        exports = {"graph": write_graph, "openlineage": write_openlineage, "graph_tests": graph_tests is True}
+        _write_exports(
+            spark, manifest, path, invocation, result_dicts, lineage_rows, columns_of, exports, report, step
+        )
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc), "warnings": []}
     report["seconds"] = round(time.time() - started, 2)
     report["steps"] = step.seconds
     return report
+
+
+def _write_exports(
+    spark: SparkSession,
+    manifest: Mapping[str, Any],
+    path: Path,
+    invocation: Mapping[str, Any],
+    result_dicts: list[dict[str, Any]],
+    lineage_rows: list[dict[str, Any]],
+    columns_of: Any,
+    exports: Mapping[str, bool],
+    report: dict[str, Any],
+    step: Steps,
+) -> None:
+    """The workflow graph and the OpenLineage events of this run, in the target directory (a
+    failure is a warning)."""
+    if exports["graph"]:
+        try:
+            from python_hooks.audit import workflow_graph
+
+            with step("workflow graph"):
+                report["graph"] = workflow_graph.write_run_graphs(
+                    manifest, path, result_dicts, tests=exports["graph_tests"]
+                )
+        except Exception as exc:
+            report["warnings"].append(f"workflow graph not written: {exc}")
+    if exports["openlineage"]:
+        try:
+            from python_hooks.audit import openlineage_export
+
+            with step("openlineage"):
+                report["openlineage"] = str(
+                    openlineage_export.export_run(
+                        manifest,
+                        invocation,
+                        result_dicts,
+                        path,
+                        column_lineage=lineage_rows,
+                        columns_of=columns_of,
+                        warehouse=spark.conf.get("spark.sql.warehouse.dir", None),
+                    )
+                )
+        except Exception as exc:
+            report["warnings"].append(f"OpenLineage events not written: {exc}")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One on-run-start's warehouse: what it may adopt from the target directory is what its run
+    records name this warehouse and audit schema for (pending.runs_of)."""
+
+    path: Path
+    this_command: str
+    target_schema: str
+    warehouse: dict[str, str | None]
+    key: str
+    table: str
+    results_table: str
+
+    @property
+    def state(self) -> list[str]:
+        return [self.table, self.results_table]
+
+
+Todo = list[tuple[dict[str, Any], list[dict[str, Any]], Callable[[], Any] | None]]
 
 
 def load_pending(
@@ -290,116 +342,213 @@ def load_pending(
     target_path: str | None = None,
     project_dir: str | None = None,
     invocation_args: Mapping[str, Any] | None = None,
+    target_name: str | None = None,
 ) -> dict[str, Any]:
-    """on-run-start: load refused runs and the previous command's run_results.json; never raises.
+    """on-run-start: load refused runs and what earlier commands of this warehouse left; never raises.
 
-    The previous command's hook results, when its on-run-end loaded the rest (the common case),
-    are not written here: they are held (`pending.hold`) for this command's on-run-end, which
-    writes them in the same file as its own node results.
+    Only commands whose run record names this warehouse and schema are adopted: the previous
+    command's run_results.json, and commands killed before their on-run-end.  The previous
+    command's hook results, when its on-run-end loaded the rest (the common case), are not
+    written here: they are held (`pending.hold`) for this command's on-run-end, which writes them
+    in the same file as its own node results.
     """
     started = time.time()
     report: dict[str, Any] = {"ok": True, "loaded": []}
     step = Steps()
-    this_command = invocation_id
     try:
         path = _target_path(target_path, project_dir)
         with step("manifest"):
             manifest = read_manifest(path)
-        table = audit_relation(manifest, "dbt_invocations", target_schema)
-        results_table = audit_relation(manifest, "dbt_node_results", target_schema)
-        with audit_tables.metadata_cache(spark, [table, results_table]):
-            todo: list[tuple[dict[str, Any], list[dict[str, Any]], Callable[[], Any] | None]] = []
-            for record, remove in pending.refusal_records(spark):
-                todo.append((pending.refusal_row(record), [], remove))
-            previous = path / "run_results.json"
-            # what the last on-run-end loaded (saved in the target directory with the names of
-            # dbt_invocations' and dbt_node_results' data files, valid while they are unchanged):
-            # the previous command's rows need no scan, and no catalog call, to be found
-            state = [table, results_table]
-            with step("last load"):
-                last = audit_tables.read_local_state(spark, state, path / LAST_LOAD) or {}
-            # a warehouse without audit history (fresh, or rebuilt by `make demo`) does not adopt
-            # whatever command last wrote this target directory
-            with step("audit table"):
-                audited = previous.is_file() and (bool(last) or audit_tables.relation_exists(spark, table))
-            data: dict[str, Any] = json.loads(previous.read_text()) if audited else {}
-            prev_id = (data.get("metadata") or {}).get("invocation_id")
-            # a command that never reached its on-run-end (killed, or dbt's own abrupt interrupt)
-            mark = pending.running(path)
-            cut = (
-                mark["invocation_id"] if mark is not None and mark["invocation_id"] != this_command else None
-            )
-            if prev_id and prev_id != this_command:
-                row = pending.previous_invocation(data, target_schema)
-                if prev_id == cut:
-                    row.update(status="interrupted", message="ended without its on-run-end (interrupted)")
-                todo.append((row, list(data.get("results") or []), None))
-            if cut is not None and cut != prev_id:
-                todo.append((pending.interrupted_row(mark, target_schema), [], None))
-            if this_command:
-                args = dict(values.plain(invocation_args or {}))
-                pending.mark_running(path, this_command, args, datetime.now(timezone.utc).isoformat())
-            left = pending.leftover(path)
-            if left is not None:
-                if audited and left["invocation_id"] != prev_id:
-                    # held by a command whose on-run-end did not write them, and no longer in
-                    # run_results.json: written now, skipping any that did land
-                    rows = node_result_rows(left["invocation_id"], left["results"], manifest)
-                    have = audit_tables.existing_values(
-                        spark, results_table, "result_id", [r["result_id"] for r in rows]
-                    )
-                    rows = [r for r in rows if r["result_id"] not in have]
-                    with step("held hook results"):
-                        audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
-                    report["loaded"].append(f"{left['invocation_id']} (+{len(rows)} held hook results)")
-                pending.discard_leftover(path)  # (the same command: found again below)
-            if not todo:
-                return report
-            saved_id = last.get("invocation_id") if isinstance(last.get("result_ids"), list) else None
-            ids = [p[0]["invocation_id"] for p in todo]
-            unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
-            loaded = set(ids) - set(unknown) | audit_tables.existing_values(
-                spark, table, "invocation_id", unknown
-            )
-            for invocation, results, remove in todo:
-                invocation_id = invocation["invocation_id"]
-                if invocation_id not in loaded:
-                    write_audit(
-                        spark,
-                        manifest,
-                        target_schema,
-                        invocation,
-                        results,
-                        with_registry=False,
-                        skip_existing=True,
-                    )
-                    report["loaded"].append(f"{invocation_id} ({invocation['status']})")
-                elif results:
-                    # on-run-end cannot see the results of the hooks themselves: add them from run_results.json
-                    keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
-                    from_state = invocation_id == saved_id
-                    if from_state:
-                        have = set(last["result_ids"])
-                    else:
-                        have = audit_tables.existing_values(spark, results_table, "result_id", keys)
-                    extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
-                    if extra and from_state and this_command:
-                        # no write now: this command's on-run-end writes them with its own results
-                        pending.hold(path, this_command, invocation_id, extra)
-                        report["held"] = f"{invocation_id} (+{len(extra)} hook results)"
-                    elif extra:
-                        rows = node_result_rows(invocation_id, extra, manifest)
-                        with step("hook results"):
-                            audit_tables.write_rows(spark, results_table, "dbt_node_results", rows)
-                        if from_state:  # a second look at this run_results.json finds them loaded
-                            loaded_ids = [*last["result_ids"], *(r["result_id"] for r in rows)]
-                            last = {"invocation_id": invocation_id, "result_ids": loaded_ids}
-                            audit_tables.write_local_state(spark, state, path / LAST_LOAD, last)
-                        report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
-                if remove is not None:
-                    remove()
+        warehouse = pending.warehouse_of(spark)
+        scope = Scope(
+            path,
+            invocation_id,
+            target_schema,
+            warehouse,
+            pending.scope_key(warehouse, target_schema),
+            audit_relation(manifest, "dbt_invocations", target_schema),
+            audit_relation(manifest, "dbt_node_results", target_schema),
+        )
+        with audit_tables.metadata_cache(spark, scope.state):
+            _load_pending(spark, scope, manifest, invocation_args, target_name, report, step)
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
     report["seconds"] = round(time.time() - started, 2)
     report["steps"] = step.seconds
     return report
+
+
+def _load_pending(
+    spark: SparkSession,
+    scope: Scope,
+    manifest: Mapping[str, Any],
+    invocation_args: Mapping[str, Any] | None,
+    target_name: str | None,
+    report: dict[str, Any],
+    step: Steps,
+) -> None:
+    path = scope.path
+    todo: Todo = [(pending.refusal_row(r), [], remove) for r, remove in pending.refusal_records(spark)]
+    # what the last on-run-end of this warehouse loaded (saved in the target directory with the
+    # names of dbt_invocations' and dbt_node_results' data files, valid while they are unchanged):
+    # the previous command's rows need no scan, and no catalog call, to be found
+    with step("last load"):
+        last = audit_tables.read_local_state(spark, scope.state, last_load_path(path, scope.key)) or {}
+    runs = {i: r for i, r in pending.runs_of(path, scope.warehouse, scope.target_schema).items()}
+    runs.pop(scope.this_command, None)
+    audited = _audited(spark, scope, last, step)
+    prev_id, data = _adoptable(path, runs, audited)
+    if prev_id:
+        todo.append(
+            (pending.previous_invocation(data, scope.target_schema, runs[prev_id]), _results(data), None)
+        )
+    for other, record in runs.items():
+        if other == prev_id:
+            continue  # kept while its run_results.json is the target directory's
+        if record.get("phase") == "running":  # killed before its on-run-end, and left no results
+            row = pending.interrupted_row(record, scope.target_schema)
+            todo.append((row, [], partial(pending.forget_run, path, other)))
+        else:  # ended, or without hooks, and its run_results.json replaced: nothing left to load
+            pending.forget_run(path, other)
+    if scope.this_command:
+        args = dict(values.plain(invocation_args or {}))
+        started_at = datetime.now(timezone.utc).isoformat()
+        where = (scope.warehouse, scope.target_schema, target_name)
+        pending.mark_running(path, scope.this_command, args, started_at, *where)
+    _write_leftover(spark, scope, manifest, prev_id, audited, report, step)
+    if todo:
+        _write_todo(spark, scope, manifest, todo, last, report, step)
+
+
+def _audited(spark: SparkSession, scope: Scope, last: Mapping[str, Any], step: Steps) -> Callable[[], bool]:
+    """Whether the warehouse has audit history (asked once, when needed): a fresh warehouse, or one
+    rebuilt by `make demo`, adopts nothing that ran before it."""
+    known: list[bool] = []
+
+    def audited() -> bool:
+        if not known:
+            with step("audit table"):
+                known.append(bool(last) or audit_tables.relation_exists(spark, scope.table))
+        return known[0]
+
+    return audited
+
+
+def _adoptable(
+    path: Path, runs: Mapping[str, Mapping[str, Any]], audited: Callable[[], bool]
+) -> tuple[str | None, dict[str, Any]]:
+    """The previous command's run_results.json, when its run record says it ran against this
+    warehouse (run_results.json names no warehouse): else nothing, rather than a row in the
+    wrong warehouse."""
+    previous = path / "run_results.json"
+    if not previous.is_file():
+        return None, {}
+    try:
+        data = json.loads(previous.read_text())
+    except ValueError:
+        return None, {}
+    prev_id = (data.get("metadata") or {}).get("invocation_id")
+    if not prev_id or prev_id not in runs or not audited():
+        return None, {}
+    return str(prev_id), data
+
+
+def _results(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return list(data.get("results") or [])
+
+
+def _write_leftover(
+    spark: SparkSession,
+    scope: Scope,
+    manifest: Mapping[str, Any],
+    prev_id: str | None,
+    audited: Callable[[], bool],
+    report: dict[str, Any],
+    step: Steps,
+) -> None:
+    """Hook results this warehouse's held file still holds (its holder's on-run-end did not write
+    them): written now when no longer in run_results.json, skipping any that did land."""
+    left = pending.leftover(scope.path, scope.key)
+    if left is None:
+        return
+    if left["invocation_id"] != prev_id and audited():
+        rows = node_result_rows(left["invocation_id"], left["results"], manifest)
+        have = audit_tables.existing_values(
+            spark, scope.results_table, "result_id", [r["result_id"] for r in rows]
+        )
+        rows = [r for r in rows if r["result_id"] not in have]
+        with step("held hook results"):
+            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows)
+        report["loaded"].append(f"{left['invocation_id']} (+{len(rows)} held hook results)")
+    pending.discard_leftover(scope.path, scope.key)  # (the same command: found again below)
+
+
+def _write_todo(
+    spark: SparkSession,
+    scope: Scope,
+    manifest: Mapping[str, Any],
+    todo: Todo,
+    last: Mapping[str, Any],
+    report: dict[str, Any],
+    step: Steps,
+) -> None:
+    saved_id = last.get("invocation_id") if isinstance(last.get("result_ids"), list) else None
+    ids = [p[0]["invocation_id"] for p in todo]
+    unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
+    loaded = set(ids) - set(unknown) | audit_tables.existing_values(
+        spark, scope.table, "invocation_id", unknown
+    )
+    for invocation, results, remove in todo:
+        invocation_id = invocation["invocation_id"]
+        if invocation_id not in loaded:
+            write_audit(
+                spark,
+                manifest,
+                scope.target_schema,
+                invocation,
+                results,
+                with_registry=False,
+                skip_existing=True,
+            )
+            report["loaded"].append(f"{invocation_id} ({invocation['status']})")
+        elif results:
+            last = _add_hook_results(spark, scope, manifest, invocation_id, results, last, report, step)
+        if remove is not None:
+            remove()
+
+
+def _add_hook_results(
+    spark: SparkSession,
+    scope: Scope,
+    manifest: Mapping[str, Any],
+    invocation_id: str,
+    results: list[dict[str, Any]],
+    last: Mapping[str, Any],
+    report: dict[str, Any],
+    step: Steps,
+) -> Mapping[str, Any]:
+    """on-run-end cannot see the results of the hooks themselves: add them from run_results.json
+    (held for this command's on-run-end when the last load is known)."""
+    keys = [f"{invocation_id}:{r.get('unique_id')}" for r in results]
+    from_state = invocation_id == last.get("invocation_id") and isinstance(last.get("result_ids"), list)
+    if from_state:
+        have = set(last["result_ids"])
+    else:
+        have = audit_tables.existing_values(spark, scope.results_table, "result_id", keys)
+    extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
+    if extra and from_state and scope.this_command:
+        # no write now: this command's on-run-end writes them with its own results
+        pending.hold(scope.path, scope.key, scope.this_command, invocation_id, extra)
+        report["held"] = f"{invocation_id} (+{len(extra)} hook results)"
+    elif extra:
+        rows = node_result_rows(invocation_id, extra, manifest)
+        with step("hook results"):
+            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows)
+        if from_state:  # a second look at this run_results.json finds them loaded
+            last = {
+                "invocation_id": invocation_id,
+                "result_ids": [*last["result_ids"], *(r["result_id"] for r in rows)],
+            }
+            audit_tables.write_local_state(spark, scope.state, last_load_path(scope.path, scope.key), last)
+        report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
+    return last

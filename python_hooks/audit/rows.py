@@ -16,6 +16,10 @@ from python_hooks.audit.manifest import all_nodes, relation_name
 
 FAILED_STATUSES = {"error", "fail", "runtime error"}
 
+# Every status a dbt_invocations row can have: the schema test of _audit__models.yml accepts
+# exactly these (tests/python_hooks/test_artifacts.py compares them).
+INVOCATION_STATUSES = ("success", "error", "cancelled", "interrupted", "refused")
+
 
 def _selection(args: Mapping[str, Any]) -> str | None:
     parts = []
@@ -56,6 +60,8 @@ def invocation_row(
     failed = sum(1 for r in results if str(r.get("status")) in FAILED_STATUSES)
     if status is None:
         status = "error" if failed else "success"
+    if status not in INVOCATION_STATUSES:
+        raise ValueError(f"dbt_invocations status {status!r} is not one of {', '.join(INVOCATION_STATUSES)}")
     user, hostname = _who()
     command = args.get("cli_command") or args.get("which") or args.get("command")
     vars_value = args.get("vars")

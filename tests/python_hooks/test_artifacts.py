@@ -2,8 +2,11 @@
 
 from datetime import datetime
 
+import pytest
+
 from python_hooks.audit import artifacts, pending
 from python_hooks.audit import rows as audit_rows
+from tests.conftest import REPO
 
 
 def manifest(checksum="abc"):
@@ -80,6 +83,101 @@ def test_previous_run_results_become_an_invocation_with_its_status():
         "run_results.json",
     )
     assert row["started_at"] == datetime(2024, 5, 1, 10, 0) and row["vars"] == '{"x": 1}'
+
+
+def test_a_run_record_gives_the_status_of_a_command_adopted_from_its_run_results():
+    # every node that ran succeeded: the status comes from the record, never from the results
+    run_results = {
+        "metadata": {"invocation_id": "p1", "generated_at": "2024-05-01T10:00:10Z"},
+        "args": {"which": "run"},
+        "results": [{"unique_id": "model.p.m", "status": "success"}],
+    }
+    # its on-run-start ran, its on-run-end never did: only dbt's interrupt (Ctrl-C) writes
+    # run_results.json then
+    interrupted = pending.previous_invocation(run_results, "lakehouse", {"phase": "running"})
+    assert (interrupted["status"], interrupted["loaded_from"]) == ("cancelled", "run_results.json")
+    # its on-run-end decided `cancelled` and its load failed
+    ended = pending.previous_invocation(run_results, "lakehouse", {"phase": "ended", "status": "cancelled"})
+    assert ended["status"] == "cancelled" and "SIGINT" in ended["message"]
+    # a command without hooks (run-operation): from its results
+    connected = pending.previous_invocation(run_results, "lakehouse", {"phase": "connected"})
+    assert connected["status"] == "success"
+
+
+def test_a_warehouse_is_named_alike_by_its_profile_and_by_its_session(tmp_path, monkeypatch):
+    # the adapter records a command from the profile's settings before its session starts; the
+    # hooks name the warehouse from the session's, which Spark has qualified
+    monkeypatch.chdir(tmp_path)
+    derby = "jdbc:derby:;databaseName=.warehouse/metastore_db;create=true"
+    url = "spark.hadoop.javax.jdo.option.ConnectionURL"
+    profile = {"spark.sql.warehouse.dir": ".warehouse/warehouse", url: derby}
+    session = {"spark.sql.warehouse.dir": f"file:{tmp_path}/.warehouse/warehouse", url: derby}
+    expected = {
+        "warehouse": f"file:{tmp_path}/.warehouse/warehouse",
+        "metastore": f"derby {tmp_path}/.warehouse/metastore_db",
+    }
+    assert pending.warehouse_identity(profile) == pending.warehouse_identity(session) == expected
+    assert (
+        pending.warehouse_identity(
+            {**session, "spark.sql.warehouse.dir": f"file://{tmp_path}/.warehouse/warehouse/"}
+        )
+        == expected
+    )
+    # another warehouse, or the same warehouse directory with another metastore, is another one
+    assert pending.warehouse_identity({**profile, "spark.sql.warehouse.dir": "wh-prod"}) != expected
+    assert pending.warehouse_identity({**profile, url: derby.replace("metastore_db", "ms2")}) != expected
+    thrift = {
+        "spark.sql.warehouse.dir": "hdfs://nn:8020/wh/",
+        "spark.hadoop.hive.metastore.uris": "thrift://ms:9083",
+    }
+    assert pending.warehouse_identity(thrift) == {
+        "warehouse": "hdfs://nn:8020/wh",
+        "metastore": "thrift thrift://ms:9083",
+    }
+
+
+def _accepted_invocation_statuses() -> list[str]:
+    import yaml
+
+    models = yaml.safe_load((REPO / "models" / "audit" / "_audit__models.yml").read_text())["models"]
+    columns = next(m for m in models if m["name"] == "dbt_invocations")["columns"]
+    tests = next(c for c in columns if c["name"] == "status")["data_tests"]
+    accepted = next(t["accepted_values"] for t in tests if isinstance(t, dict) and "accepted_values" in t)
+    return list(accepted["arguments"]["values"])
+
+
+def test_the_schema_test_accepts_exactly_the_statuses_the_product_writes():
+    assert sorted(_accepted_invocation_statuses()) == sorted(audit_rows.INVOCATION_STATUSES)
+    # and the product can write no other: a row with a status the yml does not list is refused
+    with pytest.raises(ValueError, match="not one of"):
+        audit_rows.invocation_row(
+            "x",
+            {},
+            [],
+            target_name=None,
+            target_schema=None,
+            dbt_version=None,
+            project_name=None,
+            started_at=None,
+            ended_at=None,
+            loaded_from="on-run-end",
+            status="aborted",
+        )
+
+
+def test_every_status_the_code_writes_to_dbt_invocations_is_a_known_one():
+    # status="..." literals given to invocation rows, and row.update(status=...) in the loaders
+    import re
+
+    written = set()
+    adapter = REPO / "adapter" / "src" / "dbt" / "adapters" / "lakehouse" / "compliance.py"
+    for path in [*(REPO / "python_hooks" / "audit").glob("*.py"), adapter]:
+        text = path.read_text()
+        written |= set(re.findall(r'status="([a-z_]+)"', text))
+        written |= set(re.findall(r'status = "([a-z_]+)"', text))
+    written |= {"success", "error"}  # derived from the results
+    assert written <= set(audit_rows.INVOCATION_STATUSES), written - set(audit_rows.INVOCATION_STATUSES)
+    assert {"cancelled", "interrupted", "refused"} <= written
 
 
 def test_node_results_carry_timings_failures_and_rows_affected():

@@ -34,6 +34,15 @@ def data_files(spark: Any, relation: str) -> list[str]:
     return [name for name in warehouse_fs.listdir(spark, location) if not name.startswith(("_", "."))]
 
 
+def scope_key(project: Any, spark: Any) -> str:
+    return pending.scope_key(pending.warehouse_of(spark), project.test_schema)
+
+
+def held_file(project: Any, spark: Any) -> Path:
+    """This warehouse's held file in the project's target directory."""
+    return pending.held_path(Path(project.project_root) / "target", scope_key(project, spark))
+
+
 def invocation(invocation_id: str, started: datetime) -> dict[str, Any]:
     return {
         "invocation_id": invocation_id,
@@ -137,7 +146,7 @@ class TestAuditWrites:
         assert start["ok"] and start["loaded"] == [], start
         assert start["held"] == f"{previous_id} (+{len(hooks)} hook results)"
         assert spark_jobs(spark) == jobs  # no scan of dbt_invocations or dbt_node_results
-        held = json.loads((target / pending.HELD_FILE).read_text())  # kept on disk until written
+        held = json.loads(held_file(project, spark).read_text())  # kept on disk until written
         assert (held["held_by"], held["invocation_id"]) == ("next-command", previous_id)
         assert sorted(r["unique_id"] for r in held["results"]) == sorted(hooks)
         assert len(loaded_ids()) == len(previous["results"]) - len(hooks)  # not written yet
@@ -157,7 +166,7 @@ class TestAuditWrites:
         assert end["ok"] and end["loaded"] == [f"{previous_id} (+{len(hooks)} hook results)"], end
         assert len(set(data_files(spark, results)) - set(files)) == 1
         assert loaded_ids() == sorted(r["unique_id"] for r in previous["results"])
-        assert not (target / pending.HELD_FILE).exists()
+        assert not held_file(project, spark).exists()
         # a second look (a command died before its own load) adds nothing twice
         again = artifacts.load_pending(
             spark, "next-command-2", project.test_schema, str(target), str(project.project_root)
@@ -174,16 +183,16 @@ class TestAuditWrites:
         first = artifacts.load_pending(spark, "killed-command", project.test_schema, str(target), root)
         assert first["held"].startswith(f"{previous_id} (+"), first
         # killed before its on-run-end: no run_results.json of its own, the held file stays, and the
-        # command is recorded `interrupted` (its running mark)
+        # command is recorded `interrupted` (its run record is still `running`)
         second = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
         assert second["ok"] and second["loaded"] == ["killed-command (interrupted)"], second
         assert second["held"] == first["held"], second
-        assert json.loads((target / pending.HELD_FILE).read_text())["held_by"] == "next-command"
+        assert json.loads(held_file(project, spark).read_text())["held_by"] == "next-command"
         status = spark.sql(
             f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'killed-command'"
         ).collect()
         assert [r.status for r in status] == ["interrupted"]
-        (target / pending.HELD_FILE).unlink()
+        held_file(project, spark).unlink()
         pending.clear_running(target, "next-command")
 
     def test_hook_results_a_killed_command_wrote_before_its_invocation_are_not_written_twice(
@@ -198,7 +207,7 @@ class TestAuditWrites:
         assert held["held"].startswith(f"{previous_id} (+"), held
         # its on-run-end wrote the node results file (with what it held), then the process died
         # before the invocation row and the last-load state: run_results.json is still previous
-        record = pending.take(target, "killed-late")
+        record = pending.take(target, scope_key(project, spark), "killed-late")
         rows = artifacts.node_result_rows(record["invocation_id"], record["results"], {"nodes": {}})
         results = table(project, "dbt_node_results")
         audit_tables.write_rows(spark, results, "dbt_node_results", rows)
@@ -228,7 +237,7 @@ class TestAuditWrites:
         assert report["ok"], report
         hooks = sum(1 for r in previous["results"] if r["unique_id"].startswith("operation."))
         assert report["loaded"] == [f"{previous_id} (+{hooks} held hook results)", "failed-load (success)"]
-        assert not (target / pending.HELD_FILE).exists()
+        assert not held_file(project, spark).exists()
         loaded = spark.sql(
             f"select unique_id from {table(project, 'dbt_node_results')} where invocation_id = '{previous_id}'"
         ).collect()

@@ -11,6 +11,8 @@ During parsing (`execute` false) the methods return None (or an empty list) with
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.base import available
@@ -371,9 +373,11 @@ class ComplianceMethods(metaclass=AdapterMeta):
         target_path: str | None,
         project_dir: str | None,
         invocation_args: Any = None,
+        target_name: str | None = None,
     ) -> dict[str, Any]:
-        """on-run-start: loads what earlier commands could not (a command killed before its
-        on-run-end is recorded `interrupted`), and marks this one running; a report, never an error."""
+        """on-run-start: loads what earlier commands of this warehouse could not (a command killed
+        before its on-run-end is recorded `interrupted`), and marks this one running; a report,
+        never an error."""
         from python_hooks.audit import artifacts
 
         return artifacts.load_pending(
@@ -383,6 +387,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
             target_path=target_path,
             project_dir=project_dir,
             invocation_args=invocation_args,
+            target_name=target_name,
         )
 
     @available.parse_none
@@ -423,3 +428,35 @@ class ComplianceMethods(metaclass=AdapterMeta):
             status="cancelled" if self.cancellation.requested else None,
             graph_tests=graph_tests,
         )
+
+
+def record_connected(settings: Any, target_schema: str | None, target_name: str | None = None) -> str | None:
+    """Leave this command's run record in the target directory, naming the warehouse it runs on
+    (python_hooks/audit/pending.py): the audit adopts a run_results.json only from a command of
+    its own warehouse, whether the command has hooks or not.  `settings`: the running session
+    (its warehouse is the truth), or the profile's Spark settings before a session starts.  Best
+    effort; returns the invocation id recorded."""
+    try:
+        import dbt.flags
+        from dbt_common.invocation import get_invocation_id
+
+        from python_hooks.audit import pending
+
+        flags = dbt.flags.get_flags()
+        invocation_id = get_invocation_id()
+        target = Path(getattr(flags, "PROJECT_DIR", None) or os.getcwd()) / (
+            getattr(flags, "TARGET_PATH", None) or "target"
+        )
+        if settings is None or not invocation_id:
+            return None
+        if isinstance(settings, dict):
+            warehouse = pending.warehouse_identity(settings)
+        else:
+            warehouse = pending.warehouse_of(settings)
+        record = pending.run_record(target, invocation_id)
+        if record is None or record.get("warehouse") != warehouse:
+            fields = {"target_schema": target_schema, "target_name": target_name}
+            pending.record_run(target, invocation_id, warehouse, "connected", **fields)
+        return str(invocation_id)
+    except Exception:  # noqa: BLE001 - the audit says less, the command goes on
+        return None

@@ -110,6 +110,13 @@ class LakehouseConnectionManager(SparkConnectionManager):
         if creds.method == SparkConnectionMethod.SESSION and _command() in EARLY_LOCK_COMMANDS:
             creds.server_side_parameters = session_parameters(creds.server_side_parameters)
             lock_warehouse(creds.server_side_parameters)
+            # a command that never reaches a session (a run-operation that fails to compile) is
+            # still known to have run against this warehouse
+            from dbt.adapters.lakehouse.compliance import record_connected
+
+            record_connected(
+                creds.server_side_parameters, creds.schema, getattr(profile, "target_name", None)
+            )
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
@@ -136,7 +143,30 @@ class LakehouseConnectionManager(SparkConnectionManager):
                 self.cancellation.check(f"{connection.name} was not run")
             self.cancellation.active = True
         set_job_group(connection.name)
-        return super().add_query(sql, *args, **kwargs)
+        result = super().add_query(sql, *args, **kwargs)
+        self.record_run(connection.credentials)
+        return result
+
+    # the invocation whose run record this command has left (record_connected)
+    recorded_invocation: str | None = None
+
+    def record_run(self, credentials: Any) -> None:
+        """This command reached its warehouse: its run record names it (once per command)."""
+        from dbt_common.invocation import get_invocation_id
+
+        if (
+            credentials.method != SparkConnectionMethod.SESSION
+            or self.recorded_invocation == get_invocation_id()
+        ):
+            return
+        from dbt.adapters.lakehouse.python_job import running_session
+        from pyspark.sql import SparkSession
+
+        session = running_session() or SparkSession._instantiatedSession
+        from dbt.adapters.lakehouse.compliance import record_connected
+
+        if session is not None:
+            self.recorded_invocation = record_connected(session, getattr(credentials, "schema", None))
 
     def cancel(self, connection: Connection) -> None:
         """dbt's interrupt: the connection's Spark jobs are cancelled, and the product's work

@@ -72,6 +72,7 @@ class LakehouseAdapter(ComplianceMethods, SparkAdapter):
         self.cancellation.active = True
         connection = self.connections.get_if_exists()
         set_job_group(connection.name if connection is not None else None)
+        self.connections.record_run(self.config.credentials)
         return session
 
     # ---- the relation cache, from the catalog (relations.py) -------------------------------
