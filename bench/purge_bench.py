@@ -25,7 +25,7 @@ file a contiguous sub-range) and listed as one block: the purge's scan carries t
 which the parquet reader uses to skip row groups by their statistics; the floor scans every file.
 With --files-per-partition F each partition is written as about F files (as a day's appends
 build it): the purge then rewrites only the files whose footers admit a listed id and copies
-the others (python_hooks/purge/execution.py, by catalog/file_facts.py's may_hold rule), while the floor rewrites the whole partition.
+the others (python_hooks/purge/rewriting.py, by catalog/file_facts.py's may_hold rule), while the floor rewrites the whole partition.
 
 With --cluster (bench/cluster.py) the same comparison runs as the `cluster` target on the cluster
 of `make cluster-up`, and it also counts the metastore calls of each purge run and of one

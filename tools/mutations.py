@@ -65,16 +65,16 @@ MUTANTS = (
     Mutant(
         "skip-the-commit-check",
         "the purge swaps a partition whose files changed since the rewrite read them",
-        "python_hooks/purge/execution.py",
-        "or listings[part.location].fingerprint() != self.fingerprints[part.spec]",
+        "python_hooks/purge/committing.py",
+        "or listing.fingerprint() != run.ledger.entry(part).fingerprint",
         "or False",
         ("tests/functional/purge/test_concurrent_writer.py::TestConcurrentWriter",),
     ),
     Mutant(
         "forget-a-journal-entry",
         "the purge writes no journal intent before a table's staging table and swap",
-        "python_hooks/purge/execution.py",
-        "            self.run_.journal.record_intent(self.intent)\n",
+        "python_hooks/purge/committing.py",
+        "    run.node.journal.record_intent(run.intent)\n",
         "",
         (
             "tests/functional/purge/test_engine.py::TestJournalRecovery::test_purge_log_is_completed_from_the_journal",

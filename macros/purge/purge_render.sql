@@ -31,7 +31,7 @@
     {{ return(scans) }}
 {%- endmacro %}
 
-{#- {db.table: statements} of every table with partitions to rewrite (python_hooks/purge/execution.py TableStatements). -#}
+{#- {db.table: statements} of every table with partitions to rewrite (python_hooks/purge/statements.py TableStatements, which refuses a missing or extra key). -#}
 {% macro purge_render_statements(plan) -%}
     {%- set rendered = {} -%}
     {%- for table in plan.rewriting -%}

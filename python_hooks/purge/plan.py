@@ -2,13 +2,15 @@
 
 One purge node is three calls from its materialization (macros/purge/purge_materialization.sql):
 
-    plan = adapter.purge_plan(config)               # planning.py: the catalog's and the files' facts
-    plan = adapter.purge_scan(plan, scans)          # scanning.py: the rendered scans, run
-    adapter.purge_execute(plan, statements)         # execution.py: the rendered statements, run
+    plan = adapter.purge_plan(config)               # planning.py: a PurgePlan, the catalog's and the files' facts
+    plan = adapter.purge_scan(plan, scans)          # scanning.py: a new ScannedPlan, the rendered scans run
+    adapter.purge_execute(plan, statements)         # execution.py: the rendered statements (statements.py), run
 
 Between them Jinja renders every statement from the plan with the dispatchable clause macros
 of macros/purge/purge_sql.sql (rendering runs nothing).  The objects below pass through Jinja
-unchanged: macros read their attributes, Python gets the same objects back.
+unchanged: macros read their attributes, Python gets the same objects back.  The scan does not
+change the PurgePlan it is given: its ScannedPlan holds new table plans, with their partitions
+to rewrite.
 """
 
 from __future__ import annotations
@@ -147,8 +149,26 @@ class PurgePlan:
 
     @property
     def scanned(self) -> list[TablePlan]:
+        """The tables to scan: not refused, and not ruled out by their footers."""
         return [t for t in self.tables if t.error is None and t.scan != "none"]
+
+
+@dataclass(frozen=True)
+class ScannedPlan:
+    """A PurgePlan after its scans (scanning.py): each table's partitions to rewrite (`todo`,
+    with rows_purged) and its listing, or the error its scan ended in."""
+
+    config: PurgeConfig
+    ids: IdSource | None
+    tables: list[TablePlan]
+    notices: list[str]
+    recovered: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, plan: PurgePlan, tables: list[TablePlan]) -> ScannedPlan:
+        return cls(plan.config, plan.ids, tables, list(plan.notices), list(plan.recovered))
 
     @property
     def rewriting(self) -> list[TablePlan]:
+        """The tables with partitions to rewrite."""
         return [t for t in self.tables if t.error is None and t.todo]

@@ -120,13 +120,7 @@ def id_source_of(spark: Any, id_table: str, id_column: str) -> dict[str, Any]:
     """`id_source` for macros: {database, table, column, type, name}."""
     config = PurgeConfig("", 0, "", [], [], id_table, id_column)
     ids = id_source(spark, config, with_bounds=False)
-    return {
-        "database": ids.database,
-        "table": ids.table,
-        "column": ids.column,
-        "type": ids.type,
-        "name": ids.name,
-    }
+    return {key: getattr(ids, key) for key in ("database", "table", "column", "type", "name")}
 
 
 def identifier_of(spark: Any, database: str, table: str, ids: dict[str, Any]) -> dict[str, Any]:

@@ -15,38 +15,49 @@ from __future__ import annotations
 import json
 import re
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from python_hooks.catalog import console, metastore
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.work import Pool
 from python_hooks.errors import CancelledError, first_line
-from python_hooks.purge.plan import PurgePlan, TablePlan
+from python_hooks.purge.plan import PurgePlan, ScannedPlan, TablePlan
 from python_hooks.purge.skipping import list_partitions
 from python_hooks.purge.units import listing_key, scan_key, whole_table
 
 
-def run_scans(spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], cancellation: Any) -> PurgePlan:
-    """`plan` with each table's partitions to rewrite (`todo`, rows_purged set) and its listing."""
+def run_scans(
+    spark: Any, plan: PurgePlan, scans: dict[str, dict[str, str]], cancellation: Any
+) -> ScannedPlan:
+    """A new plan with each table's partitions to rewrite (`todo`, rows_purged set) and its
+    listing; `plan` is left as it was."""
     tables = plan.scanned
     found: dict[str, Future] = {}
     with Pool(spark, max(1, min(plan.config.scan_parallelism, len(tables)))) as pool:
         for table in tables:
             found[table.name] = pool.submit(scan_table, spark, table, scans[table.name])
-    for table in tables:
+    scanned = []
+    for table in plan.tables:
+        if table.name not in found:
+            scanned.append(replace(table))
+            continue
         try:
             rows = found[table.name].result()
         except Exception as exc:  # noqa: BLE001 - the table's FAILED row
             cancellation.check(f"the scan of {table.name} was stopped")
-            table.error = f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}"
+            scanned.append(
+                replace(table, error=f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}")
+            )
             continue
-        _assign(spark, table, rows)
-        console.debug(f"purge: {table.name}: the scan found ids in {len(table.todo)} partition(s)")
+        scanned.append(_assign(spark, table, rows))
+        console.debug(f"purge: {table.name}: the scan found ids in {len(scanned[-1].todo)} partition(s)")
     cancellation.check("after the scans, before any table was changed")
+    result = ScannedPlan.of(plan, scanned)
     if plan.config.dry_run:
-        rows_before(spark, plan.rewriting)
-    _say_skipping(plan)
-    return plan
+        rows_before(spark, result.rewriting)
+    _say_skipping(result)
+    return result
 
 
 _ID_RANGE = re.compile(r"\bbetween\s+-?\d+\s+and\s+-?\d+", re.IGNORECASE)
@@ -100,20 +111,14 @@ def make_view(spark: Any, table: TablePlan, view: str, files: dict[str, list[str
     union.createOrReplaceTempView(view)
 
 
-def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> None:
-    """The scan's rows onto the table's partitions: `todo` those holding ids, the rest skipped."""
+def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> TablePlan:
+    """The scan's rows onto a copy of the table's partitions: `todo` those holding ids, the rest skipped."""
     if not table.partitioned:
-        count = int(rows[0][-1]) if rows else 0
-        unit = whole_table(table)
-        unit.rows_purged = count
-        table.listing = [unit]
-        table.todo = [unit] if count > 0 else []
-        return
-    if table.listing is None:
-        table.listing = list_partitions(spark, table)
-    by_key = {listing_key(table, part): part for part in table.listing}
-    table.todo = []
-    missing = []
+        unit = replace(whole_table(table), rows_purged=int(rows[0][-1]) if rows else 0)
+        return replace(table, listing=[unit], todo=[unit] if unit.rows_purged > 0 else [])
+    counts, missing = {}, []
+    listed = table.listing if table.listing is not None else list_partitions(spark, table)
+    by_key = {listing_key(table, part): part for part in listed}
     for row in rows:
         part = by_key.get(scan_key(table, row[:-1]))
         if part is None:
@@ -121,15 +126,18 @@ def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> None:
                 "/".join(f"{c}={v}" for c, v in zip(table.partition_columns, row[:-1], strict=False))
             )
             continue
-        part.rows_purged = int(row[-1])
-        table.todo.append(part)
+        counts[part.spec] = int(row[-1])
     if missing:
-        table.error = (
-            f"Table {table.name}: the scan found listed ids in partition(s) {', '.join(missing)}, which the"
+        return replace(
+            table,
+            listing=list(listed),
+            todo=[],
+            error=f"Table {table.name}: the scan found listed ids in partition(s) {', '.join(missing)}, which the"
             " metastore does not list (a partition added without `alter table ... add partition`?): nothing was"
-            " purged; register the partitions (`msck repair table`) and run the purge again"
+            " purged; register the partitions (`msck repair table`) and run the purge again",
         )
-        table.todo = []
+    listing = [replace(p, rows_purged=counts.get(p.spec, p.rows_purged)) for p in listed]
+    return replace(table, listing=listing, todo=[p for p in listing if p.spec in counts])
 
 
 def rows_before(spark: Any, tables: list[TablePlan]) -> None:
@@ -172,7 +180,7 @@ def count_rows(
     return int(frame.count())
 
 
-def _say_skipping(plan: PurgePlan) -> None:
+def _say_skipping(plan: ScannedPlan) -> None:
     for table in plan.tables:
         narrowed = table.narrowed
         if narrowed is None:

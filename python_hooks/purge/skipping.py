@@ -29,7 +29,7 @@ from typing import Any
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.file_facts import FileFacts, Listing, integral, may_hold
-from python_hooks.purge.plan import INTEGRAL, Narrowed, Partition, PurgePlan, TablePlan
+from python_hooks.purge.plan import INTEGRAL, IdSource, Narrowed, Partition, PurgePlan, TablePlan
 from python_hooks.purge.units import partition_of, whole_table
 
 SAMPLE = 64
@@ -51,9 +51,8 @@ def reads_like_the_table(spark: Any, meta: Any, storage_format: str) -> bool:
     return str(spark.conf.get(key, "true")).lower() == "true"
 
 
-def bounds_for(plan: PurgePlan, table: TablePlan) -> tuple[int, int] | None:
+def bounds_for(ids: IdSource | None, table: TablePlan) -> tuple[int, int] | None:
     """The listed ids' range when the footers may decide for this table, else None."""
-    ids = plan.ids
     identifier = table.identifier
     if ids is None or ids.bounds is None or identifier is None or table.storage_format is None:
         return None
@@ -75,7 +74,7 @@ def narrow(spark: Any, plan: PurgePlan) -> None:
     """Decide each table's scan from its files' footers: `none`, `files` or `table`."""
     facts = None
     for table in plan.tables:
-        bounds = bounds_for(plan, table) if table.error is None else None
+        bounds = bounds_for(plan.ids, table) if table.error is None else None
         if bounds is None:
             continue
         facts = facts or FileFacts(spark)

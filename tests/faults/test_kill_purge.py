@@ -4,7 +4,7 @@ that purge_log accounts for every partition the killed run swapped (from the jou
 its retention pass leaves nothing of the killed run behind.
 
 The steps are the engine's own debug lines (`purge step <name> (<table>)`,
-python_hooks/purge/execution.py), matched with the table's name; the records written at the
+python_hooks/purge/table_run.py and committing.py), matched with the table's name; the records written at the
 end are the launcher's markers for the calls of python_hooks.purge.results.
 """
 

@@ -183,9 +183,10 @@ def test_backup_partitions_are_added_by_one_statement():
     )
 
 
-def _plan():
-    """A scanned plan of two tables, built with the engine's own types (no warehouse)."""
-    from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
+def _plan(scanned=True):
+    """A plan of two tables (scanned: with their partitions to rewrite), built with the engine's
+    own types (no warehouse)."""
+    from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, ScannedPlan, TablePlan
     from python_hooks.purge.units import partition_of, whole_table
 
     config = PurgeConfig("inv-1", 1700000000000, "audit", [], [], "u_purger.guestids", "guestid")
@@ -230,11 +231,12 @@ def _plan():
         scan_view="__purge_scan_db__flat",
     )
     flat.todo = [whole_table(flat)]
-    return PurgePlan(config, ids, [events, flat])
+    plan = PurgePlan(config, ids, [events, flat])
+    return ScannedPlan.of(plan, plan.tables) if scanned else plan
 
 
 def test_a_plan_renders_its_scans_over_the_table_or_the_files_the_footers_left():
-    scans = render("purge_render_scans", _plan())
+    scans = render("purge_render_scans", _plan(scanned=False))
     assert set(scans) == {"db.events", "db.flat"}
     assert "from `db`.`events` as a" in squash(scans["db.events"]["table"])
     assert "from `__purge_scan_db__events` as a" in squash(scans["db.events"]["files"])
@@ -284,3 +286,36 @@ def test_the_script_lists_the_statements_in_the_order_they_run():
         )
     ]
     assert order == sorted(order)
+
+
+def test_the_engine_takes_exactly_the_keys_the_render_macro_returns():
+    from python_hooks.purge.statements import TableStatements
+
+    rendered = render("purge_render_statements", _plan())
+    events = TableStatements.of(rendered["db.events"], "db.events")
+    assert events.partitions["ds=a%27b"].swap.startswith("alter table `db`.`events`")
+    assert TableStatements.of(rendered["db.flat"], "db.flat").rewrite_files == ""
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda t: t.pop("drop_backup"), "missing: drop_backup"),
+        (lambda t: t.update(drop_staging_too="x"), "not expected: drop_staging_too"),
+        (lambda t: t["partitions"]["ds=a%27b"].pop("swap"), "partition ds=a%27b do not match"),
+        (lambda t: t["partitions"]["ds=a%27b"].update(unswap="x"), "not expected: unswap"),
+    ],
+    ids=["missing", "extra", "missing-in-a-partition", "extra-in-a-partition"],
+)
+def test_a_missing_or_extra_statement_key_is_refused_naming_the_macro(change, words):
+    from python_hooks.errors import LakehouseError
+    from python_hooks.purge.statements import TableStatements
+
+    table = render("purge_render_statements", _plan())["db.events"]
+    change(table)
+    with pytest.raises(LakehouseError) as caught:
+        TableStatements.of(table, "db.events")
+    message = str(caught.value)
+    assert "purge_render_table (macros/purge/purge_render.sql)" in message
+    assert "table db.events" in message
+    assert words in message

@@ -5,6 +5,7 @@ that stops at a safe point."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
-from python_hooks.purge import execution, results
+from python_hooks.purge import committing, execution, results, scanning
+from python_hooks.purge.plan import PurgePlan, ScannedPlan
 from tests import warehouse_fs
 from tests.conftest import WAREHOUSE, local_only, repo_files
 from tests.functional.purge.conftest import (
@@ -82,10 +84,31 @@ class TestCrossings:
                     return __f(self, *args, **kwargs)
 
                 patch.setattr(LakehouseAdapter, name, counting)
+            original_scans = scanning.run_scans
+
+            def keeping(spark: Any, plan: Any, *args: Any) -> Any:
+                before = copy.deepcopy(plan)
+                scanned = original_scans(spark, plan, *args)
+                self.scans.append((before, plan, scanned))
+                return scanned
+
+            patch.setattr(scanning, "run_scans", keeping)
             purge("p_cross.one", select="purge")
             purge("p_cross.many_*", select="purge")
         assert ours >= {"purge_plan", "purge_scan", "purge_execute", "fs_list", "describe_table"}
         return counted
+
+    scans: list[tuple[Any, Any, Any]] = []
+
+    def test_the_scan_returns_a_new_plan_and_leaves_the_given_one_as_it_was(self, calls: Counter) -> None:
+        assert len(self.scans) == 2
+        for before, given, scanned in self.scans:
+            assert isinstance(given, PurgePlan) and isinstance(scanned, ScannedPlan)
+            assert given == before  # not a field of the plan, its tables or partitions changed
+            assert all(not t.todo for t in given.tables)
+            assert [t.name for t in scanned.tables] == [t.name for t in given.tables]
+            assert scanned.rewriting and all(t.todo and t.todo[0].rows_purged > 0 for t in scanned.rewriting)
+            assert not {id(t) for t in scanned.tables} & {id(t) for t in given.tables}
 
     def test_at_most_five_crossings_per_purge_node(self, calls: Counter) -> None:
         per_node = Counter()
@@ -382,7 +405,7 @@ class TestCancellation:
                 self.cancel()  # between b's commit check and its swaps: they go ahead
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(execution, "before_commit_check", cancel_in_b)
+            patch.setattr(committing, "before_commit_check", cancel_in_b)
             _, logs = purge("p_cancel", expect_pass=False)
 
         assert "purge: cancelled (SIGINT) after 2 of 3 table(s) to rewrite" in logs

@@ -2,7 +2,7 @@
 files between the rewrite and the swap.
 
 `run` is called in the dbt process by the test's replacement of the purge engine's seam before the
-commit check (python_hooks/purge/execution.py `before_commit_check`); it starts this file as a
+commit check (python_hooks/purge/committing.py `before_commit_check`); it starts this file as a
 separate Python process (plain file operations and
 pyarrow, no Spark, no metastore) and waits for it.  The child appends one JSON line per change to
 the report file, which the test reads:

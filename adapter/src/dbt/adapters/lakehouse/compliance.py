@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbt.adapters.base import available
 from dbt.adapters.base.meta import AdapterMeta
+
+if TYPE_CHECKING:  # the types only; the modules are imported when first called
+    from python_hooks.purge.plan import PurgePlan, ScannedPlan
 
 
 def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
@@ -70,7 +73,7 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
     # ---- the purge engine: plan -> render -> execute (docs/architecture.md) ---------------------
     @available.parse_none
-    def purge_plan(self, config: dict[str, Any]) -> Any:
+    def purge_plan(self, config: dict[str, Any]) -> PurgePlan:
         """The node's typed plan (python_hooks/purge/planning.py): the journal completed into
         purge_log first, then the id table, the selected tables, their identifiers, partitions
         and locations, and what their files' footers rule out."""
@@ -80,19 +83,25 @@ class ComplianceMethods(metaclass=AdapterMeta):
         return planning.plan_purge(self.spark_session(), config)
 
     @available.parse_none
-    def purge_scan(self, plan: Any, scans: dict[str, dict[str, str]]) -> Any:
-        """The plan with the partitions holding listed ids, from the scans the macros rendered."""
+    def purge_scan(self, plan: PurgePlan, scans: dict[str, dict[str, str]]) -> ScannedPlan:
+        """A new plan with the partitions holding listed ids, from the scans the macros rendered
+        (`plan` is left as it was)."""
         from python_hooks.purge import scanning
 
         return scanning.run_scans(self.spark_session(), plan, scans, self.cancellation)
 
     @available.parse_none
-    def purge_execute(self, plan: Any, statements: dict[str, Any], relation: Any) -> dict[str, Any]:
-        """The rendered statements run table by table; the records written; the summary."""
+    def purge_execute(
+        self, plan: ScannedPlan, statements: dict[str, dict[str, Any]], relation: Any
+    ) -> dict[str, Any]:
+        """The statements `purge_render_table` rendered (checked into TableStatements: a missing
+        or extra key is refused), run table by table; the records written; the summary."""
         from python_hooks.purge import execution
+        from python_hooks.purge.statements import TableStatements
 
+        typed = {name: TableStatements.of(rendered, name) for name, rendered in statements.items()}
         return execution.execute(
-            self.spark_session(), plan, statements, self.cancellation, [relation.schema, relation.identifier]
+            self.spark_session(), plan, typed, self.cancellation, [relation.schema, relation.identifier]
         )
 
     @available.parse_none

@@ -1,0 +1,153 @@
+"""The steps of a table's purge around its commit (table_purge.STEPS): the journal's intent, the
+staging table, the backup (REWRITTEN -> BACKED_UP), Gobblin's commit check (-> CHECKED) and the
+swaps (-> SWAPPED), one rendered ALTER per partition.  A swap is never made that the journal
+does not know, nor of a partition without its backup or whose files changed since the rewrite
+read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_hooks.catalog import console, metastore, tables
+from python_hooks.catalog.journal import Intent, PartitionSwap
+from python_hooks.errors import first_line
+from python_hooks.purge.plan import Partition, PurgeConfig, TablePlan
+from python_hooks.purge.states import State, Step
+from python_hooks.purge.table_run import TableRun
+
+
+def before_commit_check(spark: Any, table: TablePlan, part: Partition) -> None:
+    """A seam for tests (a concurrent writer between the rewrite and the commit check, in-process);
+    production does nothing here.  The rendered `purge_before_swap_sql` statements run just
+    before it."""
+
+
+def intent_of(config: PurgeConfig, table: TablePlan) -> Intent:
+    return Intent(
+        invocation_id=config.invocation_id,
+        purge_ts=config.run_ts,
+        database=table.database,
+        table=table.table,
+        identifier_field=table.identifier.field if table.identifier else "",
+        staging_table=table.staging,
+        staging_location=table.staging_location,
+        backup_table=f"{table.database}.{table.backup}",
+        partitions=[
+            PartitionSwap(p.spec, p.values, p.location, p.new_location, p.rows_before, p.rows_purged)
+            for p in table.todo
+        ],
+    )
+
+
+def write_intent(run: TableRun) -> None:
+    """The journal's intent (catalog/journal.py), before the staging table is made."""
+    run.intent = intent_of(run.config, run.table)
+    console.debug(f"purge step journal intent ({run.table.name})")
+    run.node.journal.record_intent(run.intent)
+
+
+def create_staging(run: TableRun) -> None:
+    run.execute(run.sql.create_staging, "create staging")
+
+
+def start_backup(run: TableRun) -> None:
+    """The backup, made on a background thread while the rewrite runs (joined by wait_backup)."""
+    run.backup = run.pool.submit(make_backup, run)
+
+
+def make_backup(run: TableRun) -> None:
+    """The backup table, then every partition's backup (pointing at its live directory)."""
+    run.execute(run.sql.create_backup, "create backup")
+    if run.table.partitioned and run.sql.add_backup_partitions:
+        try:
+            run.execute(run.sql.add_backup_partitions, "backup partitions")
+        except Exception as exc:  # noqa: BLE001 - each partition adds its own backup in wait_backup
+            console.debug(
+                f"purge: {run.table.name}: adding the backup partitions together failed: {first_line(exc)}"
+            )
+            return
+        for part in run.table.todo:
+            run.ledger.entry(part).backup_partition = True
+
+
+def join_backup(run: TableRun) -> BaseException | None:
+    """The background backup finished; its error, if it failed."""
+    if run.backup is None:
+        return None
+    try:
+        run.backup.result()
+    except Exception as exc:  # noqa: BLE001 - the caller decides what the error fails
+        return exc
+    return None
+
+
+def wait_backup(run: TableRun) -> None:
+    """The backup made in the background; without it nothing may be swapped."""
+    error = join_backup(run)
+    if error is not None:
+        run.ledger.fail_all(State.REWRITTEN, f"could not create {run.table.backup}: {first_line(error)}")
+        return
+    for part in run.ledger.parts(State.REWRITTEN):
+        entry = run.ledger.entry(part)
+        if run.table.partitioned and not entry.backup_partition:
+            try:
+                run.execute(run.partition_sql(part).add_backup, f"backup partition {part.label}")
+            except Exception as exc:  # noqa: BLE001 - this partition's FAILED row
+                run.ledger.fail(
+                    part, f"could not add the backup partition to {run.table.backup}: {first_line(exc)}"
+                )
+                continue
+            entry.backup_partition = True
+        run.ledger.move(part, Step.BACKUP)
+
+
+def safe_point(run: TableRun) -> None:
+    """The last point where a cancellation stops the table (undone); after it the swaps finish."""
+    run.check_cancelled()
+
+
+def check_commit(run: TableRun) -> None:
+    """Gobblin's commit check: the files the rewrite read are still the partition's files."""
+    console.debug(f"purge step commit check ({run.table.name})")
+    for part in run.ledger.parts(State.BACKED_UP):
+        for sql in run.partition_sql(part).before_swap:
+            run.execute(sql, f"before swap {part.label}")
+        before_commit_check(run.spark, run.table, part)
+    backed_up = run.ledger.parts(State.BACKED_UP)
+    exclude = None if run.table.partitioned else run.table.staging_location
+    listings = run.node.facts.list(
+        [p.location for p in backed_up], recursive=not run.table.partitioned, exclude=exclude
+    )
+    for part in backed_up:
+        listing = listings[part.location]
+        if listing.error is not None or listing.fingerprint() != run.ledger.entry(part).fingerprint:
+            run.ledger.fail(
+                part,
+                "the files of the partition changed between the start of the rewrite and the swap (a concurrent"
+                " write?): not swapped, the next run purges it again",
+            )
+            continue
+        run.ledger.move(part, Step.COMMIT_CHECK)
+
+
+def swap(run: TableRun) -> None:
+    """Every checked partition to its rewrite: one rendered ALTER each, never interrupted."""
+    checked = run.ledger.parts(State.CHECKED)
+    run.progress.set_step(f"swapping {len(checked)} partition(s)")
+    for part in checked:
+        try:
+            run.execute(run.partition_sql(part).swap, f"swap {part.label}")
+        except Exception as exc:  # noqa: BLE001 - this partition's FAILED row, unless it did move
+            if _location_now(run, part) != part.new_location:
+                run.ledger.fail(part, f"the location swap failed: {first_line(exc)}")
+                continue
+        run.ledger.move(part, Step.SWAP)
+
+
+def _location_now(run: TableRun, part: Partition) -> str | None:
+    table = run.table
+    if not table.partitioned:
+        found = metastore.get_table(run.spark, table.database, table.table, with_partitions=False)
+        return found.location if found else None
+    return tables.partition_location(run.spark, table.database, table.table, part.values)
