@@ -20,7 +20,7 @@ import re
 import time
 from typing import Any
 
-from python_hooks.catalog import console, files, metastore, tables
+from python_hooks.catalog import console, files, layout, metastore, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, NotFoundError, did_you_mean
@@ -171,8 +171,10 @@ def table_plan(
     plan.staging = f"{table}_staging_{ts}"
     plan.backup = f"{table}_backup_{ts}"
     # a partitioned table's rewrite sits in <L>/<ts> (only registered partition directories are
-    # read); an unpartitioned one's in <L>/_purge_<ts>, which readers of <L> skip (a `_` name)
-    plan.staging_location = f"{plan.location}/{ts}" if columns else f"{plan.location}/_purge_{ts}"
+    # read); an unpartitioned one's beside its directory (python_hooks/catalog/layout.py)
+    plan.staging_location = (
+        f"{plan.location}/{ts}" if columns else layout.unpartitioned_rewrite(plan.location, ts)
+    )
     # the unpartitioned backup is the table's own location: the old data, not moved
     plan.backup_location = f"{plan.database_location}/{plan.backup}" if columns else plan.location
     plan.scan_view = f"__purge_scan_{database}__{table}"

@@ -9,7 +9,8 @@ Safety does not depend on the policy being right:
 - before any delete, every location referenced by a table or partition still in the metastore is
   protected (listed at the pass's first delete, drop or reap; a pass with nothing due lists none): a path that is, or lies inside, a protected location is never deleted (its metadata
   may go, its data stays); a path that CONTAINS protected locations is deleted child by child,
-  skipping whatever holds them (the backup of an unpartitioned table holds the live `<L>/<ts>`);
+  skipping whatever holds them (the backup of an unpartitioned table purged before the
+  `__purge_<ts>` layout holds the live `<L>/_purge_<ts>`);
 - a path outside the roots of the table being cleaned is refused (logged as a failure);
 - metadata goes first and never deletes data (see `metastore.drop_table_metadata`).
 Files are listed, moved and deleted through the adapter's filesystem functions (the same Hadoop
@@ -19,19 +20,18 @@ object stores.  A failure on one location is logged and the rest go on.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from dbt.adapters.lakehouse import filesystem
 from dbt.adapters.lakehouse.filesystem import path_within
 
-from python_hooks.catalog import console, metastore
+from python_hooks.catalog import console, layout, metastore
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
 from python_hooks.errors import ConfigError
 from python_hooks.retention.attempts import AttemptLog, report
 from python_hooks.retention.deletion import Deleter
-from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms, strip_ts
+from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms
 from python_hooks.retention.progress import Progress
 from python_hooks.retention.protection import Protected, Protection
 
@@ -100,7 +100,7 @@ class Retention:
     def roots(self, database: str, base: str, policy: dict[str, Any]) -> list[str]:
         live = next((t for t in self.tables if t.database == database and t.name == base), None)
         if live is not None and live.location:
-            roots = [strip_ts(filesystem.qualify(self.spark, live.location))]
+            roots = [layout.table_root(filesystem.qualify(self.spark, live.location))]
             roots += self.version_roots(roots[0])
         else:
             roots = [self.database_location(database) + f"/{base}"]
@@ -109,20 +109,20 @@ class Retention:
         return roots
 
     def version_roots(self, live_root: str) -> list[str]:
-        """The earlier directories of a table the adapter's snapshot materialization rewrote.
+        """The other directories of a table beside its root (python_hooks/catalog/layout.py).
 
-        Each `dbt snapshot` writes the table into a sibling `<dir>/<name>__v<ts>` and swaps its
-        location; the directories it replaced (`<dir>/<name>`, `<dir>/<name>__v<older ts>`) are
-        recorded as stale data and belong to the table, so they are within its roots.
+        A purge of an unpartitioned table writes `<dir>/<name>__purge_<ts>` and a `dbt snapshot`
+        `<dir>/<name>__v<ts>`, each then swapped in; the directories they replaced (`<dir>/<name>`,
+        earlier `__purge_`/`__v` ones) are backups or recorded stale data of the same table, and a
+        killed purge's staging directory is one too: all are within its roots.
         """
-        match = re.match(r"^(?P<parent>.+)/(?P<name>[^/]+?)__v\d+$", live_root)
-        if match is None:
+        found = layout.family(live_root)
+        if found is None:
             return []
-        name = match.group("name")
-        sibling = re.compile(re.escape(name) + r"(__v\d+)?")
+        parent, sibling = found
         return [
             filesystem.qualify(self.spark, entry["path"])
-            for entry in filesystem.list_dir(self.spark, match.group("parent"))
+            for entry in filesystem.list_dir(self.spark, parent)
             if entry["is_dir"] and sibling.fullmatch(entry["name"]) and entry["path"].rstrip("/") != live_root
         ]
 
@@ -285,7 +285,7 @@ class Retention:
 
     def run_table_partitions(self, table: Table, policy: dict[str, Any]) -> None:
         metastore.load_partitions(self.spark, table)
-        roots = [strip_ts(filesystem.qualify(self.spark, table.location))]
+        roots = [layout.table_root(filesystem.qualify(self.spark, table.location))]
         column, days = policy.get("partition_column"), policy.get("partition_retention_days")
         if column and days not in (None, "") and column in table.partition_columns:
             limit = self.now_ms - float(days) * DAY_MS

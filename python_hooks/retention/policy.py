@@ -11,15 +11,6 @@ from python_hooks.errors import ConfigError, did_you_mean
 
 DAY_MS = 86_400_000
 HOUR_MS = 3_600_000
-TS_SUFFIX = re.compile(r"/(_purge_)?\d{10,}$")
-
-
-def strip_ts(location: str) -> str:
-    """The table's root: its location without the `/_purge_<ts>` levels a purge of an unpartitioned
-    table adds (`/<ts>` before the hidden layout)."""
-    while TS_SUFFIX.search(location):
-        location = TS_SUFFIX.sub("", location)
-    return location
 
 
 def java_date_format(fmt: str) -> str:

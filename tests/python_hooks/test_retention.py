@@ -3,7 +3,7 @@
 import pytest
 from dbt.adapters.lakehouse.filesystem import path_within
 
-from python_hooks.catalog import side_tables
+from python_hooks.catalog import layout, side_tables
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore
 from python_hooks.retention import policy as retention
@@ -21,13 +21,32 @@ def test_side_table_names():
 
 
 def test_roots_strip_the_run_directories_of_unpartitioned_purges():
-    assert retention.strip_ts("file:/w/db.db/t/1700000000000/1700000086400") == "file:/w/db.db/t"
-    assert retention.strip_ts("file:/w/db.db/t") == "file:/w/db.db/t"
-    assert (
-        retention.strip_ts("file:/w/db.db/t/_purge_1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t/1700000000000/1700000086400") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t/_purge_1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t/1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t/_purge_17") == "file:/w/db.db/t/_purge_17"
+    # the layout that Hive's reader reads: beside the root, never nested
+    assert layout.table_root("file:/w/db.db/t__purge_1700000086400") == "file:/w/db.db/t"
+    assert layout.table_root("file:/w/db.db/t/_purge_1700000000000__purge_1700000086400") == "file:/w/db.db/t"
+    assert layout.unpartitioned_rewrite("s3a://b/w/db.db/t__purge_1700000000000", 1700000086400) == (
+        "s3a://b/w/db.db/t__purge_1700000086400"
     )
-    assert retention.strip_ts("file:/w/db.db/t/1700000000000/_purge_1700000086400") == "file:/w/db.db/t"
-    assert retention.strip_ts("file:/w/db.db/t/_purge_17") == "file:/w/db.db/t/_purge_17"
+    assert (
+        layout.unpartitioned_rewrite("hdfs://nn/w/db.db/t/_purge_1700000000000", 17)
+        == "hdfs://nn/w/db.db/t__purge_17"
+    )
+    parent, names = layout.family("file:/w/db.db/t")
+    assert parent == "file:/w/db.db"
+    assert [
+        n
+        for n in ("t", "t__purge_1700000000000", "t__v3", "t2", "t__purge_17", "t_backup_1700000000000")
+        if names.fullmatch(n)
+    ] == [
+        "t",
+        "t__purge_1700000000000",
+        "t__v3",
+    ]
     assert path_within("file:/w/t/a", "file:/w/t") and not path_within("file:/w/t2", "file:/w/t")
 
 

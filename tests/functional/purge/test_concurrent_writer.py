@@ -162,7 +162,7 @@ class TestConcurrentWriter:
         )
         # the rewritten copy is deleted
         staging_dir = (
-            f"{before['table_location']}/{ts}/ds=a" if partitioned else f"{before['location']}/_purge_{ts}"
+            f"{before['table_location']}/{ts}/ds=a" if partitioned else f"{before['location']}__purge_{ts}"
         )
         assert not os.path.exists(local(staging_dir))
         assert not [t for t in metastore.table_names(spark, DB) if "_staging_" in t]

@@ -175,9 +175,9 @@ class TestPurgeTables:
         new = location(spark, "p_kinds", "events", HOUR_WITH_IDS)
         assert new == f"{before['table_loc']}/{ts}/ds=2024-01-01 10%3A00/hr=o%27b"
         assert location(spark, "p_kinds", "events", HOUR_CLEAN) == before["clean_loc"]
-        # unpartitioned: the rewritten copy sits in a directory readers skip (`_`), so the backup
-        # (at the old location) reads the old rows once, never the purged copy as well
-        assert location(spark, "p_kinds", "flat") == f"{before['flat_loc']}/_purge_{ts}"
+        # unpartitioned: the rewritten copy sits beside the old directory, not under it, so the
+        # backup (at the old location) reads the old rows once, never the purged copy as well
+        assert location(spark, "p_kinds", "flat") == f"{before['flat_loc']}__purge_{ts}"
         assert location(spark, "p_kinds", f"flat_backup_{ts}") == before["flat_loc"]
         assert count(spark, f"select count(*) from p_kinds.flat_backup_{ts}") == 6
         # the backup holds the old partition at its old location, the data not moved
