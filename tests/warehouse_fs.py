@@ -149,8 +149,8 @@ def walk(spark: Any, location: str) -> list[str]:
     return sorted(found)
 
 
-def copy_tree(spark: Any, source: str, target: str) -> None:
-    """Copy a file or a directory tree to `target` (replaced if it exists), byte for byte through
+def replace_tree(spark: Any, source: str, target: str) -> None:
+    """Replace `target` with a copy of a file or a directory tree, byte for byte through
     Hadoop's FileUtil (on an object store a GET and a PUT per object: a test's copy, not a rename)."""
     source_fs, source_path = _fs(spark, source)
     target_fs, target_path = _fs(spark, target)
@@ -160,3 +160,37 @@ def copy_tree(spark: Any, source: str, target: str) -> None:
     )
     if not copied:
         raise AssertionError(f"could not copy {source} to {target}")
+
+
+def copy_tree(spark: Any, source: str, target: str) -> None:
+    """Copy every file under `source` (hidden ones too) to the same relative path under `target`,
+    byte for byte, as `shutil.copytree` would on a local disk (`source` may be one file)."""
+    fs, root = _fs(spark, source)
+    status = fs.getFileStatus(root)
+    if not status.isDirectory():
+        write_bytes(spark, target, read_bytes(spark, source))
+        return
+    base = str(status.getPath().toString()).rstrip("/") + "/"
+    mkdirs(spark, target)
+    for name in files(spark, source):
+        write_bytes(spark, f"{target.rstrip('/')}/{name.removeprefix(base)}", read_bytes(spark, name))
+
+
+def modified_ms(spark: Any, location: str) -> int:
+    """A file's modification time (epoch milliseconds) as its directory's listing gives it, the
+    way the product's batched listings see it."""
+    fs, path = _fs(spark, location)
+    path = fs.makeQualified(path)
+    for status in fs.listStatus(path.getParent()):
+        if str(status.getPath().getName()) == str(path.getName()):
+            return int(status.getModificationTime())
+    raise FileNotFoundError(location)
+
+
+def rewrite(spark: Any, location: str) -> None:
+    """Write a file again with the same bytes: its modification time becomes the filesystem's
+    now on every filesystem (an object store has no `setTimes`: S3A ignores it).  On the local
+    disk the stale `.crc` side file goes with the old file."""
+    data = read_bytes(spark, location)
+    delete(spark, location)
+    write_bytes(spark, location, data)

@@ -128,13 +128,13 @@ class Lake:
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.copytree(self.live, self.template, symlinks=True)
         if self.remote is not None:
-            warehouse_fs.copy_tree(assertion_session(), str(self.warehouse), str(self.remote / "template"))
+            warehouse_fs.replace_tree(assertion_session(), str(self.warehouse), str(self.remote / "template"))
 
     def restore(self) -> None:
         shutil.rmtree(self.live, ignore_errors=True)
         shutil.copytree(self.template, self.live, symlinks=True)
         if self.remote is not None:
-            warehouse_fs.copy_tree(assertion_session(), str(self.remote / "template"), str(self.warehouse))
+            warehouse_fs.replace_tree(assertion_session(), str(self.remote / "template"), str(self.warehouse))
 
     def env(self) -> dict[str, str]:
         return environment(

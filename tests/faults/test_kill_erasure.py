@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import TEST_FS
 from tests.faults.harness import SCHEMA, Fault, Lake
-from tests.functional.erasure.files_scan import local_directory, scan
+from tests.functional.erasure.files_scan import LocalDisk, local_directory, scan
 from tests.policies import RETENTION_ZERO
 
 DB = "fe"
@@ -107,7 +107,12 @@ def live_directories(lake: Lake) -> set[str]:
 
 def files(lake: Lake, ids: list[int], live: set[str] | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """(live files, other files) holding the ids, read directly with pyarrow."""
-    return scan([lake.warehouse / f"{DB}.db"], live if live is not None else live_directories(lake), set(ids))
+    return scan(
+        LocalDisk(),
+        [lake.warehouse / f"{DB}.db"],
+        live if live is not None else live_directories(lake),
+        set(ids),
+    )
 
 
 def holds_to_the_files(lake: Lake, moment: str) -> dict[str, dict[str, Any]]:

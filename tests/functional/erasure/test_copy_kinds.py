@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 import time
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from python_hooks.catalog.journal import Intent, Journal, PartitionSwap
+from tests import warehouse_fs
+from tests.conftest import beside_warehouse
 from tests.functional.erasure.conftest import ZERO, dbt_log, project_config
-from tests.functional.erasure.files_scan import ids_in_files, local_directory
+from tests.functional.erasure.files_scan import ids_in_files, warehouse
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_kind"
@@ -34,10 +33,18 @@ REQUEST_IDS = {4001, 4002}
 KINDS = ["live", "backup", "staging", "trash", "backup_dir", "stale", "journal", "table_dir"]
 
 
-def _planted(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.table({"guestid": pa.array([4001], pa.int64()), "page": ["planted"]}), path)
+def _planted(spark: Any, path: str) -> str:
+    """A parquet file holding one of the request's ids, written through the warehouse's filesystem."""
+    warehouse_fs.write_parquet(
+        spark, path, pa.table({"guestid": pa.array([4001], pa.int64()), "page": ["planted"]})
+    )
+    assert warehouse_fs.exists(spark, path)
     return path
+
+
+def _removed(spark: Any, directory: str) -> None:
+    warehouse_fs.delete(spark, directory)
+    assert not warehouse_fs.files(spark, directory), directory
 
 
 class TestEveryCopyKind:
@@ -46,7 +53,7 @@ class TestEveryCopyKind:
         return project_config(DB, IDS)
 
     @pytest.fixture(scope="class")
-    def lake(self, project: Any, spark: Any, warehouse_root: Path) -> dict[str, Any]:
+    def lake(self, project: Any, spark: Any) -> dict[str, Any]:
         for database in (DB, "e_kind_ids"):
             spark.sql(f"drop database if exists {database} cascade")
             spark.sql(f"create database {database}")
@@ -64,8 +71,9 @@ class TestEveryCopyKind:
             f"insert into {DB}.events partition (ds) values (4001, 'p1', 'a'), (7, 'p2', 'a'), (4002, 'p3', 'b'), (8, 'p4', 'b')"
         )
         dbt_log(["seed"])
-        backup_dir = warehouse_root / "e_kind_backup_dir"
-        shutil.rmtree(backup_dir, ignore_errors=True)
+        # where retention reaps backups to: beside the warehouse, on its filesystem
+        backup_dir = warehouse_fs.qualify(spark, beside_warehouse("e_kind_backup_dir"))
+        warehouse_fs.delete(spark, backup_dir)
         lake = {"backup_dir": backup_dir, "schema": project.test_schema}
         self.run(lake, "purge+")
         self.run(lake, "retention+", **ZERO)
@@ -75,7 +83,7 @@ class TestEveryCopyKind:
 
     @staticmethod
     def run(lake: dict[str, Any], select: str, **variables: Any) -> str:
-        base = {"purge_whitelist": DB, "retention_scope": DB, "backup_dir": str(lake["backup_dir"])}
+        base = {"purge_whitelist": DB, "retention_scope": DB, "backup_dir": lake["backup_dir"]}
         return dbt_log(["run", "--select", select, "--vars", json.dumps({**base, **variables})])
 
     @staticmethod
@@ -102,41 +110,40 @@ class TestEveryCopyKind:
     def roots(spark: Any, lake: dict[str, Any]) -> list[str]:
         """What the scan reads beyond the metastore and the journal: the backup_dir, the stale
         records' directory."""
-        warehouse = Path(local_directory(str(spark.conf.get("spark.sql.warehouse.dir"))))
-        return [str(lake["backup_dir"]), str(warehouse / "e_kind_stale")]
+        return [lake["backup_dir"], f"{warehouse(spark)}/e_kind_stale"]
 
     def plant(self, spark: Any, lake: dict[str, Any], kind: str) -> Any:
         """Ids in one location of `kind`; returns what removes them."""
-        warehouse = Path(local_directory(str(spark.conf.get("spark.sql.warehouse.dir"))))
-        home = warehouse / f"{DB}.db" / "events"
+        root = warehouse(spark)
+        home = f"{root}/{DB}.db/events"
         if kind == "live":
             spark.sql(f"insert into {DB}.events partition (ds = 'z') values (4001, 'late')")
             return lambda: spark.sql(f"alter table {DB}.events drop partition (ds = 'z')")
         if kind in ("backup", "staging", "trash"):
             name = f"events_{kind}_{int(time.time() * 1000)}"
-            directory = warehouse / "e_kind_side" / name
-            _planted(directory / "ds=a" / "part-00000.parquet")
+            directory = f"{root}/e_kind_side/{name}"
+            _planted(spark, f"{directory}/ds=a/part-00000.parquet")
             spark.sql(f"""create table {DB}.{name} (guestid bigint, page string) partitioned by (ds string)
-                stored as parquet location 'file:{directory}'
+                stored as parquet location '{directory}'
                 tblproperties ('lakehouse.side_table' = '{kind}', 'lakehouse.side_table.of' = '{DB}.events',
                     'lakehouse.side_table.created_at' = '{int(time.time() * 1000)}',
                     'lakehouse.side_table.invocation_id' = 'planted-{kind}')""")
-            spark.sql(f"alter table {DB}.{name} add partition (ds = 'a') location 'file:{directory}/ds=a'")
+            spark.sql(f"alter table {DB}.{name} add partition (ds = 'a') location '{directory}/ds=a'")
 
             def drop() -> None:
                 spark.sql(f"drop table {DB}.{name}")
-                shutil.rmtree(directory)
+                _removed(spark, directory)
 
             return drop
         if kind == "backup_dir":
-            _planted(lake["backup_dir"] / DB / "events" / "ds=a" / "part-00000.parquet")
-            return lambda: shutil.rmtree(lake["backup_dir"] / DB)
+            _planted(spark, f"{lake['backup_dir']}/{DB}/events/ds=a/part-00000.parquet")
+            return lambda: _removed(spark, f"{lake['backup_dir']}/{DB}")
         if kind == "stale":
-            directory = warehouse / "e_kind_stale" / "events_a_old"
-            _planted(directory / "part-00000.parquet")
+            directory = f"{root}/e_kind_stale/events_a_old"
+            _planted(spark, f"{directory}/part-00000.parquet")
             table = f"{lake['schema']}.stale_data_records"
             fields = spark.table(table).schema.fields
-            values = {"database_name": f"'{DB}'", "table_name": "'events'", "location": f"'file:{directory}'"}
+            values = {"database_name": f"'{DB}'", "table_name": "'events'", "location": f"'{directory}'"}
             values["reason"] = "'planted'"
             select = ", ".join(
                 f"cast({values.get(f.name, 'null')} as {f.dataType.simpleString()})" for f in fields
@@ -149,30 +156,27 @@ class TestEveryCopyKind:
                 )
                 spark.sql(f"insert overwrite table {table} select * from {table}_kept")
                 spark.sql(f"drop table {table}_kept")
-                shutil.rmtree(directory)
+                _removed(spark, directory)
 
             return forget
         if kind == "journal":
-            directory = warehouse / "e_kind_copies" / "events_a_old"
-            _planted(directory / "part-00000.parquet")
+            directory = f"{root}/e_kind_copies/events_a_old"
+            _planted(spark, f"{directory}/part-00000.parquet")
             intent = Intent(
                 invocation_id="planted-journal", purge_ts=1700000000001, database=DB, table="events",
                 identifier_field="guestid", staging_table=f"{DB}.events_staging_1700000000001",
-                staging_location=f"file:{home}/1700000000001", backup_table=f"{DB}.events_backup_1700000000001",
-                partitions=[PartitionSwap("ds=a", [["ds", "a"]], f"file:{directory}", f"file:{home}/ds=a")],
+                staging_location=f"{home}/1700000000001", backup_table=f"{DB}.events_backup_1700000000001",
+                partitions=[PartitionSwap("ds=a", [["ds", "a"]], directory, f"{home}/ds=a")],
             )  # fmt: skip
             journal = Journal(spark)
             journal.record_intent(intent)
             journal.mark_logged(intent)  # a finished run's entry: no purge recovers it
 
-            def forget_journal() -> None:
-                shutil.rmtree(directory)
-
-            return forget_journal
+            return lambda: _removed(spark, directory)
         if kind == "table_dir":
-            directory = home / "1700000000002"
-            _planted(directory / "ds=a" / "part-00000.parquet")
-            return lambda: shutil.rmtree(directory)
+            directory = f"{home}/1700000000002"
+            _planted(spark, f"{directory}/ds=a/part-00000.parquet")
+            return lambda: _removed(spark, directory)
         raise AssertionError(kind)
 
     @pytest.mark.parametrize("kind", KINDS)
@@ -199,13 +203,13 @@ class TestEveryCopyKind:
         registered backup holding none of the ids, verified (`erased`), then deleted by retention,
         makes it `live_clean` until the next verification."""
         name = f"events_backup_{int(time.time() * 1000)}"
-        warehouse = Path(local_directory(str(spark.conf.get("spark.sql.warehouse.dir"))))
-        directory = warehouse / "e_kind_side" / name
-        directory.mkdir(parents=True)
-        pq.write_table(
-            pa.table({"guestid": pa.array([7], pa.int64()), "page": ["no id"]}), directory / "part-0.parquet"
+        directory = f"{warehouse(spark)}/e_kind_side/{name}"
+        warehouse_fs.write_parquet(
+            spark,
+            f"{directory}/part-0.parquet",
+            pa.table({"guestid": pa.array([7], pa.int64()), "page": ["no id"]}),
         )
-        spark.sql(f"""create table {DB}.{name} (guestid bigint, page string) stored as parquet location 'file:{directory}'
+        spark.sql(f"""create table {DB}.{name} (guestid bigint, page string) stored as parquet location '{directory}'
             tblproperties ('lakehouse.side_table' = 'backup', 'lakehouse.side_table.of' = '{DB}.events',
                 'lakehouse.side_table.created_at' = '{int(time.time() * 1000)}',
                 'lakehouse.side_table.invocation_id' = 'planted-deletion')""")

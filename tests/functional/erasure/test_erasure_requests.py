@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
+from tests import warehouse_fs
+from tests.conftest import TEST_FS
 from tests.functional.erasure.conftest import ZERO, dbt_log, project_config
-from tests.functional.erasure.files_scan import ids_in_files
+from tests.functional.erasure.files_scan import ids_in_files, warehouse
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_req"
@@ -398,19 +400,17 @@ class TestErasureRequests:
         no dbt and no log: `unverified` at once, `reintroduced` once verified; removed, the next
         verification says `erased`."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        from tests.functional.erasure.files_scan import local_directory
-
-        directory = Path(
-            local_directory(
-                spark.sql(f"describe formatted {DB}.events partition (ds = 'd')")
-                .where("col_name = 'Location'")
-                .collect()[0][1]
-            )
+        directory = (
+            spark.sql(f"describe formatted {DB}.events partition (ds = 'd')")
+            .where("col_name = 'Location'")
+            .collect()[0][1]
         )
-        copied = directory / "copied-by-hand.parquet"
-        pq.write_table(pa.table({"guestid": pa.array([1001], pa.int64()), "page": ["by hand"]}), copied)
+        copied = f"{warehouse_fs.qualify(spark, directory)}/copied-by-hand.parquet"
+        warehouse_fs.write_parquet(
+            spark, copied, pa.table({"guestid": pa.array([1001], pa.int64()), "page": ["by hand"]})
+        )
+        assert sum(ids_in_files(spark, [DB], {1001})[0].values()) == 1  # where readers read it
         try:
             run("erasure_requests")
             found = requests(spark, project.test_schema)
@@ -422,7 +422,7 @@ class TestErasureRequests:
             assert found["REQ-2"].status == "erased"  # 1001 is not one of REQ-2's ids
             never_certified_too_early(spark, found)
         finally:
-            copied.unlink()
+            warehouse_fs.delete(spark, copied)
         run("tag:erasure")
         found = requests(spark, project.test_schema)
         assert found["REQ-1"].status == "erased", found["REQ-1"]
@@ -505,6 +505,49 @@ def _file_edit(path: Path, edit: Any) -> Any:
     return lambda: path.write_bytes(original)
 
 
+def _journal_edit(spark: Any, run: str, with_checksum: bool) -> Any:
+    """Edit an outcome file of the purge run `run` in the journal, on the warehouse's filesystem;
+    returns what puts it back.
+
+    Without `with_checksum` the file can no longer be read as the journal it was: on the local
+    disk its bytes are changed behind the filesystem's back (written past Hadoop's checksummed
+    view, its `.crc` left stale, so reading it fails); HDFS and an object store keep no checksum a
+    writer can leave stale, so there the file is cut in half (it no longer parses).  With
+    `with_checksum` the file is edited as a writer would (on the local disk its `.crc` removed
+    too): it is read, and its bytes differ."""
+    journal = f"{warehouse(spark)}/_lakehouse_journal/purge"
+    (directory,) = [f"{journal}/{n}" for n in warehouse_fs.listdir(spark, journal) if n.endswith(f"-{run}")]
+    name = sorted(
+        n
+        for n in warehouse_fs.listdir(spark, directory)
+        if n.startswith(f"{DB}.") and n.endswith(".outcome.json")
+    )[0]
+    outcome, checksum = f"{directory}/{name}", f"{directory}/.{name}.crc"
+    original = warehouse_fs.read_bytes(spark, outcome)
+    kept = (
+        warehouse_fs.read_bytes(spark, checksum)
+        if with_checksum and warehouse_fs.exists(spark, checksum)
+        else None
+    )
+    assert (kept is not None) == (with_checksum and TEST_FS == "file"), "a local journal file has its .crc"
+    if kept is not None:
+        warehouse_fs.delete(spark, checksum)
+    if with_checksum or TEST_FS == "file":
+        edited = original.replace(b'"recorded_at": "', b'"recorded_at": "1')
+    else:
+        edited = original[: len(original) // 2]
+    assert edited != original
+    warehouse_fs.write_bytes(spark, outcome, edited)  # on the local disk: its .crc untouched
+
+    def restore() -> None:
+        warehouse_fs.write_bytes(spark, outcome, original)
+        if kept is not None:
+            warehouse_fs.write_bytes(spark, checksum, kept)
+        assert warehouse_fs.read_bytes(spark, outcome) == original
+
+    return restore
+
+
 def _tamper(spark: Any, schema: str, target: Path, selection: dict[str, Any], tamper: str) -> Any:
     """One change to what the certificate REQ-1 rests on; returns what undoes it."""
     run = selection["purge_invocation_ids"][0]
@@ -527,22 +570,7 @@ def _tamper(spark: Any, schema: str, target: Path, selection: dict[str, Any], ta
             spark, schema, "retention_log", f"select * from {{t}} where attempt_id != '{attempt}'"
         )
     if tamper.startswith("journal edited"):
-        warehouse = Path(str(spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
-        (outcome,) = sorted(warehouse.glob(f"_lakehouse_journal/purge/*-{run}/{DB}.*.outcome.json"))[:1]
-        # behind the local filesystem's back, its .crc left stale (the file cannot be read), or
-        # with the .crc removed too (read, and its bytes differ)
-        checksum = outcome.with_name(f".{outcome.name}.crc")
-        kept = checksum.read_bytes() if checksum.exists() and "checksum" in tamper else None
-        if kept is not None:
-            checksum.unlink()
-        undo = _file_edit(outcome, lambda b: b.replace(b'"recorded_at": "', b'"recorded_at": "1'))
-
-        def restore() -> None:
-            undo()
-            if kept is not None:
-                checksum.write_bytes(kept)
-
-        return restore
+        return _journal_edit(spark, run, with_checksum="checksum" in tamper)
     if tamper == "verification_run changed":
         return _changed(
             spark, schema, "erasure_verification_runs", "files_read", "files_read + 1", verification

@@ -13,8 +13,6 @@ a table's directory that no partition references, and a location that cannot be 
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +20,8 @@ import pytest
 from python_hooks.catalog import files as catalog_files
 from python_hooks.catalog.journal import Intent, Journal, PartitionSwap
 from python_hooks.erasure import footers
+from tests import warehouse_fs
+from tests.conftest import beside_warehouse
 from tests.functional.erasure.conftest import (
     SEED_TYPES,
     committed,
@@ -32,7 +32,7 @@ from tests.functional.erasure.conftest import (
     run_dbt,
     verify,
 )
-from tests.functional.erasure.files_scan import scan
+from tests.functional.erasure.files_scan import Hadoop, scan
 
 IDS = (1001, 1002, 1003)
 
@@ -58,13 +58,10 @@ def _files(spark: Any, location: str) -> list[str]:
     return [str(s.getPath().toString()) for s in catalog_files.data_files(spark, location)]
 
 
-def local(location: str) -> str:
-    return location.split(":", 1)[1] if location.startswith("file:") else location
-
-
-def direct_count(location: str, field: list[str], ids: set[int]) -> int:
-    """Rows under a directory whose identifier is one of `ids`, read with pyarrow (not the product)."""
-    return sum(scan([Path(local(location))], set(), ids, field)[1].values())
+def direct_count(spark: Any, location: str, field: list[str], ids: set[int]) -> int:
+    """Rows under a directory whose identifier is one of `ids`, read with pyarrow from the bytes
+    the warehouse's filesystem gives (the tests' scanner, not the product)."""
+    return sum(scan(Hadoop(spark), [location], set(), ids, field)[1].values())
 
 
 def latest(spark: Any, schema: str, request_id: str) -> tuple[Any, list[Any], list[Any], Any]:
@@ -158,7 +155,7 @@ class TestVerifyErasure:
         # ... and so does a direct read of the files
         for location, n in found.items():
             field = ["guestid"] if "flat" in location else ["metadata", "guestid"]
-            assert direct_count(location, field, set(IDS)) == n, location
+            assert direct_count(spark, location, field, set(IDS)) == n, location
         assert row.verdict == "COPIES_HOLD_IDS" and "copies hold 8 row(s)" in log
         # what it read, recorded
         assert (run.tables_read, run.partitions_read, run.scope) == (2, 3, "e_verify")
@@ -215,7 +212,7 @@ class TestWhatNoLogNames:
         return _config("e_nl_ids.ids", "e_nolog*", whitelist="e_nolog")
 
     @pytest.fixture(scope="class")
-    def lake(self, project: Any, spark: Any, warehouse_root: Path) -> dict[str, Any]:
+    def lake(self, project: Any, spark: Any) -> dict[str, Any]:
         for database in ("e_nolog", "e_nolog_other", "e_nl_ids"):
             spark.sql(f"drop database if exists {database} cascade")
             spark.sql(f"create database {database}")
@@ -240,24 +237,28 @@ class TestWhatNoLogNames:
         spark.sql("insert into e_nolog.events partition (ds = 'b') values (7002, 'x'), (10, 'y')")
         from python_hooks.catalog import tables
 
-        root = local(tables.describe_table(spark, "e_nolog", "events")["location"])
-        part_b = local(tables.partition_location(spark, "e_nolog", "events", [["ds", "b"]]))
+        root = warehouse_fs.qualify(spark, tables.describe_table(spark, "e_nolog", "events")["location"])
+        part_b = warehouse_fs.qualify(
+            spark, tables.partition_location(spark, "e_nolog", "events", [["ds", "b"]])
+        )
         # a rewrite an interrupted run left under the table: ds=b's files in <L>/1700000000000/ds=b
-        orphan = Path(root) / "1700000000000" / "ds=b"
-        shutil.copytree(part_b, orphan)
-        # a directory only the purge journal names (a pre-purge copy whose backup is gone)
-        copy = warehouse_root / "e_nolog_copies" / "events_ds_b_old"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(part_b, copy)
+        orphan = f"{root}/1700000000000/ds=b"
+        warehouse_fs.copy_tree(spark, part_b, orphan)
+        # a directory only the purge journal names (a pre-purge copy whose backup is gone), beside
+        # the warehouse on its filesystem
+        copy = warehouse_fs.qualify(spark, beside_warehouse("e_nolog_copies/events_ds_b_old"))
+        warehouse_fs.delete(spark, copy)
+        warehouse_fs.copy_tree(spark, part_b, copy)
+        assert warehouse_fs.data_files(spark, copy) == warehouse_fs.data_files(spark, part_b) != {}
         intent = Intent(
             invocation_id="journal-only-run", purge_ts=1700000000001, database="e_nolog", table="events",
             identifier_field="guestid", staging_table="e_nolog.events_staging_1700000000001",
-            staging_location=str(Path(root) / "1700000000001"), backup_table="e_nolog.events_backup_1700000000001",
-            partitions=[PartitionSwap("ds=b", [["ds", "b"]], f"file:{copy}", f"file:{part_b}")],
+            staging_location=f"{root}/1700000000001", backup_table="e_nolog.events_backup_1700000000001",
+            partitions=[PartitionSwap("ds=b", [["ds", "b"]], copy, part_b)],
         )  # fmt: skip
         journal = Journal(spark)
         journal.record_intent(intent)
-        return {"root": root, "orphan": str(orphan), "copy": str(copy), "journal": journal, "intent": intent}
+        return {"root": root, "orphan": orphan, "copy": copy, "journal": journal, "intent": intent}
 
     def test_every_onboarded_table_and_every_copy_is_read(self, project, spark, lake):
         run_dbt(["run-operation", "verify_erasure"])
@@ -267,7 +268,7 @@ class TestWhatNoLogNames:
         assert kinds[("live", "e_nolog_other", "visits")] == 2  # outside the whitelist
         assert kinds[("live", "e_nolog", "events")] == 1
         assert one.live_rows == 3 and one.verdict == "LIVE_ROWS"
-        by_location = {local(f.location): f for f in findings}
+        by_location = {warehouse_fs.qualify(spark, f.location): f for f in findings}
         # the orphaned rewrite is counted under the table's own directory
         assert by_location[lake["root"]].location_kind == "table_dir"
         assert by_location[lake["copy"]].location_kind == "journal"
@@ -278,25 +279,28 @@ class TestWhatNoLogNames:
         ]
         assert two.live_rows == 1
         # what a direct read of the files says
-        assert direct_count(lake["orphan"], ["guestid"], {7001, 7002}) == 1
+        assert direct_count(spark, lake["orphan"], ["guestid"], {7001, 7002}) == 1
         assert run.requests_verified == 2 and run.tables_read == 3
 
     def test_a_location_that_cannot_be_read_is_never_counted_as_clean(self, project, spark, lake):
         from python_hooks.catalog import tables
 
-        part_a = local(tables.partition_location(spark, "e_nolog", "events", [["ds", "a"]]))
-        bad = Path(part_a) / "part-99999-not-parquet.parquet"
-        bad.write_text("this is not a parquet file")
+        part_a = warehouse_fs.qualify(
+            spark, tables.partition_location(spark, "e_nolog", "events", [["ds", "a"]])
+        )
+        bad = f"{part_a}/part-99999-not-parquet.parquet"
+        warehouse_fs.write_bytes(spark, bad, b"this is not a parquet file")
         try:
             run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "R-2"})])
             row, locations, _, _ = latest(spark, project.test_schema, "R-2")
             (unread,) = [r for r in locations if r.error]
-            assert local(unread.location) == part_a and unread.location_kind == "live"
+            assert warehouse_fs.qualify(spark, unread.location) == part_a and unread.location_kind == "live"
             assert "could not read" in unread.error
             assert (row.unread_live, row.verdict) == (1, "INCOMPLETE")
-            assert part_a in row.unread_locations
+            assert unread.location in row.unread_locations
         finally:
-            bad.unlink()
+            warehouse_fs.delete(spark, bad)
+        assert not warehouse_fs.exists(spark, bad)
 
 
 # The clustered partition of TestFooterSkipping: one file per insert, (label, first id, last id)
@@ -395,13 +399,15 @@ class TestFooterSkipping:
 
 def test_nested_and_string_identifiers_use_only_their_own_leaf(spark, tmp_path):
     """A struct leaf's statistics prune by exact path (case-insensitively, as Spark resolves it);
-    a repeated path (inside an array) is always read."""
+    a repeated path (inside an array) is always read.  The file is beside the warehouse, on its
+    filesystem: the footers are read through it."""
     frame = spark.sql(
         "select named_struct('guestid', concat('g', cast(id as string)), 'n', id) as metadata,"
         " array(named_struct('guestid', 'zzz')) as events from range(100, 110)"
     )
-    frame.coalesce(1).write.parquet(str(tmp_path / "nested"))
-    (status,) = catalog_files.data_files(spark, str(tmp_path / "nested"))
+    directory = warehouse_fs.qualify(spark, beside_warehouse(f"nested-{tmp_path.name}"))
+    frame.coalesce(1).write.parquet(directory)
+    (status,) = catalog_files.data_files(spark, directory)
     kind = footers.id_kind("string", "string")
     outside = footers.sortable_ids(["a1", "zz"], kind)
     inside = footers.sortable_ids(["g105"], kind)
@@ -412,3 +418,4 @@ def test_nested_and_string_identifiers_use_only_their_own_leaf(spark, tmp_path):
     assert footers.may_hold(spark, status, "parquet", ["metadata", "guestid"], kind, straddling)
     assert footers.may_hold(spark, status, "parquet", ["events", "guestid"], kind, outside)
     assert footers.may_hold(spark, status, "parquet", ["metadata"], kind, outside)
+    warehouse_fs.delete(spark, directory)

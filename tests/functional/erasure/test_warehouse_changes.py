@@ -4,46 +4,45 @@ time it happened.  The ledger's `unverified` after a write rests on these rows."
 
 from __future__ import annotations
 
-import os
-import shutil
+import time
 from dataclasses import asdict
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from python_hooks.catalog.journal import Intent, Journal, Outcome, PartitionSwap
 from python_hooks.catalog.patterns import TablePattern
 from python_hooks.erasure.locations import warehouse_changes
-from tests.functional.erasure.files_scan import local_directory
+from tests import warehouse_fs
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_chg"
-# epoch seconds of the files' modification times (whole seconds: every filesystem keeps them)
-OLD, NEWEST, FLAT_LIVE, FLAT_OLD, HIDDEN = (
-    1_700_000_000,
-    1_700_000_500,
-    1_700_000_300,
-    1_700_000_900,
-    1_800_000_000,
-)
-
-
 SCOPE = [asdict(TablePattern.parse(DB))]
+# Files get their modification times from the order they are written in, a generation at a time
+# with more than a second between generations (an object store keeps whole seconds and has no
+# `setTimes`), so the same test runs on the local disk, HDFS and S3: the expected times are the
+# newest intended file's, as the filesystem lists it.
+GAP = 1.2
 
 
-def _location(spark, table: str) -> Path:
+def _location(spark, table: str) -> str:
     rows = spark.sql(f"describe formatted {DB}.{table}").where("col_name = 'Location'").collect()
-    return Path(local_directory(rows[0][1]))
+    return warehouse_fs.qualify(spark, rows[0][1])
 
 
-def _touch_all(directory: Path, seconds: int) -> None:
-    for path in directory.rglob("*"):
-        if path.is_file():
-            os.utime(path, (seconds, seconds))
+def _later(spark, *paths: str) -> None:
+    """Write `paths` again, after the files written so far: they become the newest."""
+    time.sleep(GAP)
+    for path in paths:
+        warehouse_fs.rewrite(spark, path)
+
+
+def _us(spark, path: str) -> int:
+    return warehouse_fs.modified_ms(spark, path) * 1000
 
 
 @pytest.fixture
-def warehouse(spark):
+def warehouse(spark) -> Any:
     for database in (DB, f"{DB}_other"):
         spark.sql(f"drop database if exists {database} cascade")
         spark.sql(f"create database {database}")
@@ -51,23 +50,33 @@ def warehouse(spark):
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
     spark.sql(f"insert into {DB}.events partition (ds) values (1, 'a'), (2, 'b')")
     events = _location(spark, "events")
-    _touch_all(events, OLD)
-    newest = sorted((events / "ds=b").glob("part-*"))[0]
-    os.utime(newest, (NEWEST, NEWEST))
-    # newer than every data file, but hidden from readers: not a write
-    (events / "ds=a" / ".part-9.parquet").write_bytes(b"x")
-    os.utime(events / "ds=a" / ".part-9.parquet", (HIDDEN, HIDDEN))
     # an unpartitioned table as a purge leaves it: live at <L>/_purge_<ts>, the old files at <L>
     spark.sql(f"""create table {DB}.flat (guestid bigint) stored as parquet
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
     spark.sql(f"insert into {DB}.flat values (3)")
     flat = _location(spark, "flat")
-    (flat / "_purge_5").mkdir()
-    for item in list(flat.glob("part-*")):
-        shutil.copy(item, flat / "_purge_5" / item.name)
-    _touch_all(flat, FLAT_OLD)
-    _touch_all(flat / "_purge_5", FLAT_LIVE)
-    spark.sql(f"alter table {DB}.flat set location 'file:{flat}/_purge_5'")
+    flat_old = [f"{flat}/{name}" for name in warehouse_fs.data_files(spark, flat)]
+    flat_live = [f"{flat}/_purge_5/{name}" for name in warehouse_fs.data_files(spark, flat)]
+    for old, live in zip(flat_old, flat_live, strict=True):
+        warehouse_fs.copy_tree(spark, old, live)
+    spark.sql(f"alter table {DB}.flat set location '{flat}/_purge_5'")
+    # then, in this order: the newest data file of events (in ds=b); the old files of flat,
+    # newer than its live ones but not where readers read; a hidden file in events' ds=a, newer
+    # than every data file but not a write either
+    newest = f"{events}/ds=b/{sorted(warehouse_fs.data_files(spark, f'{events}/ds=b'))[0]}"
+    _later(spark, newest)
+    _later(spark, *flat_old)
+    time.sleep(GAP)
+    hidden = f"{events}/ds=a/.part-9.parquet"
+    warehouse_fs.write_bytes(spark, hidden, b"x")
+    times = {
+        "events": _us(spark, newest),
+        "flat": max(_us(spark, p) for p in flat_live),
+        "ordered": [
+            _us(spark, p) for p in (max(flat_live, key=lambda p: _us(spark, p)), newest, *flat_old, hidden)
+        ],
+    }
+    assert times["ordered"] == sorted(set(times["ordered"])), times  # each newer than the one before
     # not onboarded, and out of scope: no rows
     spark.sql(f"create table {DB}.plain (guestid bigint) stored as parquet")
     spark.sql(f"insert into {DB}.plain values (4)")
@@ -86,14 +95,14 @@ def warehouse(spark):
     intent = Intent(
         invocation_id="inv-journal", purge_ts=1_700_000_400_000, database=DB, table="events",
         identifier_field="guestid", staging_table=f"{DB}.events_staging_1700000400000",
-        staging_location=f"file:{events}/1700000400000", backup_table=f"{DB}.events_backup_1700000400000",
-        partitions=[PartitionSwap("ds=a", [["ds", "a"]], f"file:{events}/ds=a", f"file:{events}/1700000400000/ds=a")],
+        staging_location=f"{events}/1700000400000", backup_table=f"{DB}.events_backup_1700000400000",
+        partitions=[PartitionSwap("ds=a", [["ds", "a"]], f"{events}/ds=a", f"{events}/1700000400000/ds=a")],
         started_at="2023-11-14 22:20:00.000000",
     )  # fmt: skip
     journal.record_intent(intent)
     journal.record_outcome(intent, Outcome(swapped=["ds=a"], recorded_at="2023-11-14 22:21:00.000000"))
-    yield
-    shutil.rmtree(local_directory(str(journal.root.toString())) + f"/{intent.run}", ignore_errors=True)
+    yield {"location": events, "newest": newest, **times}
+    warehouse_fs.delete(spark, f"{journal.root.toString()}/{intent.run}")
     for database in (DB, f"{DB}_other"):
         spark.sql(f"drop database if exists {database} cascade")
 
@@ -109,8 +118,8 @@ def test_warehouse_changes_lists_each_purge_restore_and_write_at_its_time(spark,
             ("side_table", "backup", "inv-backup", DB, "events", 1_700_000_100_000_000),
             ("side_table", "trash", "inv-trash", DB, "events", 1_700_000_200_000_000),
             # the newest data file of each onboarded table, where readers read it
-            ("files", "write", None, DB, "events", NEWEST * 1_000_000),
-            ("files", "write", None, DB, "flat", FLAT_LIVE * 1_000_000),
+            ("files", "write", None, DB, "events", warehouse["events"]),
+            ("files", "write", None, DB, "flat", warehouse["flat"]),
             ("journal", "purge", "inv-journal", DB, "events", 1_700_000_400_000_000),
             ("journal", "purge", "inv-journal", DB, "events", 1_700_000_460_000_000),
         ]
@@ -118,12 +127,11 @@ def test_warehouse_changes_lists_each_purge_restore_and_write_at_its_time(spark,
 
 
 def test_a_write_is_seen_whatever_wrote_it(spark, warehouse):
-    """A file copied into a partition by hand, newer than the rest: the table's write moves to it."""
-    events = _location(spark, "events")
-    copied = events / "ds=a" / "copied-by-hand.parquet"
-    shutil.copy(sorted((events / "ds=b").glob("part-*"))[0], copied)
-    os.utime(copied, (NEWEST + 60, NEWEST + 60))
+    """A file copied into a partition by hand, after the rest: the table's write moves to it."""
+    copied = f"{warehouse['location']}/ds=a/copied-by-hand.parquet"
+    time.sleep(GAP)
+    warehouse_fs.copy_tree(spark, warehouse["newest"], copied)
     writes = {
         c["table_name"]: c["happened_us"] for c in warehouse_changes(spark, SCOPE) if c["kind"] == "write"
     }
-    assert writes["events"] == (NEWEST + 60) * 1_000_000
+    assert writes["events"] == _us(spark, copied) > warehouse["events"]
