@@ -38,7 +38,7 @@ REPORTED = {
     "object_put_bytes": "bytes put",
     "files_copied_bytes": "bytes copied",
     "object_copy_requests": "copy requests",
-    "object_put_requests": "put requests",
+    "object_put_request": "put requests",
     "object_list_request": "list requests",
     "object_metadata_request": "metadata requests",
     "object_bulk_delete_request": "bulk delete requests",

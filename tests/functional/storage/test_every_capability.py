@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt
 
+from python_hooks.catalog.commit import REPORTED
 from python_hooks.catalog.journal import JOURNAL_DIR, Journal
 from tests import warehouse_fs
 from tests.conftest import TEST_FS, WAREHOUSE
@@ -212,6 +213,9 @@ class TestEveryCapability:
                 line
             )
             assert int(re.search(r"(\d+) bytes put", line).group(1)) > 0, line
+            # every counter the purge reports is one S3A keeps (a misspelt name was left out silently)
+            assert int(re.search(r"(\d+) put requests", line).group(1)) > 0, line
+            assert len(re.findall(r"\d+ [a-z ]+", line.split("object store:", 1)[1])) == len(REPORTED), line
 
     @pytest.mark.skipif(TEST_FS != "s3a", reason="the committer and the secret concern the object store")
     def test_the_secret_appears_in_no_log_artifact_table_or_certificate(self, project, spark, lake, logs_dir):
