@@ -420,10 +420,10 @@ class TestHostProject:
                 re.escape(before[spec].rsplit("/", 1)[0]) + r"/\d{13}/" + spec, after[spec]
             ), after
         assert after["order_date=2024-01-03"] == before["order_date=2024-01-03"]  # no listed id: untouched
-        # docs/adopt.md step 8: an unpartitioned table's under <table location>/_purge_<ts>
+        # docs/adopt.md step 8: an unpartitioned table's beside it, at <table location>__purge_<ts>
         contacts = state["tables"]["crm.contacts"]["location"]
         assert re.fullmatch(
-            re.escape(dry["tables"]["crm.contacts"]["location"]) + r"/_purge_\d{13}", contacts
+            re.escape(dry["tables"]["crm.contacts"]["location"]) + r"__purge_\d{13}", contacts
         )
         # every file the purge replaced is still there, for readers mid-query and the backups
         assert set(lake_files(dry)) <= set(lake_files(state))
