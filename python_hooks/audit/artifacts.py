@@ -139,7 +139,19 @@ def write_audit(
     if lineage_out is not None:
         lineage_out.extend(lineage_rows)
     if with_registry:
-        counts.update(_write_registry(spark, manifest, table, invocation_id, step))
+        with step("dbt_nodes"):
+            saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
+            known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
+            versions = node_registry_rows(invocation_id, manifest, known)
+            counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
+            if versions or not isinstance(saved, dict):
+                for row in versions:
+                    known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
+                audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
+        with step("dbt_lineage_edges"):
+            counts["dbt_lineage_edges"] = audit_tables.write_rows(
+                spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
+            )
     # the invocation last: its row says the rest is loaded
     with step("dbt_invocations"):
         counts["dbt_invocations"] = audit_tables.write_rows(
@@ -152,32 +164,6 @@ def write_audit(
                 audit_tables.write_local_state(spark, written, state_file, loaded)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
-    return counts
-
-
-def _write_registry(
-    spark: SparkSession,
-    manifest: Mapping[str, Any],
-    table: Mapping[str, str],
-    invocation_id: str,
-    step: Steps,
-) -> dict[str, int]:
-    """dbt_nodes (the versions of the nodes that changed since the registry's saved state) and
-    dbt_lineage_edges: what on-run-end writes beside the invocation's own rows."""
-    counts: dict[str, int] = {}
-    with step("dbt_nodes"):
-        saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
-        known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
-        versions = node_registry_rows(invocation_id, manifest, known)
-        counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
-        if versions or not isinstance(saved, dict):
-            for row in versions:
-                known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
-            audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
-    with step("dbt_lineage_edges"):
-        counts["dbt_lineage_edges"] = audit_tables.write_rows(
-            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
-        )
     return counts
 
 
@@ -197,34 +183,6 @@ def _target_path(target_path: str | None, project_dir: str | None) -> Path:
     root = Path(project_dir or os.getcwd())
     path = Path(target_path or "target")
     return path if path.is_absolute() else root / path
-
-
-def _ended_invocation(
-    invocation_id: str,
-    args: Mapping[str, Any],
-    result_dicts: list[dict[str, Any]],
-    target_name: str | None,
-    target_schema: str,
-    dbt_version: str | None,
-    project_name: str | None,
-    run_started_at: Any,
-    status: str | None,
-) -> dict[str, Any]:
-    """The dbt_invocations row of a command that reached its on-run-end (ended now)."""
-    return invocation_row(
-        invocation_id,
-        args,
-        result_dicts,
-        target_name=target_name,
-        target_schema=target_schema,
-        dbt_version=dbt_version,
-        project_name=project_name,
-        started_at=run_started_at,
-        ended_at=datetime.now(timezone.utc),
-        loaded_from="on-run-end",
-        status=status,
-        message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
-    )
 
 
 def load_run(
@@ -262,10 +220,20 @@ def load_run(
         warehouse = pending.warehouse_of(spark)
         key = pending.scope_key(warehouse, target_schema)
         result_dicts = [result_dict(r) for r in results]
-        invocation = _ended_invocation(
-            invocation_id, args, result_dicts, target_name, target_schema, dbt_version, project_name,
-            run_started_at, status,
-        )  # fmt: skip
+        invocation = invocation_row(
+            invocation_id,
+            args,
+            result_dicts,
+            target_name=target_name,
+            target_schema=target_schema,
+            dbt_version=dbt_version,
+            project_name=project_name,
+            started_at=run_started_at,
+            ended_at=datetime.now(timezone.utc),
+            loaded_from="on-run-end",
+            status=status,
+            message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
+        )
         # it reached its on-run-end, on this warehouse, with this status: not interrupted
         ended = {"target_name": target_name, "target_schema": target_schema, "status": invocation["status"]}
         pending.record_run(path, invocation_id, warehouse, "ended", **ended)
