@@ -71,6 +71,25 @@ MUTANTS = (
         ("tests/functional/purge/test_concurrent_writer.py::TestConcurrentWriter",),
     ),
     Mutant(
+        "check-before-the-backup",
+        "the state table lets a rewritten partition through the commit check (and on to its swap) before its backup",
+        "python_hooks/purge/states.py",
+        "    (State.BACKED_UP, Step.COMMIT_CHECK): State.CHECKED,\n",
+        "    (State.REWRITTEN, Step.COMMIT_CHECK): State.CHECKED,\n",
+        ("tests/unit/test_purge_states.py",),
+    ),
+    Mutant(
+        "swap-after-a-failed-backup",
+        "the backup table's failure is ignored: its partitions go on towards their swaps",
+        "python_hooks/purge/committing.py",
+        "    error = join_backup(run)\n    if error is not None:\n",
+        "    error = join_backup(run)\n    if False:\n",
+        (
+            "tests/functional/purge/test_purge_failures.py::TestPurgeFailures::"
+            "test_a_backup_that_cannot_be_made_stops_every_swap_and_leaves_nothing_behind",
+        ),
+    ),
+    Mutant(
         "forget-a-journal-entry",
         "the purge writes no journal intent before a table's staging table and swap",
         "python_hooks/purge/committing.py",

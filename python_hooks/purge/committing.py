@@ -7,20 +7,12 @@ read them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from python_hooks.catalog import console, metastore, tables
 from python_hooks.catalog.journal import Intent, PartitionSwap
 from python_hooks.errors import first_line
 from python_hooks.purge.plan import Partition, PurgeConfig, TablePlan
 from python_hooks.purge.states import State, Step
 from python_hooks.purge.table_run import TableRun
-
-
-def before_commit_check(spark: Any, table: TablePlan, part: Partition) -> None:
-    """A seam for tests (a concurrent writer between the rewrite and the commit check, in-process);
-    production does nothing here.  The rendered `purge_before_swap_sql` statements run just
-    before it."""
 
 
 def intent_of(config: PurgeConfig, table: TablePlan) -> Intent:
@@ -113,7 +105,6 @@ def check_commit(run: TableRun) -> None:
     for part in run.ledger.parts(State.BACKED_UP):
         for sql in run.partition_sql(part).before_swap:
             run.execute(sql, f"before swap {part.label}")
-        before_commit_check(run.spark, run.table, part)
     backed_up = run.ledger.parts(State.BACKED_UP)
     exclude = None if run.table.partitioned else run.table.staging_location
     listings = run.node.facts.list(

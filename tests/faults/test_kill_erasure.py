@@ -135,18 +135,10 @@ def run(lake: Lake, *args: str, **extra: Any) -> str:
     return done.output
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        # about 11 minutes each (nine dbt commands, each its own Spark): `make test-faults` and
-        # `make test-property`; `make test` holds the ledger to the files through one random
-        # history with Ctrl-C in it (test_ledger_property.py) and kills purges in test_interrupt_purge.py
-        pytest.param(signal.SIGKILL, id="sigkill", marks=pytest.mark.faults),
-        pytest.param(signal.SIGINT, id="sigint", marks=pytest.mark.faults),
-    ],
-)
-def test_an_interrupted_purge_is_never_certified(erasure_lake: Lake, how: int) -> None:
-    lake = erasure_lake
+def killed_then_rerun(lake: Lake, how: int) -> None:
+    """The purge killed at its third table's swap, a verification, the normal rerun and another
+    verification: the ledger holds to the files at each step, and the killed run's backups keep
+    REQ-A from `erased`."""
     lake.restore()
     killed = lake.dbt("run", "--select", "purge+", "--vars", variables(), fault=Fault(SWAP), stop_with=how)
     assert "purge step swap" in killed.killed_at
@@ -169,6 +161,27 @@ def test_an_interrupted_purge_is_never_certified(erasure_lake: Lake, how: int) -
     one = found["REQ-A"]
     assert (one["progress"], one["live_rows"]) == ("copies_remaining", 0)
     assert f"backup {DB}.t1 " in one["copies_holding"]  # the killed run's backup of t1
+    assert one["status"] != "erased"
+
+
+def test_a_killed_purge_is_not_certified_by_the_next_verifications(erasure_lake: Lake) -> None:
+    """`make test`'s erasure kill case (about 4 minutes: four dbt commands after the lake's seed):
+    SIGKILL at a swap, then verification, rerun and verification."""
+    killed_then_rerun(erasure_lake, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        # about 11 minutes each (nine dbt commands, each its own Spark): `make test-faults` and
+        # `make test-property`; `make test` runs the first half, SIGKILL only (above)
+        pytest.param(signal.SIGKILL, id="sigkill", marks=pytest.mark.faults),
+        pytest.param(signal.SIGINT, id="sigint", marks=pytest.mark.faults),
+    ],
+)
+def test_an_interrupted_purge_is_never_certified(erasure_lake: Lake, how: int) -> None:
+    lake = erasure_lake
+    killed_then_rerun(lake, how)
 
     # retention at zero, then a fresh verification: erased, and nothing holds an id
     run(lake, "run", "--select", "retention+", **RETENTION_ZERO)

@@ -9,6 +9,8 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from python_hooks.catalog import tables as catalog_tables
+from python_hooks.purge import committing, table_purge
+from python_hooks.purge.states import State
 from tests.conftest import repo_files
 
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
@@ -161,3 +163,18 @@ __all__ = [
     "run_dbt",
     "table_rows",
 ]
+
+
+def before_commit_check(patch: pytest.MonkeyPatch, hook: Any) -> None:
+    """Run `hook(spark, table, partition)` for each backed-up partition just before the purge's
+    commit check lists its files: the test wraps the engine's step in `table_purge.STEPS` (the
+    product carries no seam for it)."""
+
+    def check_commit(run: Any) -> None:
+        for part in run.ledger.parts(State.BACKED_UP):
+            hook(run.spark, run.table, part)
+        committing.check_commit(run)
+
+    steps = tuple(check_commit if step is committing.check_commit else step for step in table_purge.STEPS)
+    assert steps != table_purge.STEPS, "table_purge.STEPS no longer runs committing.check_commit"
+    patch.setattr(table_purge, "STEPS", steps)

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from python_hooks.catalog import metastore
-from python_hooks.purge import committing
 from tests.conftest import local_disk_only
 from tests.functional.purge.conftest import (
+    before_commit_check,
     descriptor,
     kept_rows,
     last_run,
@@ -85,7 +85,7 @@ def partition_rows(rows: list[str], ds: str) -> list[str]:
 
 
 def writer_before_commit_check(writer: dict[str, str], report: str) -> Any:
-    """The engine's seam before the commit check (committing.before_commit_check): for the
+    """A hook before the commit check (conftest.before_commit_check): for the
     partitions (or unpartitioned tables) named in `writer`, run the writer process on its live
     directory and wait for it."""
 
@@ -116,7 +116,7 @@ class TestConcurrentWriter:
         writer = {f"{DB}.{t}" + ("/ds=a" if p else ""): action for t, (action, p) in TABLES.items()}
         # whether the run fails is asserted below, so that a broken check fails the tests, not this fixture
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(committing, "before_commit_check", writer_before_commit_check(writer, str(report)))
+            before_commit_check(patch, writer_before_commit_check(writer, str(report)))
             results, logs = purge(DB, expect_pass=None)
         changes = {}
         for line in report.read_text().splitlines():

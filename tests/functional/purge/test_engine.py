@@ -14,11 +14,12 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
-from python_hooks.purge import committing, execution, results, scanning
+from python_hooks.purge import execution, results, scanning
 from python_hooks.purge.plan import PurgePlan, ScannedPlan
 from tests import warehouse_fs
 from tests.conftest import WAREHOUSE, local_only, repo_files
 from tests.functional.purge.conftest import (
+    before_commit_check,
     descriptor,
     kept_rows,
     last_run,
@@ -405,7 +406,7 @@ class TestCancellation:
                 self.cancel()  # between b's commit check and its swaps: they go ahead
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(committing, "before_commit_check", cancel_in_b)
+            before_commit_check(patch, cancel_in_b)
             _, logs = purge("p_cancel", expect_pass=False)
 
         assert "purge: cancelled (SIGINT) after 2 of 3 table(s) to rewrite" in logs

@@ -1,8 +1,8 @@
 """A concurrent writer for the purge's commit check: a second OS process that changes a partition's
 files between the rewrite and the swap.
 
-`run` is called in the dbt process by the test's replacement of the purge engine's seam before the
-commit check (python_hooks/purge/committing.py `before_commit_check`); it starts this file as a
+`run` is called in the dbt process just before the purge's commit check, by the test's wrapper of
+that step (tests/functional/purge/conftest.py `before_commit_check`); it starts this file as a
 separate Python process (plain file operations and
 pyarrow, no Spark, no metastore) and waits for it.  The child appends one JSON line per change to
 the report file, which the test reads:
