@@ -97,19 +97,9 @@ def describe_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     }
 
 
-def resolve_field(spark: Any, database: str, table: str, field: str) -> dict[str, Any] | None:
-    """A column or nested struct field (`metadata.guestid`, matched case-insensitively):
-    {path: [names with the table's own spelling], type: simpleString}, or None when there is none.
-    """
-    catalog = metastore.session_catalog(spark)
-    ident = metastore.identifier(spark, database, table)
-    if not catalog.tableExists(ident):
-        return None
-    return field_in_schema(read_schema(catalog.getTableMetadata(ident)), field)
-
-
 def field_in_schema(schema: Any, field: str) -> dict[str, Any] | None:
-    """resolve_field over a schema already read: {path, type}, or None."""
+    """A column or nested struct field of a schema (`metadata.guestid`, matched case-insensitively):
+    {path: [names with the table's own spelling], type: simpleString}, or None when there is none."""
     from pyspark.sql.types import StructType
 
     current: Any = schema

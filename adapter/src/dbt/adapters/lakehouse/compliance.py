@@ -57,13 +57,6 @@ class ComplianceMethods(metaclass=AdapterMeta):
 
         return tables.describe_table(self.spark_session(), database, table)
 
-    @available.parse_none
-    def resolve_field(self, database: str, table: str, field: str) -> dict[str, Any] | None:
-        """A column or struct field (`metadata.guestid`, any case): {path, type}, or None."""
-        from python_hooks.catalog import tables
-
-        return tables.resolve_field(self.spark_session(), database, table, field)
-
     @available.parse(_empty_list)
     def side_table_adoption_candidates(self, databases: list[str] | None = None) -> list[dict[str, Any]]:
         """Unregistered tables named like side tables, with whether each can be adopted and why."""
