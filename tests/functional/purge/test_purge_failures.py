@@ -44,7 +44,7 @@ TOUCH_MACRO = """
 # Test-only: a backup table that cannot be made (its statement runs in the background during the rewrite).
 BAD_BACKUP_MACRO = """
 {% macro lakehouse__purge_backup_table_sql(database, backup_table, table, location, properties={}) %}
-    {%- if var('purge_test_bad_backup', '') == database ~ '.' ~ table -%}
+    {%- if (database ~ '.' ~ table) in var('purge_test_bad_backup', '').split(',') -%}
         create table {{ compliance.table_ref(database, backup_table) }} (broken
     {%- else -%}
         {{ compliance.default__purge_backup_table_sql(database, backup_table, table, location, properties) }}
@@ -285,37 +285,49 @@ class TestPurgeFailures:
     def test_a_backup_that_cannot_be_made_stops_every_swap_and_leaves_nothing_behind(
         self, project, spark, tables
     ):
-        # two partitions with ids: rewritten together, the backup made in the background meanwhile
+        # two partitions with ids: rewritten together, the backup made in the background meanwhile;
+        # and an unpartitioned table, whose swap has no backup partition to wait for
         table = onboarded_events(spark, "p_nobackup")
         for ds in ("a", "b"):
             spark.sql(f"insert into {table} partition (ds = '{ds}') select id, 'x' from range(1000, 1010)")
+        flat = "p_nobackup.flat"
+        spark.sql(f"""
+            create table {flat} (guestid bigint, payload string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql(f"insert into {flat} select id, 'x' from range(1000, 1010)")
         before = {ds: location(spark, "p_nobackup", "events", [["ds", ds]]) for ds in ("a", "b")}
+        flat_before = (location(spark, "p_nobackup", "flat"), table_rows(spark, flat))
         rows_before = table_rows(spark, table)
         root = location(spark, "p_nobackup", "events")
 
-        _, logs = purge("p_nobackup", expect_pass=False, purge_test_bad_backup=table)
+        _, logs = purge("p_nobackup", expect_pass=False, purge_test_bad_backup=f"{table},{flat}")
 
         rows = last_run(log_rows(spark, project, "p_nobackup"))
-        assert {r.partition_spec: r.state for r in rows} == {"ds=a": "FAILED", "ds=b": "FAILED"}
-        backup = f"events_backup_{rows[0].purge_ts}"
-        assert all(r.reason.startswith(f"could not create {backup}: ") for r in rows), [
-            r.reason for r in rows
-        ]
-        assert f"p_nobackup.events ds=a: FAILED: could not create {backup}" in logs
-        # the table is as it was: same locations, every row; the rewritten copy and the side tables are gone
+        assert {(r.table_name, r.partition_spec): r.state for r in rows} == {
+            ("events", "ds=a"): "FAILED",
+            ("events", "ds=b"): "FAILED",
+            ("flat", None): "FAILED",
+        }
+        for r in rows:
+            backup = f"{r.table_name}_backup_{r.purge_ts}"
+            assert r.reason.startswith(f"could not create {backup}: "), r.reason
+        assert f"p_nobackup.events ds=a: FAILED: could not create events_backup_{rows[0].purge_ts}" in logs
+        # the tables are as they were: same locations, every row; the rewritten copies and the side tables are gone
         assert {ds: location(spark, "p_nobackup", "events", [["ds", ds]]) for ds in ("a", "b")} == before
         assert table_rows(spark, table) == rows_before
+        assert (location(spark, "p_nobackup", "flat"), table_rows(spark, flat)) == flat_before
         assert sorted(e["name"] for e in list_dir(spark, root) if not e["name"].startswith((".", "_"))) == [
             "ds=a",
             "ds=b",
         ]
-        assert [
+        assert sorted(
             r.tableName for r in spark.sql("show tables in p_nobackup").collect() if not r.isTemporary
-        ] == ["events"]
-        # the next run purges it
+        ) == ["events", "flat"]
+        # the next run purges them
         purge("p_nobackup")
-        assert remaining_ids(spark, table) == 0
+        assert remaining_ids(spark, table) == 0 and remaining_ids(spark, flat) == 0
         assert table_rows(spark, table) == kept_rows(rows_before)
+        assert table_rows(spark, flat) == kept_rows(flat_before[1])
 
     def test_an_error_in_one_table_fails_that_table_alone(self, project, spark, tables):
         spark.sql("drop database if exists p_iso cascade")
