@@ -51,7 +51,7 @@ unset SPARK_WAREHOUSE_DIR SPARK_METASTORE_DIR
 echo "test-$fs: up in $((SECONDS - started))s; the suites with their warehouse under $LAKEHOUSE_TEST_WAREHOUSE" >&2
 if [ $# -eq 0 ]; then
   set -- tests/functional/storage tests/functional/purge tests/functional/retention \
-    tests/functional/erasure tests/functional/compaction tests/functional/audit \
+    tests/functional/erasure tests/functional/compaction tests/functional/audit tests/faults \
     -m "not faults and not property" -n "${TEST_WORKERS:-2}" --dist loadfile
 fi
 .venv/bin/pytest -q --durations=15 "$@"
