@@ -53,7 +53,7 @@
     {%- endfor -%}
     {%- set partitions = {} -%}
     {%- for part in table.todo -%}
-        {%- do partitions.update({part.spec: {
+        {%- do partitions.update({part.path: {
             'rewrite': compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, part['values'], *join),
             'add_backup': compliance.purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '',
             'drop_backup': compliance.purge_drop_backup_partition_sql(db, table.backup, part['values']) if table.partitioned else '',

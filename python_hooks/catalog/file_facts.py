@@ -9,8 +9,8 @@ Spark ships) on a small thread pool that lives for that call only, and returns o
 
 FileFacts.java is compiled in the driver's JVM by Janino, the compiler Spark itself uses for its
 generated code, so nothing has to be installed on the cluster: the source ships with this
-package, and the compiled class is kept on the SparkContext it was compiled for (code, not
-data: it dies with the context).  Local disk, HDFS, S3 and the cluster target all get the same
+package, and the compiled class is kept on the SparkContext it was compiled for (jvm.py
+`compiled`; code, not data: it dies with the context).  Local disk, HDFS, S3 and the cluster target all get the same
 code path.
 
     facts = FileFacts(spark)
@@ -27,6 +27,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from python_hooks.catalog.jvm import compiled
 
 SOURCE = Path(__file__).with_name("FileFacts.java")
 CLASS_NAME = "lakehouse.FileFacts"
@@ -85,31 +87,12 @@ class Footer:
     error: str | None = None
 
 
-def _compiled(spark: Any) -> Any:
-    """An instance of FileFacts, compiled once per SparkContext."""
-    context = spark.sparkContext
-    helper = getattr(context, "_lakehouse_file_facts", None)
-    if helper is not None:
-        return helper
-    jvm = spark._jvm
-    gateway = context._gateway
-    compiler = jvm.org.codehaus.janino.SimpleCompiler()
-    compiler.setParentClassLoader(jvm.java.lang.Thread.currentThread().getContextClassLoader())
-    compiler.cook(SOURCE.read_text(encoding="utf-8"))
-    cls = compiler.getClassLoader().loadClass(CLASS_NAME)
-    helper = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
-        gateway.new_array(jvm.java.lang.Object, 0)
-    )
-    context._lakehouse_file_facts = helper
-    return helper
-
-
 class FileFacts:
     """Listings and footers, batched (see the module doc)."""
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.helper = _compiled(spark)
+        self.helper = compiled(spark, SOURCE, CLASS_NAME)
         self.conf = spark._jsc.hadoopConfiguration()
 
     def _strings(self, values: list[str]) -> Any:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.lakehouse.scala import scala_list
 
-__all__ = ["RememberedJVM", "hadoop_path", "jvm", "path_string", "scala_list", "scala_map", "scala_seq"]
+__all__ = [
+    "RememberedJVM",
+    "compiled",
+    "hadoop_path",
+    "jvm",
+    "path_string",
+    "scala_list",
+    "scala_map",
+    "scala_seq",
+]
 
 
 class RememberedJVM:
@@ -56,6 +66,26 @@ def jvm(spark: Any) -> Any:
         view = RememberedJVM(gateway)
         context._lakehouse_jvm_view = view
     return view
+
+
+def compiled(spark: Any, source: Path, class_name: str) -> Any:
+    """An instance of the Java class `class_name` (no-argument constructor) compiled from `source`
+    by Janino, the compiler Spark ships for its own code generation, against the driver's classes;
+    compiled once per SparkContext and kept on it (code, not state: it goes with the context)."""
+    context = spark.sparkContext
+    helpers = getattr(context, "_lakehouse_compiled", None)
+    if helpers is None:
+        helpers = context._lakehouse_compiled = {}
+    if class_name not in helpers:
+        view, gateway = jvm(spark), context._gateway
+        compiler = view.org.codehaus.janino.SimpleCompiler()
+        compiler.setParentClassLoader(view.java.lang.Thread.currentThread().getContextClassLoader())
+        compiler.cook(source.read_text(encoding="utf-8"))
+        cls = compiler.getClassLoader().loadClass(class_name)
+        helpers[class_name] = cls.getDeclaredConstructor(
+            gateway.new_array(view.java.lang.Class, 0)
+        ).newInstance(gateway.new_array(view.java.lang.Object, 0))
+    return helpers[class_name]
 
 
 def scala_seq(spark: Any, items: list[Any]) -> Any:

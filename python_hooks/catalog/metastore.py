@@ -11,22 +11,35 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from dbt.adapters.lakehouse.partitions import spec_path
+
+from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq
 from python_hooks.catalog.jvm import jvm as jvm_view
-from python_hooks.catalog.jvm import path_string, scala_list, scala_map, scala_seq
 from python_hooks.errors import error_message
 
 
 @dataclass
 class Partition:
+    """One partition of a table: its values, [(column, unescaped value)] in partition-column order
+    (none for an unpartitioned table taken whole), and its location.  The one partition class of the
+    product: the purge's rewrite of one (purge/plan.py `PartitionRewrite`) extends it."""
+
     pairs: list[tuple[str, str]]
     location: str
 
     @property
     def spec(self) -> str:
-        """`k=v/k2=v2`, unescaped (the form users type and logs show)."""
+        """`k=v/k2=v2`, unescaped (the form users type and logs show): `ds=10:00`."""
         return "/".join(f"{k}={v}" for k, v in self.pairs)
+
+    @property
+    def path(self) -> str:
+        """Hive's directory name for it, path-escaped as `show partitions` prints it: `ds=10%3A00`
+        ('' for an unpartitioned table)."""
+        return spec_path(self.pairs)
 
 
 @dataclass
@@ -327,25 +340,16 @@ def set_partition_location(
     set_partition_locations(spark, database, table, [(pairs, location)])
 
 
-# CatalogTable's constructor arguments in Spark 3.5 (1-based): 12 is `properties`
-_CATALOG_TABLE_ARITY = 20
-_PROPERTIES_ARGUMENT = 12
+EDITS = Path(__file__).with_name("CatalogEdits.java")
 
 
-def _with_properties(meta: Any, updates: dict[str, str]) -> Any:
-    """A copy of a CatalogTable with `updates` added to its properties (Scala's `copy(properties =)`).
-
-    Through the case class's `copy$default$N` accessors; refuses (ValueError) when this Spark's
-    CatalogTable does not have `properties` where Spark 3.5 has it, rather than write a wrong field.
-    """
-    defaults = [getattr(meta, f"copy$default${i}")() for i in range(1, _CATALOG_TABLE_ARITY + 1)]
+def _with_properties(spark: Any, meta: Any, updates: dict[str, str]) -> Any:
+    """A copy of a CatalogTable with `updates` added to its properties (Scala's `copy(properties =)`,
+    every other field passed by its accessor: CatalogEdits.java)."""
     properties = meta.properties()
-    if not defaults[_PROPERTIES_ARGUMENT - 1].equals(properties):
-        raise ValueError("this Spark's CatalogTable has no properties argument where Spark 3.5 has it")
     for key, value in updates.items():
         properties = properties.updated(key, value)
-    defaults[_PROPERTIES_ARGUMENT - 1] = properties
-    return meta.copy(*defaults)
+    return compiled(spark, EDITS, "lakehouse.CatalogEdits").withProperties(meta, properties)
 
 
 def set_table_properties(
@@ -374,8 +378,8 @@ def set_table_properties(
     for table, properties in updates.items():
         ident = identifier(spark, database, table)
         try:
-            if not _alter_through_client(client, raw.get(table.lower()), properties):
-                catalog.alterTable(_with_properties(catalog.getTableRawMetadata(ident), properties))
+            if not _alter_through_client(spark, client, raw.get(table.lower()), properties):
+                catalog.alterTable(_with_properties(spark, catalog.getTableRawMetadata(ident), properties))
             catalog.invalidateCachedTable(ident)
             outcome[table] = None
         except Exception as exc:  # noqa: BLE001 - reported per table to the caller
@@ -383,13 +387,13 @@ def set_table_properties(
     return outcome
 
 
-def _alter_through_client(client: Any, meta: Any, properties: dict[str, str]) -> bool:
+def _alter_through_client(spark: Any, client: Any, meta: Any, properties: dict[str, str]) -> bool:
     """Write a raw entry back with `properties` added through the Hive client; False when there
     is no client or entry, or the client refuses (the caller goes through the session catalog)."""
     if client is None or meta is None:
         return False
     try:
-        client.alterTable(_with_properties(meta, properties))
+        client.alterTable(_with_properties(spark, meta, properties))
     except Exception:  # noqa: BLE001 - the session catalog's way instead
         return False
     return True

@@ -10,7 +10,7 @@ from __future__ import annotations
 from python_hooks.catalog import console, metastore, tables
 from python_hooks.catalog.journal import Intent, PartitionSwap
 from python_hooks.errors import first_line
-from python_hooks.purge.plan import Partition, PurgeConfig, TablePlan
+from python_hooks.purge.plan import PartitionRewrite, PurgeConfig, TablePlan
 from python_hooks.purge.states import State, Step
 from python_hooks.purge.table_run import TableRun
 
@@ -26,7 +26,7 @@ def intent_of(config: PurgeConfig, table: TablePlan) -> Intent:
         staging_location=table.staging_location,
         backup_table=f"{table.database}.{table.backup}",
         partitions=[
-            PartitionSwap(p.spec, p.values, p.location, p.new_location, p.rows_before, p.rows_purged)
+            PartitionSwap(p.path, p.values, p.location, p.new_location, p.rows_before, p.rows_purged)
             for p in table.todo
         ],
     )
@@ -136,7 +136,7 @@ def swap(run: TableRun) -> None:
         run.ledger.move(part, Step.SWAP)
 
 
-def _location_now(run: TableRun, part: Partition) -> str | None:
+def _location_now(run: TableRun, part: PartitionRewrite) -> str | None:
     table = run.table
     if not table.partitioned:
         found = metastore.get_table(run.spark, table.database, table.table, with_partitions=False)

@@ -94,8 +94,11 @@ def record(
     """The node's relation, purge_log (this run's rows), the stale locations, and the journal's
     entries whose outcome was recorded marked logged (any other is completed by the next run)."""
     config = plan.config
+    console.debug("purge step results (the node's relation)")
     results.replace_results(spark, relation[0], relation[1], plan.recovered + rows)
+    console.debug("purge step purge_log")
     results.append_log(spark, config.log_schema, rows)
+    console.debug("purge step stale records")
     try:
         results.record_stale(spark, config.target_schema, config.invocation_id, stale)
     except Exception as exc:  # noqa: BLE001 - the purge is done; the failure is the node's
@@ -105,9 +108,11 @@ def record(
             " will not delete their old directories (the old_location of their COMMITTED rows in purge_log) until they"
             " are recorded: fix the cause, then record them with `dbt run-operation record_stale_location`."
         ) from exc
+    console.debug(f"purge step journal logged ({len(recorded)} table(s))")
     journal = Journal(spark)
     for intent in recorded:
         journal.mark_logged(intent)
+    console.debug("purge step recorded")
 
 
 def summarize(plan: ScannedPlan, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -178,10 +183,10 @@ class Execution:
         if table.error is not None:
             console.say(f"purge: {table.name}: FAILED: {table.error}")
             return [result_row(config, table, None, "FAILED", reason=table.error)]
-        todo = {p.spec for p in table.todo}
+        todo = {p.path for p in table.todo}
         found = []
         for part in table.listing or []:
-            if part.spec not in todo:
+            if part.path not in todo:
                 found.append(
                     result_row(
                         config,

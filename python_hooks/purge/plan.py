@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_hooks.catalog.column_types import INTEGRAL
+from python_hooks.catalog.metastore import Partition
 from python_hooks.catalog.patterns import TablePattern
 
 # INTEGRAL and TablePattern are the catalog's, named here for the purge's modules
@@ -78,19 +79,23 @@ class Identifier:
 
 
 @dataclass
-class Partition:
-    """One partition ([[column, unescaped value]]; [] for an unpartitioned table) and its rewrite."""
+class PartitionRewrite(Partition):
+    """A partition (catalog/metastore.py; no values for an unpartitioned table) and its rewrite:
+    where it goes and what it removes.  The purge keys its work by `path`, the escaped directory
+    name (`ds=10%3A00`), as purge_log and the journal record it."""
 
-    values: list[list[str]]
-    spec: str  # the escaped directory path `k=v/k2=v2` ('' unpartitioned)
-    location: str
     new_location: str = ""
     rows_purged: int = 0
     rows_before: int | None = None
 
     @property
+    def values(self) -> list[list[str]]:
+        """[[column, unescaped value]], as the macros and the journal take them."""
+        return [[k, v] for k, v in self.pairs]
+
+    @property
     def label(self) -> str:
-        return self.spec or "(unpartitioned)"
+        return self.path or "(unpartitioned)"
 
 
 @dataclass
@@ -99,7 +104,7 @@ class Narrowed:
 
     files_read: int
     files_left: int
-    partitions: list[Partition]  # those with files left, `files` below keyed by spec
+    partitions: list[PartitionRewrite]  # those with files left, `files` below keyed by path
     files: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -121,8 +126,8 @@ class TablePlan:
     # "table" (scan the table)
     scan: str = "table"
     narrowed: Narrowed | None = None
-    listing: list[Partition] | None = None  # every partition, when known
-    todo: list[Partition] = field(default_factory=list)  # the partitions to rewrite
+    listing: list[PartitionRewrite] | None = None  # every partition, when known
+    todo: list[PartitionRewrite] = field(default_factory=list)  # the partitions to rewrite
     staging: str = ""
     staging_location: str = ""
     backup: str = ""

@@ -36,11 +36,14 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     """The node's plan; raises ConfigError / NotFoundError for a var or id table it cannot use."""
     config = PurgeConfig.of(given)
     started = time.perf_counter()
+    console.debug("purge step recovery check (the journal's open entries)")
     recovered = recovery.complete_from_journal(spark, config)
+    console.debug("purge step id table")
     ids = id_source(spark, config)
     plan = PurgePlan(config=config, ids=ids, recovered=recovered)
     if not config.whitelist:
         return plan
+    console.debug("purge step selection (the onboarded tables)")
     selection = select_tables(spark, config)
     for warning in selection.warnings:
         console.warn(f"purge: {warning}")
@@ -48,10 +51,12 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
         console.say(f"purge: {notice}")
     plan.notices.extend(selection.notices)
     locations: dict[str, str] = {}
+    console.debug(f"purge step table plans ({len(selection.onboarded)} table(s))")
     for meta in selection.onboarded:
         plan.tables.append(table_plan(spark, meta, ids, config, locations))
     if not plan.tables:
         _empty_selection(config, selection.databases)
+    console.debug("purge step footers (data skipping)")
     skipping.narrow(spark, plan)
     console.debug(f"purge: planned {len(plan.tables)} table(s) in {time.perf_counter() - started:.3f}s")
     return plan

@@ -18,7 +18,7 @@ from python_hooks.catalog import console, metastore
 from python_hooks.catalog.file_facts import Listing
 from python_hooks.errors import LakehouseError, first_line
 from python_hooks.purge import scanning, skipping
-from python_hooks.purge.plan import Partition
+from python_hooks.purge.plan import PartitionRewrite
 from python_hooks.purge.states import State, Step
 from python_hooks.purge.table_run import TableRun
 
@@ -55,10 +55,10 @@ def take_facts(run: TableRun) -> None:
         _, rewrite, copy = split
         pending = run.ledger.parts(State.PENDING)
         if all(rewrite[p.location] for p in pending) and any(copy[p.location] for p in pending):
-            run.file_level = {p.spec: (rewrite[p.location], copy[p.location]) for p in pending}
+            run.file_level = {p.path: (rewrite[p.location], copy[p.location]) for p in pending}
 
 
-def _rows(run: TableRun, part: Partition, listing: Listing, table: str) -> int:
+def _rows(run: TableRun, part: PartitionRewrite, listing: Listing, table: str) -> int:
     return scanning.count_rows(
         run.spark,
         run.node.facts,
@@ -82,7 +82,7 @@ def rewrite(run: TableRun) -> None:
         scanning.make_view(
             run.spark, table, table.candidate_view, {s: files for s, (files, _) in run.file_level.items()}
         )
-        copies = [(path, p.new_location) for p in pending for path in run.file_level[p.spec][1]]
+        copies = [(path, p.new_location) for p in pending for path in run.file_level[p.path][1]]
         copying = run.pool.submit(run.node.facts.copy, copies)
         statement = run.sql.rewrite_files
     try:
@@ -118,7 +118,7 @@ def _say_file_level(run: TableRun) -> None:
     )
 
 
-def rewrite_one_by_one(run: TableRun, pending: list[Partition]) -> None:
+def rewrite_one_by_one(run: TableRun, pending: list[PartitionRewrite]) -> None:
     for part in pending:
         if run.table.partitioned:
             filesystem.delete(run.spark, part.new_location)
@@ -148,7 +148,7 @@ def check_rows(run: TableRun) -> None:
             filesystem.mkdirs(run.spark, part.new_location)  # every row purged: it must not point at nothing
 
 
-def _rows_written(run: TableRun, part: Partition, listing: Listing) -> int | None:
+def _rows_written(run: TableRun, part: PartitionRewrite, listing: Listing) -> int | None:
     if not listing.exists:
         return 0
     try:

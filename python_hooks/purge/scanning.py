@@ -96,7 +96,7 @@ def make_view(spark: Any, table: TablePlan, view: str, files: dict[str, list[str
     )
     data_schema = StructType.fromJson(json.loads(str(meta.dataSchema().json())))
     partition_schema = StructType.fromJson(json.loads(str(meta.partitionSchema().json())))
-    values = {part.spec: {k.lower(): v for k, v in part.values} for part in (table.listing or [])}
+    values = {part.path: {k.lower(): v for k, v in part.values} for part in (table.listing or [])}
     frames = []
     for spec, paths in files.items():
         frame = spark.read.format(table.storage_format).schema(data_schema).load(paths)
@@ -126,7 +126,7 @@ def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> TablePlan:
                 "/".join(f"{c}={v}" for c, v in zip(table.partition_columns, row[:-1], strict=False))
             )
             continue
-        counts[part.spec] = int(row[-1])
+        counts[part.path] = int(row[-1])
     if missing:
         return replace(
             table,
@@ -136,8 +136,8 @@ def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> TablePlan:
             " metastore does not list (a partition added without `alter table ... add partition`?): nothing was"
             " purged; register the partitions (`msck repair table`) and run the purge again",
         )
-    listing = [replace(p, rows_purged=counts.get(p.spec, p.rows_purged)) for p in listed]
-    return replace(table, listing=listing, todo=[p for p in listing if p.spec in counts])
+    listing = [replace(p, rows_purged=counts.get(p.path, p.rows_purged)) for p in listed]
+    return replace(table, listing=listing, todo=[p for p in listing if p.path in counts])
 
 
 def rows_before(spark: Any, tables: list[TablePlan]) -> None:

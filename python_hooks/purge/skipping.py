@@ -29,7 +29,7 @@ from typing import Any
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.file_facts import FileFacts, Listing, integral, may_hold
-from python_hooks.purge.plan import INTEGRAL, IdSource, Narrowed, Partition, PurgePlan, TablePlan
+from python_hooks.purge.plan import INTEGRAL, IdSource, Narrowed, PartitionRewrite, PurgePlan, TablePlan
 from python_hooks.purge.units import partition_of, whole_table
 
 SAMPLE = 64
@@ -120,7 +120,7 @@ def _narrow_partitioned(spark: Any, facts: FileFacts, table: TablePlan, bounds: 
             f.path for f in listed[part.location].files if f.size > 0 and may_hold(footers[f.path], bounds)
         ]
         if kept:
-            left[part.spec] = kept
+            left[part.path] = kept
             with_files.append(part)
     table.listing = listing
     files_left = sum(len(v) for v in left.values())
@@ -168,7 +168,7 @@ def footer_bounds(
     return None if low is None else (low, high)
 
 
-def list_partitions(spark: Any, table: TablePlan) -> list[Partition]:
+def list_partitions(spark: Any, table: TablePlan) -> list[PartitionRewrite]:
     """Every partition of the table from the metastore (one call), sorted by its values."""
     found = [
         partition_of(table, [[k, v] for k, v in pairs], location)

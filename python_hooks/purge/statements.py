@@ -38,7 +38,7 @@ class PartitionStatements:
 
 @dataclass(frozen=True)
 class TableStatements:
-    """One table's rendered statements; `partitions` by partition spec ('' unpartitioned)."""
+    """One table's rendered statements; `partitions` by partition path ('' unpartitioned)."""
 
     create_staging: str
     create_backup: str

@@ -19,7 +19,7 @@ from enum import Enum
 
 from python_hooks.catalog.journal import Outcome
 from python_hooks.errors import LakehouseError
-from python_hooks.purge.plan import Partition
+from python_hooks.purge.plan import PartitionRewrite
 
 
 class State(Enum):
@@ -63,7 +63,7 @@ class IllegalTransition(LakehouseError):
 
 @dataclass
 class Entry:
-    part: Partition
+    part: PartitionRewrite
     state: State = State.PENDING
     reason: str | None = None  # why it FAILED
     fingerprint: str | None = None  # its files before the rewrite (the commit check's reference)
@@ -73,19 +73,19 @@ class Entry:
 class Ledger:
     """The partitions of one table's purge, each with its state, in the plan's order."""
 
-    def __init__(self, table: str, parts: list[Partition]) -> None:
+    def __init__(self, table: str, parts: list[PartitionRewrite]) -> None:
         self.table = table
-        self.entries = {p.spec: Entry(p) for p in parts}
+        self.entries = {p.path: Entry(p) for p in parts}
 
-    def entry(self, part: Partition) -> Entry:
-        return self.entries[part.spec]
+    def entry(self, part: PartitionRewrite) -> Entry:
+        return self.entries[part.path]
 
-    def state(self, part: Partition) -> State:
-        return self.entries[part.spec].state
+    def state(self, part: PartitionRewrite) -> State:
+        return self.entries[part.path].state
 
-    def move(self, part: Partition, step: Step, reason: str | None = None) -> State:
+    def move(self, part: PartitionRewrite, step: Step, reason: str | None = None) -> State:
         """`part` through `step`: its new state, or IllegalTransition."""
-        entry = self.entries[part.spec]
+        entry = self.entries[part.path]
         after = TRANSITIONS.get((entry.state, step))
         if after is None:
             allowed = ", ".join(s.value for (s, t) in TRANSITIONS if t is step)
@@ -98,7 +98,7 @@ class Ledger:
             entry.reason = reason
         return after
 
-    def fail(self, part: Partition, reason: str) -> None:
+    def fail(self, part: PartitionRewrite, reason: str) -> None:
         """`part` FAILED with `reason`, unless it already settled (the first reason stays)."""
         if self.state(part) not in SETTLED:
             self.move(part, Step.FAIL, reason)
@@ -107,20 +107,20 @@ class Ledger:
         for part in self.parts(state):
             self.move(part, Step.FAIL, reason)
 
-    def parts(self, *states: State) -> list[Partition]:
+    def parts(self, *states: State) -> list[PartitionRewrite]:
         return [e.part for e in self.entries.values() if e.state in states]
 
-    def unsettled(self) -> list[Partition]:
+    def unsettled(self) -> list[PartitionRewrite]:
         return [e.part for e in self.entries.values() if e.state not in SETTLED]
 
-    def reason(self, part: Partition) -> str:
-        return self.entries[part.spec].reason or ""
+    def reason(self, part: PartitionRewrite) -> str:
+        return self.entries[part.path].reason or ""
 
     def outcome(self) -> Outcome:
         """What is committed: the SWAPPED partitions; every other one failed, with its reason."""
         return Outcome(
-            swapped=[p.spec for p in self.parts(State.SWAPPED)],
+            swapped=[p.path for p in self.parts(State.SWAPPED)],
             failed={
-                e.part.spec: e.reason or "" for e in self.entries.values() if e.state is not State.SWAPPED
+                e.part.path: e.reason or "" for e in self.entries.values() if e.state is not State.SWAPPED
             },
         )

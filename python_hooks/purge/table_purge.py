@@ -17,7 +17,7 @@ from dbt.adapters.lakehouse import filesystem
 from python_hooks.catalog import console, metastore
 from python_hooks.errors import CancelledError, first_line
 from python_hooks.purge import committing, rewriting
-from python_hooks.purge.plan import Partition
+from python_hooks.purge.plan import PartitionRewrite
 from python_hooks.purge.states import State, Step
 from python_hooks.purge.table_run import TableRun
 from python_hooks.purge.units import result_row
@@ -89,7 +89,7 @@ def final_rows(run: TableRun) -> list[dict[str, Any]]:
             {
                 "database_name": table.database,
                 "table_name": table.table,
-                "partition_spec": part.spec or None,
+                "partition_spec": part.path or None,
                 "location": part.location,
                 "reason": "purge",
             }
@@ -119,7 +119,7 @@ def forget_staging(run: TableRun) -> None:
     run.execute(run.sql.drop_staging, "drop staging")
 
 
-def undo(run: TableRun, parts: list[Partition], whole: bool) -> None:
+def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:
     """Remove what the purge made for partitions it did not swap: their backup partitions (they
     would point at live data), their rewritten copies; with `whole`, the staging table too."""
     for part in parts:
@@ -169,7 +169,7 @@ def abort(run: TableRun, exc: BaseException) -> None:
 
 
 def failed_table(run: TableRun, exc: BaseException) -> dict[str, Any]:
-    swapped = ", ".join(p.spec for p in run.ledger.parts(State.SWAPPED))
+    swapped = ", ".join(p.path for p in run.ledger.parts(State.SWAPPED))
     reason = f"Table {run.table.name}: the purge stopped with an error: {first_line(exc)}" + (
         f"; its partitions {swapped} were swapped before it (COMMITTED rows)"
         if swapped

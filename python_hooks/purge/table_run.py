@@ -14,7 +14,7 @@ from python_hooks.catalog import commit, console
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.journal import Intent, Journal
 from python_hooks.catalog.work import Pool
-from python_hooks.purge.plan import Partition, PurgeConfig, ScannedPlan, TablePlan
+from python_hooks.purge.plan import PartitionRewrite, PurgeConfig, ScannedPlan, TablePlan
 from python_hooks.purge.progress import Progress
 from python_hooks.purge.statements import TableStatements
 from python_hooks.purge.states import Ledger
@@ -82,5 +82,5 @@ class TableRun:
     def check_cancelled(self) -> None:
         self.node.cancellation.check(f"{self.table.name} was undone before its swap")
 
-    def partition_sql(self, part: Partition) -> Any:
-        return self.sql.partitions[part.spec]
+    def partition_sql(self, part: PartitionRewrite) -> Any:
+        return self.sql.partitions[part.path]

@@ -9,23 +9,18 @@ from typing import Any
 
 from dbt.adapters.lakehouse.partitions import spec_path
 
-from python_hooks.purge.plan import DEFAULT_PARTITION, INTEGRAL, Partition, PurgeConfig, TablePlan
+from python_hooks.purge.plan import DEFAULT_PARTITION, INTEGRAL, PartitionRewrite, PurgeConfig, TablePlan
 
 
-def partition_of(table: TablePlan, values: list[list[str]], location: str) -> Partition:
+def partition_of(table: TablePlan, values: list[list[str]], location: str) -> PartitionRewrite:
     """A partition ([[column, unescaped value]]) with the directory its rewrite goes to."""
-    spec = spec_path([(str(k), str(v)) for k, v in values])
-    return Partition(
-        values=[[str(k), str(v)] for k, v in values],
-        spec=spec,
-        location=location,
-        new_location=f"{table.staging_location}/{spec}",
-    )
+    pairs = [(str(k), str(v)) for k, v in values]
+    return PartitionRewrite(pairs, location, new_location=f"{table.staging_location}/{spec_path(pairs)}")
 
 
-def whole_table(table: TablePlan) -> Partition:
+def whole_table(table: TablePlan) -> PartitionRewrite:
     """An unpartitioned table as the one unit of work."""
-    return Partition(values=[], spec="", location=table.location, new_location=table.staging_location)
+    return PartitionRewrite([], table.location, new_location=table.staging_location)
 
 
 def scan_key(table: TablePlan, values: list[Any]) -> tuple[str, ...]:
@@ -38,7 +33,7 @@ def scan_key(table: TablePlan, values: list[Any]) -> tuple[str, ...]:
     )
 
 
-def listing_key(table: TablePlan, part: Partition) -> tuple[str, ...]:
+def listing_key(table: TablePlan, part: PartitionRewrite) -> tuple[str, ...]:
     """A listed partition's values, normalised as `scan_key`."""
     return tuple(_normal(v, kind) for (_, v), kind in zip(part.values, table.partition_types, strict=False))
 
@@ -56,10 +51,10 @@ def now_text() -> str:
 
 
 def result_row(
-    config: PurgeConfig, table: TablePlan, part: Partition | None, state: str, **fields: Any
+    config: PurgeConfig, table: TablePlan, part: PartitionRewrite | None, state: str, **fields: Any
 ) -> dict[str, Any]:
     """A result row with every column; `fields` fill in the rest (rows_*, reason, locations...)."""
-    spec = part.spec if part is not None and part.spec else None
+    spec = part.path if part is not None and part.path else None
     row = {
         "purge_log_id": hashlib.md5(
             f"{config.invocation_id}|{table.database}|{table.table}|{spec or ''}".encode()

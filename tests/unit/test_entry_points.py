@@ -17,7 +17,12 @@ AVAILABLE = re.compile(r"@available(?:\.\w+)?(?:\([^)]*\))?\s*\n\s*def (\w+)\(")
 # var('x'), and the product's typed readers of one: bool_var('x'), positive_int_var('x', 1), ...
 VAR = re.compile(r"""\b(?:\w+_)?var\(\s*['"](\w+)['"]""")
 # enabled by being set (dbt_project.yml's comment on them; macros/common/capabilities.sql)
-COMPACTION_INPUTS = {"page_view_hourly_input", "page_view_expected_counts", "member_snapshot", "member_deltas"}
+COMPACTION_INPUTS = {
+    "page_view_hourly_input",
+    "page_view_expected_counts",
+    "member_snapshot",
+    "member_deltas",
+}
 
 
 def product_sql() -> str:

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from python_hooks.purge.plan import Partition
+from python_hooks.purge.plan import PartitionRewrite
 from python_hooks.purge.states import SETTLED, TRANSITIONS, IllegalTransition, Ledger, State, Step
 
 # how each state is reached from PENDING, by the steps the table's purge runs
@@ -23,8 +23,8 @@ PATHS = {
 }
 
 
-def ledger_in(state: State) -> tuple[Ledger, Partition]:
-    part = Partition([["ds", "d01"]], "ds=d01", "file:/w/t/ds=d01")
+def ledger_in(state: State) -> tuple[Ledger, PartitionRewrite]:
+    part = PartitionRewrite([("ds", "d01")], "file:/w/t/ds=d01")
     ledger = Ledger("db.t", [part])
     for step in PATHS[state]:
         ledger.move(part, step, reason="why")
@@ -75,7 +75,7 @@ def test_a_settled_partition_keeps_its_first_reason():
 
 
 def test_the_outcome_commits_only_the_swapped_partitions():
-    parts = [Partition([["ds", d]], f"ds={d}", f"file:/w/t/ds={d}") for d in ("a", "b", "c")]
+    parts = [PartitionRewrite([("ds", d)], f"file:/w/t/ds={d}") for d in ("a", "b", "c")]
     ledger = Ledger("db.t", parts)
     for step in PATHS[State.SWAPPED]:
         ledger.move(parts[0], step)

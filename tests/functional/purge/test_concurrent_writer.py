@@ -90,7 +90,7 @@ def writer_before_commit_check(writer: dict[str, str], report: str) -> Any:
     directory and wait for it."""
 
     def before(spark: Any, table: Any, part: Any) -> None:
-        action = writer.get(table.name + (f"/{part.spec}" if part.spec else ""))
+        action = writer.get(table.name + (f"/{part.path}" if part.path else ""))
         if action:
             run_writer(spark, action, location=part.location, report=report)
 
