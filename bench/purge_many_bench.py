@@ -242,6 +242,11 @@ def main() -> None:
         action="store_true",
         help="listed ids inside every table's id range (odd ids, the tables hold even ones): no footer rules them out",
     )
+    parser.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep the temporary warehouse and dbt's logs (bench/purge_profile.py reads logs/dbt.log)",
+    )
     add_fs_argument(parser)
     args = parser.parse_args()
     if args.ids_in_range:
@@ -320,7 +325,10 @@ def main() -> None:
             plot(results, RESULTS / result_name(f"purge_many{suffix}.png", args.fs))
             print(f"curve: {RESULTS / result_name(f'purge_many{suffix}.png', args.fs)}")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep_work:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
