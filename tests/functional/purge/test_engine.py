@@ -17,7 +17,7 @@ from python_hooks.catalog.journal import Journal
 from python_hooks.purge import execution, results, scanning
 from python_hooks.purge.plan import PurgePlan, ScannedPlan
 from tests import warehouse_fs
-from tests.conftest import WAREHOUSE, local_only, repo_files
+from tests.conftest import WAREHOUSE, repo_files
 from tests.functional.purge.conftest import (
     before_commit_check,
     descriptor,
@@ -124,10 +124,15 @@ class TestCrossings:
         assert sum(per_node.values()) / 2 <= 5
 
 
-@local_only
+def properties(spark: Any, table: str) -> dict[str, str]:
+    return {r.key: r.value for r in spark.sql(f"show tblproperties {table}").collect()}
+
+
 class TestDryRun:
-    """`purge+` with purge_dry_run: every file and directory under the warehouse is as it was,
-    apart from the declared log appends; tables, partitions and locations are equal."""
+    """`purge+` with purge_dry_run: every file and directory where a purge writes (the purged
+    database, the project's schema, the journal) is as it was, apart from the declared log
+    appends; tables, their properties, partitions and locations are equal.  (Those directories,
+    not the whole warehouse: on the cluster target other test processes share it.)"""
 
     def test_a_dry_run_writes_nothing_but_its_log_rows(self, project: Any, spark: Any, id_table: str) -> None:
         spark.sql("drop database if exists p_dry2 cascade")
@@ -139,8 +144,25 @@ class TestDryRun:
         purge("p_dry2", select="purge")  # the log tables exist: a dry run appends to them only
         spark.sql("insert into p_dry2.events partition (ds = 'd00') values (1002, 'again')")
         spark.sql("insert into p_dry2.flat values (1003, 'again')")
-        before = warehouse_fs.tree(spark, WAREHOUSE)
+        walked = [
+            spark.catalog.getDatabase("p_dry2").locationUri,
+            spark.catalog.getDatabase(project.test_schema).locationUri,
+            f"{WAREHOUSE}/_lakehouse_journal",
+        ]
+
+        def walk() -> dict[str, str]:
+            """Each walked directory's tree, keyed `<n>:<path>`; of the journal, p_dry2's entries only."""
+            return {
+                f"{n}:{k}": v
+                for n, root in enumerate(walked)
+                for k, v in warehouse_fs.tree(spark, root).items()
+                if n != 2 or "/p_dry2." in f"/{k}"
+            }
+
+        before = walk()
+        assert any(k.startswith("0:events/") for k in before) and any(k.startswith("2:") for k in before)
         rows = {t: table_rows(spark, f"p_dry2.{t}") for t in ("events", "flat")}
+        props = {t: properties(spark, f"p_dry2.{t}") for t in ("events", "flat")}
         places = partition_locations(spark, "p_dry2.events")
         tables = sorted(r.tableName for r in spark.sql("show tables in p_dry2").collect())
 
@@ -148,18 +170,13 @@ class TestDryRun:
 
         assert "p_dry2.events ds=d00: DRY_RUN, would remove 1 of" in logs
         assert "purge (dry run): the statements a purge would run, none of them run:" in logs
-        after = warehouse_fs.tree(spark, WAREHOUSE)
+        after = walk()
         appended = {"purge_log", "purge", "retention_log", "retention", "purge_verification"}
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        outside_logs = [
-            k
-            for k in changed
-            if not any(
-                f".db/{t}" in f"/{k}" or k.startswith(f"{project.test_schema}.db/{t}") for t in appended
-            )
-        ]
+        outside_logs = [k for k in changed if not (k.startswith("1:") and k[2:].split("/")[0] in appended)]
         assert not outside_logs, outside_logs
         assert {t: table_rows(spark, f"p_dry2.{t}") for t in ("events", "flat")} == rows
+        assert {t: properties(spark, f"p_dry2.{t}") for t in ("events", "flat")} == props
         assert partition_locations(spark, "p_dry2.events") == places
         assert sorted(r.tableName for r in spark.sql("show tables in p_dry2").collect()) == tables
         states = {
@@ -224,32 +241,35 @@ class TestFailureAfterASwap:
     ) -> None:
         spark.sql("drop database if exists p_iso2 cascade")
         spark.sql("create database p_iso2")
-        make_table(spark, "p_iso2.events", 3, 2)
+        # ids in d00, d01 and d02; d03 holds none: the partition after the failed one is swapped
+        make_table(spark, "p_iso2.events", 4, 3)
         before_rows = table_rows(spark, "p_iso2.events")
         before = partition_locations(spark, "p_iso2.events")
 
         _, logs = purge("p_iso2", expect_pass=False, purge_test_bad_swap="p_iso2.events")
 
         rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, "p_iso2"))}
-        assert (rows["ds=d00"].state, rows["ds=d01"].state, rows["ds=d02"].state) == (
-            "COMMITTED",
-            "FAILED",
-            "SKIPPED",
-        )
+        assert {spec: r.state for spec, r in rows.items()} == {
+            "ds=d00": "COMMITTED",
+            "ds=d01": "FAILED",
+            "ds=d02": "COMMITTED",
+            "ds=d03": "SKIPPED",
+        }
         assert rows["ds=d01"].reason.startswith("the location swap failed: ")
         now = partition_locations(spark, "p_iso2.events")
-        assert now["ds=d00"] == rows["ds=d00"].new_location != before["ds=d00"]
-        assert now["ds=d01"] == before["ds=d01"] and now["ds=d02"] == before["ds=d02"]
-        # exact rows: d00 purged, d01 and d02 as they were
-        expected = [r for r in before_rows if '"ds":"d00"' not in r] + kept_rows(
-            [r for r in before_rows if '"ds":"d00"' in r]
-        )
+        for swapped in ("ds=d00", "ds=d02"):
+            assert now[swapped] == rows[swapped].new_location != before[swapped]
+        assert now["ds=d01"] == before["ds=d01"] and now["ds=d03"] == before["ds=d03"]
+        # exact rows: d00 and d02 purged, d01 and d03 as they were
+        purged = [r for r in before_rows if '"ds":"d00"' in r or '"ds":"d02"' in r]
+        expected = [r for r in before_rows if r not in purged] + kept_rows(purged)
         assert table_rows(spark, "p_iso2.events") == sorted(expected)
-        # d01's rewrite was deleted and its backup partition dropped; d00's backup kept
+        # d01's rewrite was deleted and its backup partition dropped; d00's and d02's backups kept
         staging_root = f"{location(spark, 'p_iso2', 'events')}/{rows['ds=d00'].purge_ts}"
         assert not warehouse_fs.exists(spark, f"{staging_root}/ds=d01")
+        assert warehouse_fs.exists(spark, f"{staging_root}/ds=d02")
         backup = spark.sql(f"show partitions {rows['ds=d00'].backup_table}").collect()
-        assert [r.partition for r in backup] == ["ds=d00"]
+        assert sorted(r.partition for r in backup) == ["ds=d00", "ds=d02"]
         assert "p_iso2.events ds=d01: FAILED: the location swap failed" in logs
         # the next run purges what failed
         purge("p_iso2")
