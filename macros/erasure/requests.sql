@@ -117,15 +117,27 @@
     {%- set retention_log = compliance.erasure_existing(retention_log) -%}
 with
 
-copy_serving_runs as (
+copy_serving_runs as ({{ compliance.erasure_copy_serving_runs_sql(request_log) }}),
+copy_swaps as ({{ compliance.erasure_copy_swaps_sql(purge_log) }}),
+copy_deletion_attempts as ({{ compliance.erasure_copy_deletion_attempts_sql(retention_log) }}),
+copy_policies as ({{ compliance.erasure_copy_policies_sql(purge_log, policies_relation) }}),
+copy_rows as ({{ compliance.erasure_copy_rows_sql() }}),
+copy_final as ({{ compliance.erasure_copy_with_deletions_sql() }})
+
+select * from copy_final
+{%- endmacro %}
+
+{#- The request log as (request_id, invocation_id): which purge runs served each request. -#}
+{% macro erasure_copy_serving_runs_sql(request_log) -%}
     {%- if request_log is not none %}
     select request_id, invocation_id from {{ request_log }}
     {%- else %}
     {{ compliance.empty_select_sql([['request_id', 'string'], ['invocation_id', 'string']]) }}
     {%- endif %}
-),
+{%- endmacro %}
 
-copy_swaps as (
+{#- The purge log's committed, non-dry swaps: each partition's old location and backup table. -#}
+{% macro erasure_copy_swaps_sql(purge_log) -%}
     {%- if purge_log is not none %}
     select
         invocation_id,
@@ -143,9 +155,10 @@ copy_swaps as (
         ['partition_spec', 'string'], ['old_location', 'string'], ['backup_table', 'string'], ['rows_purged', 'bigint'],
         ['ended_at', 'timestamp']]) }}
     {%- endif %}
-),
+{%- endmacro %}
 
-copy_deletion_attempts as (
+{#- Retention's successful, non-dry deletes: the location (as a key) or backup partition each removed, and when. -#}
+{% macro erasure_copy_deletion_attempts_sql(retention_log) -%}
     {%- if retention_log is not none %}
     select
         attempt_id,
@@ -160,13 +173,10 @@ copy_deletion_attempts as (
     {{ compliance.empty_select_sql([['attempt_id', 'string'], ['kind', 'string'], ['table_id', 'string'], ['partition_spec', 'string'],
         ['location_key', 'string'], ['attempted_at', 'timestamp']]) }}
     {%- endif %}
-),
+{%- endmacro %}
 
-copy_policies as (
-    {{ compliance.erasure_copy_policies_sql(purge_log, policies_relation) }}
-),
-
-copy_rows as (
+{#- Each pre-purge copy of a request, with the date retention will delete it under the policies in force (or why it will not). -#}
+{% macro erasure_copy_rows_sql() -%}
     select
         copy_serving_runs.request_id,
         copy_swaps.invocation_id,
@@ -193,9 +203,10 @@ copy_rows as (
         on
             copy_swaps.database_name = copy_policies.database_name
             and copy_swaps.table_name = copy_policies.table_name
-),
+{%- endmacro %}
 
-copy_final as (
+{#- Each copy with every deletion, after its swap, of its location or of its backup partition (attempt_id null while none). -#}
+{% macro erasure_copy_with_deletions_sql() -%}
     select
         copy_rows.request_id,
         copy_rows.invocation_id,
@@ -222,9 +233,6 @@ copy_final as (
                     and copy_rows.partition_spec <=> copy_deletion_attempts.partition_spec
                 )
             )
-)
-
-select * from copy_final
 {%- endmacro %}
 
 {#- One row per pre-purge copy (erasure_copy_deletions_sql, its first deletion as `deleted_at`). -#}
@@ -409,11 +417,49 @@ select * from copies_first_deletion
     {%- set has_request_ids = compliance.erasure_has_request_ids() -%}
 with
 
-listed as (
-    {{ compliance.erasure_listed_ids_sql() if compliance.erasure_id_table_columns() else compliance.empty_select_sql([['id', 'string'], ['request_id', 'string'], ['requested_at', 'timestamp']]) }}
-),
+-- the requests: those the id table lists and those purge runs served (erasure_request_log)
+listed as ({{ compliance.erasure_ledger_listed_sql() }}),
+listed_requests as ({{ compliance.erasure_ledger_listed_requests_sql() }}),
+ledger as ({{ compliance.erasure_ledger_request_log_sql(request_log) }}),
+served as ({{ compliance.erasure_ledger_served_sql() }}),
+requests as ({{ compliance.erasure_ledger_requests_sql(has_request_ids) }}),
+attributed as (select distinct invocation_id from ledger),
 
-listed_requests as (
+-- what changed the warehouse since: purges no log attributes to a request, restores, writes, deletions
+purge_runs as ({{ compliance.erasure_ledger_purge_runs_sql(purge_log) }}),
+warehouse_changes as ({{ compliance.erasure_warehouse_changes_sql() }}),
+unattributed_purges as ({{ compliance.erasure_ledger_unattributed_purges_sql() }}),
+restores as ({{ compliance.erasure_ledger_restores_sql(events) }}),
+last_write as ({{ compliance.erasure_ledger_last_write_sql() }}),
+last_deletion as ({{ compliance.erasure_ledger_last_deletion_sql(retention_log) }}),
+
+-- what the verifications found, and what the exemptions keep
+verified as ({{ compliance.erasure_verified_sql(r.verification) }}),
+latest as ({{ compliance.erasure_ledger_latest_sql() }}),
+live_tables as ({{ compliance.erasure_live_tables_sql(r.findings) }}),
+exempt as ({{ compliance.erasure_ledger_exempt_sql() }}),
+history as ({{ compliance.erasure_ledger_history_sql() }}),
+
+-- the pre-purge copies of each request
+request_copies as ({{ r.copies_sql }}),
+copies_by_request as ({{ compliance.erasure_ledger_copies_by_request_sql() }}),
+
+-- the status: the facts, the rule, since when clean, the rows
+facts as ({{ compliance.erasure_ledger_facts_sql() }}),
+judged as ({{ compliance.erasure_ledger_judged_sql() }}),
+clean_since as ({{ compliance.erasure_ledger_clean_since_sql() }}),
+final as ({{ compliance.erasure_ledger_final_sql() }})
+
+select * from final
+{%- endmacro %}
+
+{#- The id table's ids with their request (erasure_listed_ids_sql), or an empty select when there is no id table. -#}
+{% macro erasure_ledger_listed_sql() -%}
+    {{ compliance.erasure_listed_ids_sql() if compliance.erasure_id_table_columns() else compliance.empty_select_sql([['id', 'string'], ['request_id', 'string'], ['requested_at', 'timestamp']]) }}
+{%- endmacro %}
+
+{#- Per request the id table lists: when it was requested and how many ids it holds. -#}
+{% macro erasure_ledger_listed_requests_sql() -%}
     select
         request_id,
         min(requested_at) as requested_at,
@@ -421,18 +467,20 @@ listed_requests as (
     from listed
     where request_id is not null
     group by request_id
-),
+{%- endmacro %}
 
-ledger as (
+{#- The request log's rows (request, purge run, when it purged), or an empty select before the first. -#}
+{% macro erasure_ledger_request_log_sql(request_log) -%}
     {%- if request_log is not none %}
     select request_id, requested_at, id_count, invocation_id, purged_at from {{ request_log }}
     {%- else %}
     {{ compliance.empty_select_sql([['request_id', 'string'], ['requested_at', 'timestamp'], ['id_count', 'bigint'],
         ['invocation_id', 'string'], ['purged_at', 'timestamp']]) }}
     {%- endif %}
-),
+{%- endmacro %}
 
-served as (
+{#- Per request of the request log: its purge runs and when they first and last served it. -#}
+{% macro erasure_ledger_served_sql() -%}
     select
         request_id,
         min(requested_at) as requested_at,
@@ -443,9 +491,10 @@ served as (
         max(purged_at) as last_served_at
     from ledger
     group by request_id
-),
+{%- endmacro %}
 
-requests as (
+{#- Every request, listed or served, with its purge runs and whether the id table still lists it. -#}
+{% macro erasure_ledger_requests_sql(has_request_ids) -%}
     select
         coalesce(served.request_id, listed_requests.request_id) as request_id,
         coalesce(listed_requests.requested_at, served.requested_at) as requested_at,
@@ -458,14 +507,10 @@ requests as (
     from served
     full outer join listed_requests
         on served.request_id = listed_requests.request_id
-),
+{%- endmacro %}
 
-attributed as (
-    select distinct invocation_id from ledger
-),
-
--- purge runs that committed a swap, and purges and restores the metastore and the journal show
-purge_runs as (
+{#- Per purge run that committed a swap (not a dry run): when it last did. -#}
+{% macro erasure_ledger_purge_runs_sql(purge_log) -%}
     {%- if purge_log is not none %}
     select
         invocation_id,
@@ -476,13 +521,10 @@ purge_runs as (
     {%- else %}
     {{ compliance.empty_select_sql([['invocation_id', 'string'], ['happened_at', 'timestamp']]) }}
     {%- endif %}
-),
+{%- endmacro %}
 
-warehouse_changes as (
-    {{ compliance.erasure_warehouse_changes_sql() }}
-),
-
-unattributed_purges as (
+{#- When the last purge no log attributes to a request happened (its swaps, side tables or journal entries). -#}
+{% macro erasure_ledger_unattributed_purges_sql() -%}
     select max(happened_at) as happened_at
     from (
         select purge_runs.happened_at
@@ -496,9 +538,10 @@ unattributed_purges as (
             on coalesce(warehouse_changes.invocation_id, '') = attributed.invocation_id
         where warehouse_changes.kind in ('staging', 'backup', 'purge')
     ) as unattributed
-),
+{%- endmacro %}
 
-restores as (
+{#- When the last restore happened (a restore event, or a trash table the metastore shows). -#}
+{% macro erasure_ledger_restores_sql(events) -%}
     select max(happened_at) as happened_at
     from (
         {%- if events is not none %}
@@ -507,18 +550,19 @@ restores as (
         {%- endif %}
         select happened_at from warehouse_changes where kind = 'trash'
     ) as restored
-),
+{%- endmacro %}
 
--- the newest data file under an onboarded table: a write since a verification may have brought ids back
-last_write as (
+{#- The newest data file under an onboarded table: when it was written and to which table. -#}
+{% macro erasure_ledger_last_write_sql() -%}
     select
         max(happened_at) as happened_at,
         max_by(concat(database_name, '.', table_name), happened_at) as table_id
     from warehouse_changes
     where kind = 'write'
-),
+{%- endmacro %}
 
-last_deletion as (
+{#- When retention last deleted or dropped anything (successful, not a dry run). -#}
+{% macro erasure_ledger_last_deletion_sql(retention_log) -%}
     {%- if retention_log is not none %}
     select max(attempted_at) as happened_at
     from {{ retention_log }}
@@ -526,13 +570,10 @@ last_deletion as (
     {%- else %}
     select cast(null as timestamp) as happened_at
     {%- endif %}
-),
+{%- endmacro %}
 
-verified as (
-    {{ compliance.erasure_verified_sql(r.verification) }}
-),
-
-latest as (
+{#- Each request's latest verification row. -#}
+{% macro erasure_ledger_latest_sql() -%}
     select *
     from (
         select
@@ -541,14 +582,10 @@ latest as (
         from verified
     ) as ranked
     where recency = 1
-),
+{%- endmacro %}
 
-live_tables as (
-    {{ compliance.erasure_live_tables_sql(r.findings) }}
-),
-
--- per request and verification: the rows that exempt tables hold, and where the others are
-exempt as (
+{#- Per request and verification: the rows that exempt tables hold, and where the others are. -#}
+{% macro erasure_ledger_exempt_sql() -%}
     select
         request_id,
         verification_id,
@@ -561,22 +598,20 @@ exempt as (
             as not_exempt_holding
     from live_tables
     group by request_id, verification_id
-),
+{%- endmacro %}
 
-history as (
+{#- Per request: when a verification last found its ids live (or could not read), and when last none. -#}
+{% macro erasure_ledger_history_sql() -%}
     select
         request_id,
         max(case when live_rows > 0 or unread_live > 0 then started_at end) as last_unclean_at,
         max(case when live_rows = 0 and unread_live = 0 then started_at end) as last_clean_at
     from verified
     group by request_id
-),
+{%- endmacro %}
 
-request_copies as (
-    {{ r.copies_sql }}
-),
-
-copies_by_request as (
+{#- Per request: its copies, how many remain, when the last was deleted and when the rest will be. -#}
+{% macro erasure_ledger_copies_by_request_sql() -%}
     select
         request_id,
         count(*) as copies_total,
@@ -588,9 +623,10 @@ copies_by_request as (
         end as copies_deleted_by
     from request_copies
     group by request_id
-),
+{%- endmacro %}
 
-facts as (
+{#- One row per request with everything its status rests on: its runs, the changes since, its latest verification, its copies. -#}
+{% macro erasure_ledger_facts_sql() -%}
     select
         requests.request_id,
         requests.requested_at,
@@ -642,9 +678,10 @@ facts as (
         on requests.request_id = history.request_id
     left join copies_by_request
         on requests.request_id = copies_by_request.request_id
-),
+{%- endmacro %}
 
-judged as (
+{#- The facts with the last change and the request's progress, by the rule in the ledger's comment. -#}
+{% macro erasure_ledger_judged_sql() -%}
     select
         facts.*,
         greatest(facts.last_purge_at, facts.last_restore_at, facts.last_write_at) as last_change_at,
@@ -664,9 +701,10 @@ judged as (
             else 'live_clean'
         end as progress
     from facts
-),
+{%- endmacro %}
 
-clean_since as (
+{#- Per request found clean: when its live tables were first found clean since the last change. -#}
+{% macro erasure_ledger_clean_since_sql() -%}
     select
         judged.request_id,
         min(verified.started_at) as live_clean_at
@@ -679,9 +717,10 @@ clean_since as (
         and verified.unread_live = 0
         and verified.started_at > coalesce(greatest(judged.last_change_at, judged.last_unclean_at), timestamp '1970-01-01 00:00:00')
     group by judged.request_id
-),
+{%- endmacro %}
 
-final as (
+{#- The ledger rows: the facts, the progress, the status (overdue past the deadline) and what is missing. -#}
+{% macro erasure_ledger_final_sql() -%}
     select
         judged.request_id,
         judged.requested_at,
@@ -718,6 +757,15 @@ final as (
             when current_timestamp() > judged.deadline_at then 'overdue'
             else judged.progress
         end as status,
+        {{ compliance.erasure_ledger_missing() }} as missing,
+        current_timestamp() as evaluated_at
+    from judged
+    left join clean_since
+        on judged.request_id = clean_since.request_id
+{%- endmacro %}
+
+{#- The ledger's `missing` column: what the request still needs and the command that gives it, by progress. -#}
+{% macro erasure_ledger_missing() -%}
         case judged.progress
             when 'pending' then
                 case
@@ -752,14 +800,7 @@ final as (
                     else concat('a copy was deleted after the last verification (', {{ compliance.erasure_utc_text('judged.last_deletion_at') }},
                         '): verify again (dbt run --select erasure_verification)')
                 end
-        end as missing,
-        current_timestamp() as evaluated_at
-    from judged
-    left join clean_since
-        on judged.request_id = clean_since.request_id
-)
-
-select * from final
+        end
 {%- endmacro %}
 
 {#-

@@ -75,6 +75,51 @@ def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
     return {r.unique_id: (None if r.change == "removed" else r.checksum) for r in rows}
 
 
+def _missing_rows(
+    spark: SparkSession, table: Mapping[str, str], skip_existing: bool
+) -> Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """missing(kind, rows): the rows of one audit table still to write; all of them unless
+    `skip_existing` (a load that died halfway left some rows: write only the missing ones, no
+    duplicates)."""
+    if skip_existing:
+
+        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            key = audit_tables.KEYS[kind]
+            have = audit_tables.existing_values(spark, table[kind], key, [r[key] for r in rows])
+            return [r for r in rows if r[key] not in have]
+    else:
+
+        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return rows
+
+    return missing
+
+
+def _write_registry(
+    spark: SparkSession,
+    manifest: Mapping[str, Any],
+    table: Mapping[str, str],
+    invocation_id: str,
+    step: Steps,
+    counts: dict[str, int],
+) -> None:
+    """Write dbt_nodes (the versions of the nodes that changed since the registry's saved state,
+    which is then saved again) and dbt_lineage_edges, their counts into `counts`."""
+    with step("dbt_nodes"):
+        saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
+        known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
+        versions = node_registry_rows(invocation_id, manifest, known)
+        counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
+        if versions or not isinstance(saved, dict):
+            for row in versions:
+                known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
+            audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
+    with step("dbt_lineage_edges"):
+        counts["dbt_lineage_edges"] = audit_tables.write_rows(
+            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
+        )
+
+
 def write_audit(
     spark: SparkSession,
     manifest: Mapping[str, Any],
@@ -102,17 +147,7 @@ def write_audit(
     invocation_id = invocation["invocation_id"]
     table = {kind: audit_relation(manifest, kind, default_schema) for kind in audit_tables.SCHEMAS}
     counts: dict[str, int] = {}
-    if skip_existing:
-        # a load that died halfway left some rows: write only the missing ones (no duplicates)
-        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            key = audit_tables.KEYS[kind]
-            have = audit_tables.existing_values(spark, table[kind], key, [r[key] for r in rows])
-            return [r for r in rows if r[key] not in have]
-    else:
-
-        def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            return rows
-
+    missing = _missing_rows(spark, table, skip_existing)
     with step("partition trace"):
         partitions = partition_trace.partitions_by_node(
             spark, manifest, invocation_id, results, default_schema
@@ -139,19 +174,7 @@ def write_audit(
     if lineage_out is not None:
         lineage_out.extend(lineage_rows)
     if with_registry:
-        with step("dbt_nodes"):
-            saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
-            known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
-            versions = node_registry_rows(invocation_id, manifest, known)
-            counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
-            if versions or not isinstance(saved, dict):
-                for row in versions:
-                    known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
-                audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
-        with step("dbt_lineage_edges"):
-            counts["dbt_lineage_edges"] = audit_tables.write_rows(
-                spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
-            )
+        _write_registry(spark, manifest, table, invocation_id, step, counts)
     # the invocation last: its row says the rest is loaded
     with step("dbt_invocations"):
         counts["dbt_invocations"] = audit_tables.write_rows(
@@ -185,6 +208,45 @@ def _target_path(target_path: str | None, project_dir: str | None) -> Path:
     return path if path.is_absolute() else root / path
 
 
+def _command_args(invocation_args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The invocation's args as plain values, with `cli_command` when the command being run is
+    not the one the args name."""
+    args = dict(values.plain(invocation_args or {}))
+    cli_command = _cli_command()
+    if cli_command and cli_command != args.get("which"):
+        # `dbt retry` re-runs with the failed command's args: keep both names
+        args["cli_command"] = cli_command
+    return args
+
+
+def _ended_invocation(
+    invocation_id: str,
+    args: Mapping[str, Any],
+    result_dicts: list[dict[str, Any]],
+    target_name: str | None,
+    target_schema: str,
+    dbt_version: str | None,
+    project_name: str | None,
+    run_started_at: Any,
+    status: str | None,
+) -> dict[str, Any]:
+    """The dbt_invocations row of a command that reached its on-run-end, ended now."""
+    return invocation_row(
+        invocation_id,
+        args,
+        result_dicts,
+        target_name=target_name,
+        target_schema=target_schema,
+        dbt_version=dbt_version,
+        project_name=project_name,
+        started_at=run_started_at,
+        ended_at=datetime.now(timezone.utc),
+        loaded_from="on-run-end",
+        status=status,
+        message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
+    )
+
+
 def load_run(
     spark: SparkSession,
     results: Iterable[Any] = (),
@@ -209,31 +271,17 @@ def load_run(
     report: dict[str, Any] = {"ok": True, "warnings": []}
     step = Steps()
     try:
-        args = dict(values.plain(invocation_args or {}))
-        cli_command = _cli_command()
-        if cli_command and cli_command != args.get("which"):
-            # `dbt retry` re-runs with the failed command's args: keep both names
-            args["cli_command"] = cli_command
+        args = _command_args(invocation_args)
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
         with step("manifest"):
             manifest = read_manifest(path)
         warehouse = pending.warehouse_of(spark)
         key = pending.scope_key(warehouse, target_schema)
         result_dicts = [result_dict(r) for r in results]
-        invocation = invocation_row(
-            invocation_id,
-            args,
-            result_dicts,
-            target_name=target_name,
-            target_schema=target_schema,
-            dbt_version=dbt_version,
-            project_name=project_name,
-            started_at=run_started_at,
-            ended_at=datetime.now(timezone.utc),
-            loaded_from="on-run-end",
-            status=status,
-            message="cancelled (SIGINT/SIGTERM): stopped at a safe point" if status == "cancelled" else None,
-        )
+        invocation = _ended_invocation(
+            invocation_id, args, result_dicts, target_name, target_schema, dbt_version, project_name,
+            run_started_at, status,
+        )  # fmt: skip
         # it reached its on-run-end, on this warehouse, with this status: not interrupted
         ended = {"target_name": target_name, "target_schema": target_schema, "status": invocation["status"]}
         pending.record_run(path, invocation_id, warehouse, "ended", **ended)

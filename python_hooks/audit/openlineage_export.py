@@ -66,6 +66,109 @@ def dataset_namespace(warehouse: str | None) -> str:
     return f"hive://{warehouse}" if warehouse else "hive://local"
 
 
+def _relation(nodes: Mapping[str, Mapping[str, Any]], unique_id: str) -> str | None:
+    """`schema.identifier` of a model, seed, snapshot or source; None for any other node."""
+    node = nodes.get(unique_id) or {}
+    if node.get("resource_type") not in ("model", "seed", "snapshot", "source"):
+        return None
+    return f"{node.get('schema')}.{node.get('identifier') or node.get('alias') or node.get('name')}"
+
+
+def _output_facets(
+    output_name: str | None,
+    lineage_rows: Sequence[Mapping[str, Any]],
+    namespace: str,
+    columns_of: Callable[[str], dict[str, str] | None] | None,
+) -> dict[str, Any]:
+    """The facets of a node's output: `schema` from the catalog, `columnLineage` from its rows of
+    dbt_column_lineage (each left out when there is nothing to say)."""
+    facets: dict[str, Any] = {}
+    columns = columns_of(output_name) if (columns_of and output_name) else None
+    if columns:
+        facets["schema"] = schema_dataset.SchemaDatasetFacet(
+            fields=[schema_dataset.SchemaDatasetFacetFields(name=c, type=t) for c, t in columns.items()]
+        )
+    fields: dict[str, column_lineage_dataset.Fields] = {}
+    for row in lineage_rows:
+        if not row.get("column_name") or not row.get("source_column") or not row.get("source_relation"):
+            continue
+        fields.setdefault(
+            str(row["column_name"]), column_lineage_dataset.Fields(inputFields=[])
+        ).inputFields.append(
+            column_lineage_dataset.InputField(
+                namespace=namespace, name=str(row["source_relation"]), field=str(row["source_column"])
+            )
+        )
+    if fields:
+        facets["columnLineage"] = column_lineage_dataset.ColumnLineageDatasetFacet(fields=fields)
+    return facets
+
+
+def _node_job(node: Mapping[str, Any], unique_id: str, result: Mapping[str, Any]) -> Job:
+    """The job of one node: its type and, for SQL, the compiled query."""
+    job_facets: dict[str, Any] = {
+        "jobType": job_type_job.JobTypeJobFacet(
+            processingType="BATCH", integration="DBT", jobType=str(node["resource_type"]).upper()
+        )
+    }
+    if result.get("compiled_code") and (node.get("language") or "sql") == "sql":
+        job_facets["sql"] = sql_job.SQLJobFacet(query=str(result["compiled_code"]))
+    return Job(namespace=JOB_NAMESPACE, name=unique_id, facets=job_facets)
+
+
+def _node_events(
+    result: Mapping[str, Any],
+    node: Mapping[str, Any],
+    nodes: Mapping[str, Mapping[str, Any]],
+    invocation: Mapping[str, Any],
+    run_id: str,
+    parent: parent_run.ParentRunFacet,
+    namespace: str,
+    lineage_rows: Sequence[Mapping[str, Any]],
+    columns_of: Callable[[str], dict[str, str] | None] | None,
+) -> list[RunEvent]:
+    """The START event of one node that ran and its end (COMPLETE, FAIL or ABORT), with its
+    parents as inputs and its relation as output."""
+    unique_id = str(result.get("unique_id") or "")
+    output_name = _relation(nodes, unique_id)
+    inputs = [
+        InputDataset(namespace=namespace, name=name)
+        for name in sorted(
+            {_relation(nodes, p) for p in (node.get("depends_on") or {}).get("nodes") or []} - {None}
+        )
+        if name
+    ]
+    facets = _output_facets(output_name, lineage_rows, namespace, columns_of)
+    outputs = [OutputDataset(namespace=namespace, name=output_name, facets=facets)] if output_name else []
+    job = _node_job(node, unique_id, result)
+    node_run = _node_run_id(run_id, unique_id)
+    start = RunEvent(
+        eventType=RunState.START,
+        eventTime=_iso(timing(result, "compile", "started_at") or invocation.get("started_at")),
+        run=Run(runId=node_run, facets={"parent": parent}),
+        job=job,
+        inputs=inputs,
+        outputs=outputs,
+        producer=PRODUCER,
+    )
+    status = str(result.get("status"))
+    run_facets: dict[str, Any] = {"parent": parent}
+    if status not in END_STATE and result.get("message"):
+        run_facets["errorMessage"] = error_message_run.ErrorMessageRunFacet(
+            message=str(result["message"]), programmingLanguage=str(node.get("language") or "sql").upper()
+        )
+    end = RunEvent(
+        eventType=END_STATE.get(status, RunState.FAIL),
+        eventTime=_iso(timing(result, "execute", "completed_at") or invocation.get("ended_at")),
+        run=Run(runId=node_run, facets=run_facets),
+        job=job,
+        inputs=inputs,
+        outputs=outputs,
+        producer=PRODUCER,
+    )
+    return [start, end]
+
+
 def build_events(
     manifest: Mapping[str, Any],
     invocation: Mapping[str, Any],
@@ -90,13 +193,6 @@ def build_events(
         run=parent_run.Run(runId=run_id), job=parent_run.Job(namespace=JOB_NAMESPACE, name=parent_job.name)
     )
     nodes: dict[str, Mapping[str, Any]] = {**manifest.get("nodes", {}), **manifest.get("sources", {})}
-
-    def relation(unique_id: str) -> str | None:
-        node = nodes.get(unique_id) or {}
-        if node.get("resource_type") not in ("model", "seed", "snapshot", "source"):
-            return None
-        return f"{node.get('schema')}.{node.get('identifier') or node.get('alias') or node.get('name')}"
-
     lineage_by_model: dict[str, list[Mapping[str, Any]]] = {}
     for row in column_lineage:
         lineage_by_model.setdefault(str(row["model_unique_id"]), []).append(row)
@@ -115,70 +211,18 @@ def build_events(
         node = nodes.get(unique_id) or {}
         if node.get("resource_type") not in RUN_RESOURCE_TYPES:
             continue
-        output_name = relation(unique_id)
-        inputs = [
-            InputDataset(namespace=namespace, name=name)
-            for name in sorted(
-                {relation(p) for p in (node.get("depends_on") or {}).get("nodes") or []} - {None}
-            )
-            if name
-        ]
-        facets: dict[str, Any] = {}
-        columns = columns_of(output_name) if (columns_of and output_name) else None
-        if columns:
-            facets["schema"] = schema_dataset.SchemaDatasetFacet(
-                fields=[schema_dataset.SchemaDatasetFacetFields(name=c, type=t) for c, t in columns.items()]
-            )
-        fields: dict[str, column_lineage_dataset.Fields] = {}
-        for row in lineage_by_model.get(unique_id, []):
-            if not row.get("column_name") or not row.get("source_column") or not row.get("source_relation"):
-                continue
-            fields.setdefault(
-                str(row["column_name"]), column_lineage_dataset.Fields(inputFields=[])
-            ).inputFields.append(
-                column_lineage_dataset.InputField(
-                    namespace=namespace, name=str(row["source_relation"]), field=str(row["source_column"])
-                )
-            )
-        if fields:
-            facets["columnLineage"] = column_lineage_dataset.ColumnLineageDatasetFacet(fields=fields)
-        outputs = [OutputDataset(namespace=namespace, name=output_name, facets=facets)] if output_name else []
-        job_facets: dict[str, Any] = {
-            "jobType": job_type_job.JobTypeJobFacet(
-                processingType="BATCH", integration="DBT", jobType=str(node["resource_type"]).upper()
-            )
-        }
-        if result.get("compiled_code") and (node.get("language") or "sql") == "sql":
-            job_facets["sql"] = sql_job.SQLJobFacet(query=str(result["compiled_code"]))
-        job = Job(namespace=JOB_NAMESPACE, name=unique_id, facets=job_facets)
-        node_run = _node_run_id(run_id, unique_id)
-        events.append(
-            RunEvent(
-                eventType=RunState.START,
-                eventTime=_iso(timing(result, "compile", "started_at") or invocation.get("started_at")),
-                run=Run(runId=node_run, facets={"parent": parent}),
-                job=job,
-                inputs=inputs,
-                outputs=outputs,
-                producer=PRODUCER,
-            )
-        )
-        status = str(result.get("status"))
-        run_facets: dict[str, Any] = {"parent": parent}
-        if status not in END_STATE and result.get("message"):
-            run_facets["errorMessage"] = error_message_run.ErrorMessageRunFacet(
-                message=str(result["message"]), programmingLanguage=str(node.get("language") or "sql").upper()
-            )
-        events.append(
-            RunEvent(
-                eventType=END_STATE.get(status, RunState.FAIL),
-                eventTime=_iso(timing(result, "execute", "completed_at") or invocation.get("ended_at")),
-                run=Run(runId=node_run, facets=run_facets),
-                job=job,
-                inputs=inputs,
-                outputs=outputs,
-                producer=PRODUCER,
-            )
+        events.extend(
+            _node_events(
+                result,
+                node,
+                nodes,
+                invocation,
+                run_id,
+                parent,
+                namespace,
+                lineage_by_model.get(unique_id, []),
+                columns_of,
+            )  # fmt: skip
         )
     events.append(
         RunEvent(

@@ -27,6 +27,7 @@ location carries the problem and is reported unread (an error, never a count of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,16 +194,11 @@ def _registration(meta: Any, database: str, table: str) -> tuple[str, str, int] 
     return side_tables.registration(metastore.Table(database, table, "", "", [], properties=props))
 
 
-def inventory(
-    spark: Any,
-    scope: list[dict[str, Any]] | None,
-    id_type: str,
-    backup_dirs: list[str],
-    stale_relation: list[str] | None,
-) -> Inventory:
-    """Every location the verification reads (see the module doc)."""
-    found = Inventory(scope_text(scope))
-    catalog = _catalog(spark)
+def _sort_catalog(
+    catalog: dict[tuple[str, str], Any], scope: list[dict[str, Any]] | None, found: Inventory
+) -> tuple[dict[tuple[str, str], tuple[Any, tuple[str, str, int]]], dict[tuple[str, str], Any]]:
+    """(registered side tables, onboarded tables in scope) of the catalog; onboarded tables out of
+    scope go to `found.out_of_scope`."""
     registered: dict[tuple[str, str], tuple[Any, tuple[str, str, int]]] = {}
     onboarded: dict[tuple[str, str], Any] = {}
     for (database, table), meta in sorted(catalog.items()):
@@ -214,6 +210,121 @@ def inventory(
                 onboarded[(database, table)] = meta
             else:
                 found.out_of_scope.append(f"{database}.{table}")
+    return registered, onboarded
+
+
+def _add_live_tables(
+    spark: Any,
+    found: Inventory,
+    onboarded: dict[tuple[str, str], Any],
+    reader_for: Callable[[Any, tuple[str, str]], str],
+) -> None:
+    """Live tables: every partition, and what lies under a partitioned table's directory."""
+    for (database, table), meta in onboarded.items():
+        owner = (database, table)
+        found.onboarded.append(f"{database}.{table}")
+        key = reader_for(meta, owner)
+        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+        if columns:
+            for pairs, location in metastore.partition_locations(spark, database, table, columns):
+                found.live_partitions += 1
+                spec = partitions.spec_path(pairs)
+                found.add(spark, location, "live", owner, f"{database}.{table} partition {spec}", key)
+            found.add(
+                spark, _location(spark, meta), "table_dir", owner, f"{database}.{table} (its directory)", key
+            )
+        else:
+            found.add(spark, _location(spark, meta), "live", owner, f"{database}.{table}", key)
+
+
+def _add_side_tables(
+    spark: Any,
+    found: Inventory,
+    scope: list[dict[str, Any]] | None,
+    catalog: dict[tuple[str, str], Any],
+    onboarded: dict[tuple[str, str], Any],
+    registered: dict[tuple[str, str], tuple[Any, tuple[str, str, int]]],
+    field_of: Callable[..., str | None],
+    reader_for: Callable[[Any, tuple[str, str]], str],
+) -> None:
+    """Registered side tables, by their properties (a look-alike name is a user's table), with
+    their partitions."""
+    for (database, name), (meta, (base, kind, created)) in registered.items():
+        owner = (database, base.lower())
+        if not in_scope(scope, *owner):
+            continue
+        found.saw_change(created)
+        if owner not in onboarded and field_of(*owner, own=meta) is None and owner in catalog:
+            continue  # the side table of a table that is not onboarded: no identifier to look for
+        found.side_tables.append(f"{database}.{name}")
+        key = reader_for(meta, owner)
+        where = f"{database}.{name}"
+        found.add(spark, _location(spark, meta), kind, owner, where, key)
+        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+        if columns:
+            for pairs, location in metastore.partition_locations(spark, database, name, columns):
+                spec = partitions.spec_path(pairs)
+                found.add(spark, location, kind, owner, f"{where} partition {spec}", key)
+
+
+def _add_stale_and_backups(
+    spark: Any,
+    found: Inventory,
+    readable: dict[tuple[str, str], str],
+    stale_relation: list[str] | None,
+    backup_dirs: list[str],
+) -> None:
+    """The stale locations of onboarded tables, then their reaped backups under each backup dir."""
+    for record in _stale_rows(spark, stale_relation):
+        owner = (str(record["database_name"] or "").lower(), str(record["table_name"] or "").lower())
+        if owner in readable and record.get("location"):
+            reason = f" ({record['reason']})" if record.get("reason") else ""
+            found.add(
+                spark, record["location"], "stale", owner, "stale_data_records" + reason, readable[owner]
+            )
+    for directory in sorted({str(d).strip().rstrip("/") for d in backup_dirs or [] if str(d or "").strip()}):
+        home = filesystem.qualify(spark, directory)
+        for owner, key in readable.items():
+            found.add(
+                spark, f"{home}/{owner[0]}/{owner[1]}", "backup_dir", owner, f"backup_dir {directory}", key
+            )
+
+
+def _add_journal(
+    spark: Any,
+    found: Inventory,
+    entries: list[Any],
+    readable: dict[tuple[str, str], str],
+    catalog: dict[tuple[str, str], Any],
+    id_type: str,
+) -> None:
+    """The purge journal: every swap's old and new locations, the staging location."""
+    for entry in entries:
+        intent = entry.intent
+        owner = (intent.database.lower(), intent.table.lower())
+        found.saw_change(_journal_ms(intent.started_at))
+        if entry.outcome is not None:
+            found.saw_change(_journal_ms(entry.outcome.recorded_at))
+        key = readable.get(owner) or _journal_reader(spark, found, catalog, intent, id_type)
+        where = f"purge journal {intent.run} {intent.name}"
+        for swap in intent.partitions:
+            spec = f" {swap.partition_spec}" if swap.partition_spec else ""
+            found.add(spark, swap.old_location, "journal", owner, f"{where}{spec} (old)", key)
+            found.add(spark, swap.new_location, "journal", owner, f"{where}{spec} (new)", key)
+        found.add(spark, intent.staging_location, "journal", owner, f"{where} (staging)", key)
+
+
+def inventory(
+    spark: Any,
+    scope: list[dict[str, Any]] | None,
+    id_type: str,
+    backup_dirs: list[str],
+    stale_relation: list[str] | None,
+) -> Inventory:
+    """Every location the verification reads (see the module doc)."""
+    found = Inventory(scope_text(scope))
+    catalog = _catalog(spark)
+    registered, onboarded = _sort_catalog(catalog, scope, found)
     entries = [e for e in Journal(spark).read_entries() if in_scope(scope, e.intent.database, e.intent.table)]
     journal_fields = {
         (e.intent.database.lower(), e.intent.table.lower()): e.intent.identifier_field for e in entries
@@ -233,73 +344,11 @@ def inventory(
         found.readers.setdefault(reader.key, reader)
         return reader.key
 
-    # live tables: every partition, and what lies under a partitioned table's directory
-    for (database, table), meta in onboarded.items():
-        owner = (database, table)
-        found.onboarded.append(f"{database}.{table}")
-        key = reader_for(meta, owner)
-        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-        if columns:
-            for pairs, location in metastore.partition_locations(spark, database, table, columns):
-                found.live_partitions += 1
-                spec = partitions.spec_path(pairs)
-                found.add(spark, location, "live", owner, f"{database}.{table} partition {spec}", key)
-            found.add(
-                spark, _location(spark, meta), "table_dir", owner, f"{database}.{table} (its directory)", key
-            )
-        else:
-            found.add(spark, _location(spark, meta), "live", owner, f"{database}.{table}", key)
-
-    # registered side tables, by their properties (a look-alike name is a user's table)
-    for (database, name), (meta, (base, kind, created)) in registered.items():
-        owner = (database, base.lower())
-        if not in_scope(scope, *owner):
-            continue
-        found.saw_change(created)
-        if owner not in onboarded and field_of(*owner, own=meta) is None and owner in catalog:
-            continue  # the side table of a table that is not onboarded: no identifier to look for
-        found.side_tables.append(f"{database}.{name}")
-        key = reader_for(meta, owner)
-        where = f"{database}.{name}"
-        found.add(spark, _location(spark, meta), kind, owner, where, key)
-        columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-        if columns:
-            for pairs, location in metastore.partition_locations(spark, database, name, columns):
-                spec = partitions.spec_path(pairs)
-                found.add(spark, location, kind, owner, f"{where} partition {spec}", key)
-
+    _add_live_tables(spark, found, onboarded, reader_for)
+    _add_side_tables(spark, found, scope, catalog, onboarded, registered, field_of, reader_for)
     readable = {owner: f"{owner[0]}.{owner[1]}" for owner in onboarded}
-    # stale locations of onboarded tables
-    for record in _stale_rows(spark, stale_relation):
-        owner = (str(record["database_name"] or "").lower(), str(record["table_name"] or "").lower())
-        if owner in readable and record.get("location"):
-            reason = f" ({record['reason']})" if record.get("reason") else ""
-            found.add(
-                spark, record["location"], "stale", owner, "stale_data_records" + reason, readable[owner]
-            )
-
-    # reaped backups
-    for directory in sorted({str(d).strip().rstrip("/") for d in backup_dirs or [] if str(d or "").strip()}):
-        home = filesystem.qualify(spark, directory)
-        for owner, key in readable.items():
-            found.add(
-                spark, f"{home}/{owner[0]}/{owner[1]}", "backup_dir", owner, f"backup_dir {directory}", key
-            )
-
-    # the purge journal: every swap's old and new locations, the staging location
-    for entry in entries:
-        intent = entry.intent
-        owner = (intent.database.lower(), intent.table.lower())
-        found.saw_change(_journal_ms(intent.started_at))
-        if entry.outcome is not None:
-            found.saw_change(_journal_ms(entry.outcome.recorded_at))
-        key = readable.get(owner) or _journal_reader(spark, found, catalog, intent, id_type)
-        where = f"purge journal {intent.run} {intent.name}"
-        for swap in intent.partitions:
-            spec = f" {swap.partition_spec}" if swap.partition_spec else ""
-            found.add(spark, swap.old_location, "journal", owner, f"{where}{spec} (old)", key)
-            found.add(spark, swap.new_location, "journal", owner, f"{where}{spec} (new)", key)
-        found.add(spark, intent.staging_location, "journal", owner, f"{where} (staging)", key)
+    _add_stale_and_backups(spark, found, readable, stale_relation, backup_dirs)
+    _add_journal(spark, found, entries, readable, catalog, id_type)
     return found
 
 

@@ -328,22 +328,8 @@ def _attribute(
     return found
 
 
-def _record(
-    spark: Any,
-    schema: str,
-    verification_id: str,
-    invocation_id: str,
-    trigger: str,
-    started: datetime,
-    ended: datetime,
-    requests: list[str],
-    per_request: dict[str | None, int],
-    found: Inventory,
-    rows: dict[str, dict[str, Any]],
-    by_location: dict[str, dict[str, int]],
-    product_version: str | None,
-    view_name: str | None,
-) -> dict[str, Any]:
+def _location_rows(verification_id: str, rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-location rows of the run, in location order, each with its id and the run's."""
     location_rows = []
     for location, row in sorted(rows.items()):
         location_rows.append(
@@ -353,64 +339,92 @@ def _record(
                 "verification_id": verification_id,
             }
         )
+    return location_rows
+
+
+def _request_findings(
+    verification_id: str,
+    invocation_id: str,
+    request_id: str,
+    started: datetime,
+    ended: datetime,
+    ids_listed: int,
+    rows: dict[str, dict[str, Any]],
+    by_location: dict[str, dict[str, int]],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(findings, summary) of one request: a finding per location holding its ids, in location
+    order, and its per-request row with the verdict."""
     findings = []
-    summaries = []
-    everyone = per_request.get(None, 0)
-    for request_id in requests:
-        live_rows = copy_rows = 0
-        live_tables: dict[str, int] = {}
-        copies, unread = [], []
-        unread_live = unread_copies = 0
-        for location, row in sorted(rows.items()):
-            live = row["location_kind"] == LIVE
-            if row["error"] is not None:
-                unread.append(f"{row['location_kind']} {location}: {row['error']}")
-                if live:
-                    unread_live += 1
-                else:
-                    unread_copies += 1
-            held = by_location.get(location, {}).get(request_id, 0)
-            if not held:
-                continue
-            findings.append(
-                {
-                    "finding_id": _md5(verification_id, request_id, location),
-                    "verification_id": verification_id,
-                    "request_id": request_id,
-                    "location_kind": row["location_kind"],
-                    "database_name": row["database_name"],
-                    "table_name": row["table_name"],
-                    "location": location,
-                    "rows_holding_ids": held,
-                }
-            )
-            table = f"{row['database_name']}.{row['table_name']}"
+    live_rows = copy_rows = 0
+    live_tables: dict[str, int] = {}
+    copies, unread = [], []
+    unread_live = unread_copies = 0
+    for location, row in sorted(rows.items()):
+        live = row["location_kind"] == LIVE
+        if row["error"] is not None:
+            unread.append(f"{row['location_kind']} {location}: {row['error']}")
             if live:
-                live_rows += held
-                live_tables[table] = live_tables.get(table, 0) + held
+                unread_live += 1
             else:
-                copy_rows += held
-                copies.append(f"{row['location_kind']} {table} {location}: {held}")
-        summary = {
-            "verification_request_id": _md5(verification_id, request_id),
-            "verification_id": verification_id,
-            "invocation_id": invocation_id,
-            "request_id": request_id,
-            "started_at": started,
-            "ended_at": ended,
-            "ids_listed": per_request.get(request_id, 0) + everyone,
-            "locations_read": len(rows),
-            "live_rows": live_rows,
-            "copy_rows": copy_rows,
-            "unread_live": unread_live,
-            "unread_copies": unread_copies,
-            "live_holding": _listing([f"{t}: {n}" for t, n in sorted(live_tables.items())]),
-            "copies_holding": _listing(copies),
-            "unread_locations": _listing(unread),
-        }
-        summary["verdict"] = _verdict(summary)
-        summaries.append(summary)
-    run = {
+                unread_copies += 1
+        held = by_location.get(location, {}).get(request_id, 0)
+        if not held:
+            continue
+        findings.append(
+            {
+                "finding_id": _md5(verification_id, request_id, location),
+                "verification_id": verification_id,
+                "request_id": request_id,
+                "location_kind": row["location_kind"],
+                "database_name": row["database_name"],
+                "table_name": row["table_name"],
+                "location": location,
+                "rows_holding_ids": held,
+            }
+        )
+        table = f"{row['database_name']}.{row['table_name']}"
+        if live:
+            live_rows += held
+            live_tables[table] = live_tables.get(table, 0) + held
+        else:
+            copy_rows += held
+            copies.append(f"{row['location_kind']} {table} {location}: {held}")
+    summary = {
+        "verification_request_id": _md5(verification_id, request_id),
+        "verification_id": verification_id,
+        "invocation_id": invocation_id,
+        "request_id": request_id,
+        "started_at": started,
+        "ended_at": ended,
+        "ids_listed": ids_listed,
+        "locations_read": len(rows),
+        "live_rows": live_rows,
+        "copy_rows": copy_rows,
+        "unread_live": unread_live,
+        "unread_copies": unread_copies,
+        "live_holding": _listing([f"{t}: {n}" for t, n in sorted(live_tables.items())]),
+        "copies_holding": _listing(copies),
+        "unread_locations": _listing(unread),
+    }
+    summary["verdict"] = _verdict(summary)
+    return findings, summary
+
+
+def _run_row(
+    verification_id: str,
+    invocation_id: str,
+    trigger: str,
+    started: datetime,
+    ended: datetime,
+    requests: list[str],
+    per_request: dict[str | None, int],
+    found: Inventory,
+    rows: dict[str, dict[str, Any]],
+    findings: list[dict[str, Any]],
+    product_version: str | None,
+) -> dict[str, Any]:
+    """The run's row of erasure_verification_runs: what it read, in totals, and what it found."""
+    return {
         "verification_id": verification_id,
         "invocation_id": invocation_id,
         "trigger": trigger,
@@ -439,6 +453,41 @@ def _record(
         ),
         "product_version": product_version,
     }
+
+
+def _record(
+    spark: Any,
+    schema: str,
+    verification_id: str,
+    invocation_id: str,
+    trigger: str,
+    started: datetime,
+    ended: datetime,
+    requests: list[str],
+    per_request: dict[str | None, int],
+    found: Inventory,
+    rows: dict[str, dict[str, Any]],
+    by_location: dict[str, dict[str, int]],
+    product_version: str | None,
+    view_name: str | None,
+) -> dict[str, Any]:
+    """Append the run, its locations, findings and per-request rows (or leave the last in
+    `view_name`); returns what verify reports, datetimes as ISO text."""
+    location_rows = _location_rows(verification_id, rows)
+    findings = []
+    summaries = []
+    everyone = per_request.get(None, 0)
+    for request_id in requests:
+        ids_listed = per_request.get(request_id, 0) + everyone
+        request_findings, summary = _request_findings(
+            verification_id, invocation_id, request_id, started, ended, ids_listed, rows, by_location
+        )
+        findings.extend(request_findings)
+        summaries.append(summary)
+    run = _run_row(
+        verification_id, invocation_id, trigger, started, ended, requests, per_request, found, rows,
+        findings, product_version,
+    )  # fmt: skip
     records.append(spark, schema, "erasure_verification_runs", [run])
     records.append(spark, schema, "erasure_verification_locations", location_rows)
     records.append(spark, schema, "erasure_verification_findings", findings)

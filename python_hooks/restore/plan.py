@@ -15,6 +15,9 @@ from python_hooks.catalog import metastore
 from python_hooks.catalog.side_tables import named_side_tables, now_ms
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
 
+# a registered backup: (its timestamp, its table)
+Backup = tuple[int, metastore.Table]
+
 
 def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str, str]]:
     """`k=v/k2=v2` as typed by a user (values NOT escaped) into pairs in the table's column order."""
@@ -69,11 +72,9 @@ def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
     return "backups that exist: " + ", ".join(names)
 
 
-def plan_restore(
-    spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
-) -> dict[str, Any]:
-    """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
-    partition or backup that does not exist is a NotFoundError naming the nearest that do."""
+def _live_table(spark: Any, table: str, partition: str | None) -> tuple[str, str, metastore.Table]:
+    """(database, name, table) of the partitioned table to restore into; raises when `table` is
+    not `database.table`, does not exist, is not partitioned, or `partition` is missing."""
     if not table or "." not in str(table):
         raise ConfigError(f"restore needs `table` as `database.table`; got {table!r}.")
     database, name = str(table).split(".", 1)
@@ -90,12 +91,12 @@ def plan_restore(
         raise ConfigError(
             f"restore of {table} needs `partition`, e.g. {'/'.join(live.partition_columns)}=<value>."
         )
-    pairs = parse_partition(partition, live.partition_columns, table)
-    spec = "/".join(f"{k}={v}" for k, v in pairs)
-    current = next((p for p in live.partitions if p.pairs == pairs), None)
-    current_location = filesystem.qualify(spark, current.location) if current else None
+    return database, name, live
 
-    # registered backups of this table only (catalog.side_tables); the name pre-selects
+
+def _registered_backups(spark: Any, database: str, name: str) -> tuple[list[Backup], list[str]]:
+    """(backups, look-alikes): the registered backups of this table only (catalog.side_tables),
+    newest first, and the lower-cased names of the database's unregistered tables."""
     backups, lookalikes = [], []
     for found, side in named_side_tables(spark, database):
         if side and side[0].lower() == name.lower() and side[1] == "backup":
@@ -103,54 +104,100 @@ def plan_restore(
         elif side is None:
             lookalikes.append(found.qualified.lower())
     backups.sort(key=lambda b: -b[0])
+    return backups, lookalikes
 
-    def candidate(entry: tuple[int, metastore.Table]) -> metastore.Partition | None:
-        return next((p for p in entry[1].partitions if p.pairs == pairs), None)
 
-    if backup:
-        wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
-        chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
-        if chosen is None and wanted.lower() in lookalikes:
-            raise RefusedError(
-                f"Cannot restore {table} partition {spec} from {wanted}: it is named like a backup but is not registered"
-                " as a backup of this table (it lacks the lakehouse.side_table properties that purge gives its backups)."
-                " If the purge made it before side tables were registered, adopt it with"
-                " `dbt run-operation adopt_side_tables`. Nothing was changed."
-            )
-        if chosen is None:
-            raise NotFoundError(
-                f"Cannot restore {table} partition {spec} from {wanted}: no such backup"
-                f"{did_you_mean(wanted, [b[1].qualified for b in backups])}; {_describe(backups, spec)}."
-            )
-        part = candidate(chosen)
+def _partition_in(entry: Backup, pairs: list[tuple[str, str]]) -> metastore.Partition | None:
+    """The backup's partition with these values, if it holds one."""
+    return next((p for p in entry[1].partitions if p.pairs == pairs), None)
+
+
+def _named_backup(
+    spark: Any,
+    table: str,
+    database: str,
+    spec: str,
+    pairs: list[tuple[str, str]],
+    backup: str,
+    backups: list[Backup],
+    lookalikes: list[str],
+    current_location: str | None,
+) -> tuple[Backup, str]:
+    """(backup, location) of the partition in the backup the user named; raises when that is not
+    a registered backup of the table, does not hold the partition, or holds the live data."""
+    wanted = str(backup) if "." in str(backup) else f"{database}.{backup}"
+    chosen = next((b for b in backups if b[1].qualified.lower() == wanted.lower()), None)
+    if chosen is None and wanted.lower() in lookalikes:
+        raise RefusedError(
+            f"Cannot restore {table} partition {spec} from {wanted}: it is named like a backup but is not registered"
+            " as a backup of this table (it lacks the lakehouse.side_table properties that purge gives its backups)."
+            " If the purge made it before side tables were registered, adopt it with"
+            " `dbt run-operation adopt_side_tables`. Nothing was changed."
+        )
+    if chosen is None:
+        raise NotFoundError(
+            f"Cannot restore {table} partition {spec} from {wanted}: no such backup"
+            f"{did_you_mean(wanted, [b[1].qualified for b in backups])}; {_describe(backups, spec)}."
+        )
+    part = _partition_in(chosen, pairs)
+    if part is None:
+        raise NotFoundError(
+            f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition"
+            f"{did_you_mean(spec, [p.spec for p in chosen[1].partitions])}; {_describe(backups, spec)}."
+        )
+    location = filesystem.qualify(spark, part.location)
+    if location == current_location:
+        raise RefusedError(
+            f"Cannot restore {table} partition {spec} from {wanted}: its data is the live location "
+            f"{location} already."
+        )
+    return chosen, location
+
+
+def _newest_backup(
+    spark: Any,
+    table: str,
+    spec: str,
+    pairs: list[tuple[str, str]],
+    live: metastore.Table,
+    current: metastore.Partition | None,
+    backups: list[Backup],
+    current_location: str | None,
+) -> tuple[Backup, str]:
+    """(backup, location) of the newest backup holding a non-empty copy of the partition other
+    than the live location; raises when none does."""
+    for entry in backups:
+        part = _partition_in(entry, pairs)
         if part is None:
-            raise NotFoundError(
-                f"Cannot restore {table} partition {spec} from {wanted}: that backup does not hold the partition"
-                f"{did_you_mean(spec, [p.spec for p in chosen[1].partitions])}; {_describe(backups, spec)}."
-            )
-        location = filesystem.qualify(spark, part.location)
-        if location == current_location:
-            raise RefusedError(
-                f"Cannot restore {table} partition {spec} from {wanted}: its data is the live location "
-                f"{location} already."
-            )
+            continue
+        loc = filesystem.qualify(spark, part.location)
+        if loc != current_location and filesystem.summary(spark, loc)["files"] > 0:
+            return entry, loc
+    known = {p.spec for p in live.partitions} | {p.spec for _, b in backups for p in b.partitions}
+    hint = "" if current is not None else did_you_mean(spec, known)
+    raise NotFoundError(
+        f"Cannot restore {table} partition {spec}: no backup holds a non-empty copy of it other than the "
+        f"live location{hint}; {_describe(backups, spec)}."
+    )
+
+
+def plan_restore(
+    spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
+) -> dict[str, Any]:
+    """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
+    partition or backup that does not exist is a NotFoundError naming the nearest that do."""
+    database, name, live = _live_table(spark, table, partition)
+    pairs = parse_partition(partition, live.partition_columns, table)
+    spec = "/".join(f"{k}={v}" for k, v in pairs)
+    current = next((p for p in live.partitions if p.pairs == pairs), None)
+    current_location = filesystem.qualify(spark, current.location) if current else None
+    backups, lookalikes = _registered_backups(spark, database, name)
+    if backup:
+        chosen, location = _named_backup(
+            spark, table, database, spec, pairs, backup, backups, lookalikes, current_location
+        )
     else:
-        chosen, location = None, None
-        for entry in backups:
-            part = candidate(entry)
-            if part is None:
-                continue
-            loc = filesystem.qualify(spark, part.location)
-            if loc != current_location and filesystem.summary(spark, loc)["files"] > 0:
-                chosen, location = entry, loc
-                break
-        if chosen is None:
-            known = {p.spec for p in live.partitions} | {p.spec for _, b in backups for p in b.partitions}
-            hint = "" if current is not None else did_you_mean(spec, known)
-            raise NotFoundError(
-                f"Cannot restore {table} partition {spec}: no backup holds a non-empty copy of it other than the "
-                f"live location{hint}; {_describe(backups, spec)}."
-            )
+        chosen, location = _newest_backup(spark, table, spec, pairs, live, current, backups, current_location)
     ts = now_ms(now)
     while metastore.table_exists(spark, database, f"{name}_trash_{ts}"):
         ts += 1
