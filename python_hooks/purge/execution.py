@@ -174,6 +174,7 @@ class Execution:
                     sum(int(r["rows_purged"] or 0) for r in purge.rows if r["state"] == "COMMITTED"),
                     sum(1 for r in purge.rows if r["state"] == "COMMITTED"),
                 )
+            console.debug("purge step background work (the staging tables' drops, joined)")
         return rows
 
     def quiet_rows(self, table: TablePlan) -> list[dict[str, Any]]:
