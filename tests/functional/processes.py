@@ -15,14 +15,19 @@ from tests.conftest import REPO
 
 DBT = str(Path(sys.executable).parent / "dbt")
 
-# A Python model that holds the warehouse for `hold_seconds` (a config, or env HOLD_SECONDS).
+# A Python model that holds the warehouse for env HOLD_SECONDS, or its `hold_seconds` config.
+# The env var is read by the model itself (it runs in the dbt process): a yml config that renders
+# `env_var('HOLD_SECONDS')` never reached the model's `dbt.config.get` (its compiled config_dict
+# was empty, and the model held for 0 s), which left the tests that need a command to wait
+# depending on timing.
 HOLD_MODEL = """
+import os
 import time
 
 
 def model(dbt, spark):
     dbt.config(materialized="table")
-    time.sleep(float(dbt.config.get("hold_seconds") or 0))
+    time.sleep(float(os.environ.get("HOLD_SECONDS") or dbt.config.get("hold_seconds") or 0))
     return spark.range(3)
 """
 
