@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -248,10 +249,11 @@ def verify(
         ids.unpersist()
     by_location = _attribute(owned, counts, requests)
     ended = datetime.now(timezone.utc)
-    result = _record(
-        spark, target_schema, verification_id, invocation_id, trigger, started, ended, requests,
-        per_request, found, rows, by_location, product_version, view_name,
+    read = VerificationRun(
+        verification_id, invocation_id, trigger, started, ended, requests, per_request, found, rows,
+        product_version,
     )  # fmt: skip
+    result = _record(spark, target_schema, read, by_location, view_name)
     result["seconds"] = round(time.perf_counter() - clock, 3)
     return result
 
@@ -410,29 +412,35 @@ def _request_findings(
     return findings, summary
 
 
-def _run_row(
-    verification_id: str,
-    invocation_id: str,
-    trigger: str,
-    started: datetime,
-    ended: datetime,
-    requests: list[str],
-    per_request: dict[str | None, int],
-    found: Inventory,
-    rows: dict[str, dict[str, Any]],
-    findings: list[dict[str, Any]],
-    product_version: str | None,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class VerificationRun:
+    """One verification, once its files are read: who ran it, when, for which requests, and the
+    locations it read (`rows`, by location)."""
+
+    verification_id: str
+    invocation_id: str
+    trigger: str
+    started: datetime
+    ended: datetime
+    requests: list[str]
+    per_request: dict[str | None, int]
+    found: Inventory
+    rows: dict[str, dict[str, Any]]
+    product_version: str | None
+
+
+def _run_row(read: VerificationRun, findings: list[dict[str, Any]]) -> dict[str, Any]:
     """The run's row of erasure_verification_runs: what it read, in totals, and what it found."""
+    found, rows, per_request = read.found, read.rows, read.per_request
     return {
-        "verification_id": verification_id,
-        "invocation_id": invocation_id,
-        "trigger": trigger,
-        "started_at": started,
-        "ended_at": ended,
+        "verification_id": read.verification_id,
+        "invocation_id": read.invocation_id,
+        "trigger": read.trigger,
+        "started_at": read.started,
+        "ended_at": read.ended,
         "scope": found.scope,
         "out_of_scope_tables": _listing(found.out_of_scope),
-        "requests_verified": len(requests),
+        "requests_verified": len(read.requests),
         "ids_listed": sum(per_request.values()),
         "tables_read": len(found.onboarded),
         "side_tables_read": len(found.side_tables),
@@ -451,43 +459,32 @@ def _run_row(
             if found.last_change_ms
             else None
         ),
-        "product_version": product_version,
+        "product_version": read.product_version,
     }
 
 
 def _record(
     spark: Any,
     schema: str,
-    verification_id: str,
-    invocation_id: str,
-    trigger: str,
-    started: datetime,
-    ended: datetime,
-    requests: list[str],
-    per_request: dict[str | None, int],
-    found: Inventory,
-    rows: dict[str, dict[str, Any]],
+    read: VerificationRun,
     by_location: dict[str, dict[str, int]],
-    product_version: str | None,
     view_name: str | None,
 ) -> dict[str, Any]:
     """Append the run, its locations, findings and per-request rows (or leave the last in
     `view_name`); returns what verify reports, datetimes as ISO text."""
-    location_rows = _location_rows(verification_id, rows)
+    location_rows = _location_rows(read.verification_id, read.rows)
     findings = []
     summaries = []
-    everyone = per_request.get(None, 0)
-    for request_id in requests:
-        ids_listed = per_request.get(request_id, 0) + everyone
+    everyone = read.per_request.get(None, 0)
+    for request_id in read.requests:
+        ids_listed = read.per_request.get(request_id, 0) + everyone
         request_findings, summary = _request_findings(
-            verification_id, invocation_id, request_id, started, ended, ids_listed, rows, by_location
-        )
+            read.verification_id, read.invocation_id, request_id, read.started, read.ended, ids_listed,
+            read.rows, by_location,
+        )  # fmt: skip
         findings.extend(request_findings)
         summaries.append(summary)
-    run = _run_row(
-        verification_id, invocation_id, trigger, started, ended, requests, per_request, found, rows,
-        findings, product_version,
-    )  # fmt: skip
+    run = _run_row(read, findings)
     records.append(spark, schema, "erasure_verification_runs", [run])
     records.append(spark, schema, "erasure_verification_locations", location_rows)
     records.append(spark, schema, "erasure_verification_findings", findings)
@@ -496,7 +493,7 @@ def _record(
     else:
         records.append(spark, schema, "erasure_verification", summaries)
     return {
-        "verification_id": verification_id,
+        "verification_id": read.verification_id,
         "run": {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in run.items()},
         "requests": [
             {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in s.items()} for s in summaries
