@@ -28,7 +28,99 @@ def _reason(exc: Exception) -> str:
     return error_message(exc)[:1000]
 
 
-class Deleter:
+class _Reaper:
+    """Reaping: a backup partition moved out of its table's directory to backup_dir, and
+    repointed.  Mixed into Deleter (its attributes are Deleter's)."""
+
+    def reap(self, table: Table, ts: int, part: Partition, home: str, roots: list[str]) -> None:
+        """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
+        source = filesystem.qualify(self.spark, part.location)
+        if path_within(source, home):
+            return  # already reaped
+        if any(
+            p.stale and (path_within(source, p.location) or path_within(p.location, source))
+            for p in self.protection.entries
+        ):
+            return  # a stale record not yet due promises the data where it is: reaped once it is due
+        destination = f"{home}/{ts}/{partitions.spec_path(part.pairs)}"
+        others = [p for p in self.protection.entries if p.owner != (table.database, table.name, part.spec)]
+        try:
+            if not any(path_within(source, root) for root in roots[:1]):
+                raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
+            shared = [
+                p
+                for p in others
+                if p.location == source
+                or path_within(p.location, source)
+                or (p.covers_inside and path_within(source, p.location))
+            ]
+            if shared:
+                raise LakehouseError(
+                    f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
+                )
+            summary = filesystem.summary(self.spark, source)
+            if not self.dry_run:
+                if filesystem.renames_atomically(self.spark, source) and filesystem.renames_atomically(
+                    self.spark, destination
+                ):
+                    filesystem.move(self.spark, source, destination)
+                    metastore.set_partition_location(
+                        self.spark, table.database, table.name, part.pairs, destination
+                    )
+                else:
+                    self.reap_by_copy(table, part, source, destination)
+                for p in self.protection.entries:
+                    if p.owner == (table.database, table.name, part.spec):
+                        p.location = destination
+        except Exception as exc:  # noqa: BLE001
+            self.log.add(
+                "backup", "reap", table.database, table.name, part.spec, source, failure=_reason(exc)
+            )
+            return
+        self.log.add(
+            "backup",
+            "reap",
+            table.database,
+            table.name,
+            part.spec,
+            source,
+            summary["files"],
+            summary["bytes"],
+            note=f"moved to {destination}",
+        )
+
+    def reap_by_copy(self, table: Table, part: Partition, source: str, destination: str) -> None:
+        """Reap on an object store, where a directory rename copies and deletes object by object: a
+        failure or a kill midway would leave the backup partition's metadata pointing at a source
+        already partly deleted.  Copy (checked), repoint, then delete the source: at every moment
+        the metadata points at a whole copy.  A destination left by an interrupted copy is
+        referenced by nothing (the metadata still points at the source) and is copied again; a
+        source whose delete fails after the repoint is handed back as an orphan (recorded as stale
+        data, deleted by a later pass)."""
+        target = filesystem.qualify(self.spark, destination)
+        if filesystem.exists(self.spark, target):
+            if self.protection.blocker(target) is not None or any(
+                path_within(p.location, target) for p in self.protection.entries
+            ):
+                raise LakehouseError(f"refused: {target} exists and is referenced")
+            filesystem.delete(self.spark, target)
+        filesystem.copy(self.spark, source, target)
+        metastore.set_partition_location(self.spark, table.database, table.name, part.pairs, destination)
+        try:
+            filesystem.delete(self.spark, source)
+        except Exception as exc:  # noqa: BLE001 - the data is safe at its new place; the old copy is recorded
+            self.orphans.append(
+                {
+                    "database": table.database,
+                    "table": (registration(table) or (table.name,))[0],
+                    "partition_spec": part.spec,
+                    "location": source,
+                    "reason": f"retention: reaped by a copy, whose source could not be deleted ({_reason(exc)[:300]})",
+                }
+            )
+
+
+class Deleter(_Reaper):
     """Deletes, drops and reaps for one retention pass, logging each attempt."""
 
     def __init__(
@@ -225,90 +317,3 @@ class Deleter:
             return
         self.protection.forget(table.database, table.name, part.spec)
         self.delete_logged(kind, table.database, table.name, part.spec, part.location, roots, forgotten=True)
-
-    def reap(self, table: Table, ts: int, part: Partition, home: str, roots: list[str]) -> None:
-        """Move an old backup partition out of the table's directory into backup_dir, and repoint it."""
-        source = filesystem.qualify(self.spark, part.location)
-        if path_within(source, home):
-            return  # already reaped
-        if any(
-            p.stale and (path_within(source, p.location) or path_within(p.location, source))
-            for p in self.protection.entries
-        ):
-            return  # a stale record not yet due promises the data where it is: reaped once it is due
-        destination = f"{home}/{ts}/{partitions.spec_path(part.pairs)}"
-        others = [p for p in self.protection.entries if p.owner != (table.database, table.name, part.spec)]
-        try:
-            if not any(path_within(source, root) for root in roots[:1]):
-                raise LakehouseError(f"refused: {source} is outside the table's directory {roots[0]}")
-            shared = [
-                p
-                for p in others
-                if p.location == source
-                or path_within(p.location, source)
-                or (p.covers_inside and path_within(source, p.location))
-            ]
-            if shared:
-                raise LakehouseError(
-                    f"refused: {source} is also referenced by {shared[0].owner[0]}.{shared[0].owner[1]}"
-                )
-            summary = filesystem.summary(self.spark, source)
-            if not self.dry_run:
-                if filesystem.renames_atomically(self.spark, source) and filesystem.renames_atomically(
-                    self.spark, destination
-                ):
-                    filesystem.move(self.spark, source, destination)
-                    metastore.set_partition_location(
-                        self.spark, table.database, table.name, part.pairs, destination
-                    )
-                else:
-                    self.reap_by_copy(table, part, source, destination)
-                for p in self.protection.entries:
-                    if p.owner == (table.database, table.name, part.spec):
-                        p.location = destination
-        except Exception as exc:  # noqa: BLE001
-            self.log.add(
-                "backup", "reap", table.database, table.name, part.spec, source, failure=_reason(exc)
-            )
-            return
-        self.log.add(
-            "backup",
-            "reap",
-            table.database,
-            table.name,
-            part.spec,
-            source,
-            summary["files"],
-            summary["bytes"],
-            note=f"moved to {destination}",
-        )
-
-    def reap_by_copy(self, table: Table, part: Partition, source: str, destination: str) -> None:
-        """Reap on an object store, where a directory rename copies and deletes object by object: a
-        failure or a kill midway would leave the backup partition's metadata pointing at a source
-        already partly deleted.  Copy (checked), repoint, then delete the source: at every moment
-        the metadata points at a whole copy.  A destination left by an interrupted copy is
-        referenced by nothing (the metadata still points at the source) and is copied again; a
-        source whose delete fails after the repoint is handed back as an orphan (recorded as stale
-        data, deleted by a later pass)."""
-        target = filesystem.qualify(self.spark, destination)
-        if filesystem.exists(self.spark, target):
-            if self.protection.blocker(target) is not None or any(
-                path_within(p.location, target) for p in self.protection.entries
-            ):
-                raise LakehouseError(f"refused: {target} exists and is referenced")
-            filesystem.delete(self.spark, target)
-        filesystem.copy(self.spark, source, target)
-        metastore.set_partition_location(self.spark, table.database, table.name, part.pairs, destination)
-        try:
-            filesystem.delete(self.spark, source)
-        except Exception as exc:  # noqa: BLE001 - the data is safe at its new place; the old copy is recorded
-            self.orphans.append(
-                {
-                    "database": table.database,
-                    "table": (registration(table) or (table.name,))[0],
-                    "partition_spec": part.spec,
-                    "location": source,
-                    "reason": f"retention: reaped by a copy, whose source could not be deleted ({_reason(exc)[:300]})",
-                }
-            )

@@ -36,51 +36,9 @@ from python_hooks.retention.progress import Progress
 from python_hooks.retention.protection import Protected, Protection
 
 
-class Retention:
-    """One retention pass: finds the side tables and partitions past their policy and has the
-    Deleter remove them (discovery and policy evaluation here; deletion, protection and the
-    attempt log in their own modules)."""
-
-    def __init__(
-        self,
-        spark: Any,
-        invocation_id: str,
-        now_ms: int,
-        dry_run: bool,
-        policies: dict[str, dict[str, Any]],
-        defaults: dict[str, Any],
-    ) -> None:
-        self.spark = spark
-        self.invocation_id = invocation_id
-        self.now_ms = now_ms
-        self.dry_run = dry_run
-        self.policies = {k.lower(): v for k, v in policies.items()}
-        self.defaults = defaults
-        self.log = AttemptLog(invocation_id, dry_run)
-        # every table, with partitions only for the side tables: a live table's partitions are
-        # listed when its policy needs them (run_partitions), and every location in the
-        # metastore only when something is about to be deleted (Protection lists them then)
-        self.tables = metastore.all_tables(spark, with_partitions=False)
-        for table in self.tables:
-            if registration(table) is not None:
-                metastore.load_partitions(spark, table)
-        self.protection = Protection(spark, lambda: metastore.all_tables(spark))
-        self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
-            f"/.retention_scratch/{invocation_id}"
-        )
-        self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
-        # (database, table, schema, records) of the stale data records, read once (load_stale)
-        self.stale: tuple[str, str, Any, list[Any]] | None = None
-        # told what the pass works on (run_retention opens it over the pass)
-        self.progress = Progress(0, lambda line: None)
-
-    @property
-    def attempts(self) -> list[dict[str, Any]]:
-        return self.log.rows
-
-    def policy(self, database: str, table: str) -> dict[str, Any] | None:
-        """The table's resolved policy; None when the table is out of `retention_scope` (left alone)."""
-        return self.policies.get(f"{database}.{table}".lower())
+class _Layout:
+    """A retention pass's view of the warehouse: the side tables' families, each table's roots,
+    the leftovers beside them.  Mixed into Retention (its attributes are Retention's)."""
 
     def families(self) -> dict[tuple[str, str], dict[str, list[tuple[int, Table]]]]:
         grouped: dict[tuple[str, str], dict[str, list[tuple[int, Table]]]] = {}
@@ -207,6 +165,130 @@ class Retention:
             + len(self.stale[3] if self.stale else [])
         )
 
+
+class _StaleData:
+    """Stale data (the locations purge, restore and compaction recorded): loaded, protected while
+    pending, deleted once due.  Mixed into Retention (its attributes are Retention's)."""
+
+    def load_stale(self, stale_database: str, stale_table: str) -> None:
+        """Read the stale data records once for the pass (none when the table does not exist yet)."""
+        if metastore.table_exists(self.spark, stale_database, stale_table):
+            relation = metastore.read_table(self.spark, stale_database, stale_table)
+            self.stale = (stale_database, stale_table, relation.schema, relation.collect())
+
+    def stale_due(self, record: Any, policy: dict[str, Any]) -> bool:
+        """Whether a stale record is older than its table's `stale_retention_days`."""
+        # recorded_at: naive local time, as PySpark returns it
+        recorded_ms = int(record.recorded_at.timestamp() * 1000) if record.recorded_at else 0
+        return recorded_ms < self.now_ms - float(policy["stale_retention_days"]) * DAY_MS
+
+    def protect_pending_stale(self) -> None:
+        """A stale record not yet due keeps its location where it is until it is due (queries that
+        started before the swap may still read it), whatever backup or partition expires first."""
+        for record in self.stale[3] if self.stale else []:
+            policy = self.policy(record.database_name or "", record.table_name or "") or self.defaults
+            if record.location and not self.stale_due(record, policy):
+                owner = (record.database_name, f"{record.table_name} (stale data record not yet due)", None)
+                location = filesystem.qualify(self.spark, record.location)
+                self.protection.add(Protected(location, owner, True, stale=True))
+
+    def run_stale(self) -> None:
+        if not self.stale:
+            return
+        stale_database, stale_table, schema, records = self.stale
+        done: set[int] = set()
+        # one location may be recorded twice (a snapshot records its new directory before writing
+        # it and again once it is replaced): it is deleted once, and each of its records is done
+        handled: dict[str, bool] = {}
+        for index, record in enumerate(records):
+            self.progress.working_on(
+                f"stale data of {record.database_name}.{record.table_name} at {record.location}"
+            )
+            if self.run_stale_record(record, handled):
+                done.add(index)
+            self.progress.advance()
+        if done and not self.dry_run:
+            kept = [r for i, r in enumerate(records) if i not in done]
+            frame = self.spark.createDataFrame(kept, schema)
+            metastore.overwrite_table(frame, stale_database, stale_table)
+
+    def run_stale_record(self, record: Any, handled: dict[str, bool]) -> bool:
+        """Delete one stale record's data when it is due and nothing references it; whether the
+        record is done (its location deleted or already gone)."""
+        policy = self.policy(record.database_name or "", record.table_name or "")
+        if policy is None or not self.stale_due(record, policy):
+            return False
+        location = filesystem.qualify(self.spark, record.location)
+        if location in handled:
+            return handled[location]
+        if self.protection.blocker(location) is not None:
+            return False  # still referenced (by a backup, a trash table or the live table): not stale yet
+        if not filesystem.exists(self.spark, location):
+            # never written (a run killed before it wrote the directory) or deleted already
+            self.log.add(
+                "stale",
+                "delete",
+                record.database_name,
+                record.table_name,
+                record.partition_spec,
+                location,
+                note="already gone: nothing to delete",
+            )
+            handled[location] = True
+            return True
+        roots = self.roots(record.database_name, record.table_name, policy)
+        handled[location] = self.deleter.delete_logged(
+            "stale", record.database_name, record.table_name, record.partition_spec, location, roots
+        )
+        return handled[location]
+
+
+class Retention(_Layout, _StaleData):
+    """One retention pass: finds the side tables and partitions past their policy and has the
+    Deleter remove them (discovery and policy evaluation here; deletion, protection and the
+    attempt log in their own modules)."""
+
+    def __init__(
+        self,
+        spark: Any,
+        invocation_id: str,
+        now_ms: int,
+        dry_run: bool,
+        policies: dict[str, dict[str, Any]],
+        defaults: dict[str, Any],
+    ) -> None:
+        self.spark = spark
+        self.invocation_id = invocation_id
+        self.now_ms = now_ms
+        self.dry_run = dry_run
+        self.policies = {k.lower(): v for k, v in policies.items()}
+        self.defaults = defaults
+        self.log = AttemptLog(invocation_id, dry_run)
+        # every table, with partitions only for the side tables: a live table's partitions are
+        # listed when its policy needs them (run_partitions), and every location in the
+        # metastore only when something is about to be deleted (Protection lists them then)
+        self.tables = metastore.all_tables(spark, with_partitions=False)
+        for table in self.tables:
+            if registration(table) is not None:
+                metastore.load_partitions(spark, table)
+        self.protection = Protection(spark, lambda: metastore.all_tables(spark))
+        self.scratch_root = filesystem.qualify(spark, spark.conf.get("spark.sql.warehouse.dir")) + (
+            f"/.retention_scratch/{invocation_id}"
+        )
+        self.deleter = Deleter(spark, dry_run, self.log, self.protection, self.scratch_root)
+        # (database, table, schema, records) of the stale data records, read once (load_stale)
+        self.stale: tuple[str, str, Any, list[Any]] | None = None
+        # told what the pass works on (run_retention opens it over the pass)
+        self.progress = Progress(0, lambda line: None)
+
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        return self.log.rows
+
+    def policy(self, database: str, table: str) -> dict[str, Any] | None:
+        """The table's resolved policy; None when the table is out of `retention_scope` (left alone)."""
+        return self.policies.get(f"{database}.{table}".lower())
+
     def run_side_tables(self) -> None:
         for (database, base), kinds, policy in self.scoped_families():
             self.progress.working_on(f"the side tables of {database}.{base}")
@@ -308,78 +390,6 @@ class Retention:
                 if dict(part.pairs)[column] not in keep:
                     self.deleter.drop_partition("snapshot", table, part, roots)
                     table.partitions.remove(part)
-
-    def load_stale(self, stale_database: str, stale_table: str) -> None:
-        """Read the stale data records once for the pass (none when the table does not exist yet)."""
-        if metastore.table_exists(self.spark, stale_database, stale_table):
-            relation = metastore.read_table(self.spark, stale_database, stale_table)
-            self.stale = (stale_database, stale_table, relation.schema, relation.collect())
-
-    def stale_due(self, record: Any, policy: dict[str, Any]) -> bool:
-        """Whether a stale record is older than its table's `stale_retention_days`."""
-        # recorded_at: naive local time, as PySpark returns it
-        recorded_ms = int(record.recorded_at.timestamp() * 1000) if record.recorded_at else 0
-        return recorded_ms < self.now_ms - float(policy["stale_retention_days"]) * DAY_MS
-
-    def protect_pending_stale(self) -> None:
-        """A stale record not yet due keeps its location where it is until it is due (queries that
-        started before the swap may still read it), whatever backup or partition expires first."""
-        for record in self.stale[3] if self.stale else []:
-            policy = self.policy(record.database_name or "", record.table_name or "") or self.defaults
-            if record.location and not self.stale_due(record, policy):
-                owner = (record.database_name, f"{record.table_name} (stale data record not yet due)", None)
-                location = filesystem.qualify(self.spark, record.location)
-                self.protection.add(Protected(location, owner, True, stale=True))
-
-    def run_stale(self) -> None:
-        if not self.stale:
-            return
-        stale_database, stale_table, schema, records = self.stale
-        done: set[int] = set()
-        # one location may be recorded twice (a snapshot records its new directory before writing
-        # it and again once it is replaced): it is deleted once, and each of its records is done
-        handled: dict[str, bool] = {}
-        for index, record in enumerate(records):
-            self.progress.working_on(
-                f"stale data of {record.database_name}.{record.table_name} at {record.location}"
-            )
-            if self.run_stale_record(record, handled):
-                done.add(index)
-            self.progress.advance()
-        if done and not self.dry_run:
-            kept = [r for i, r in enumerate(records) if i not in done]
-            frame = self.spark.createDataFrame(kept, schema)
-            metastore.overwrite_table(frame, stale_database, stale_table)
-
-    def run_stale_record(self, record: Any, handled: dict[str, bool]) -> bool:
-        """Delete one stale record's data when it is due and nothing references it; whether the
-        record is done (its location deleted or already gone)."""
-        policy = self.policy(record.database_name or "", record.table_name or "")
-        if policy is None or not self.stale_due(record, policy):
-            return False
-        location = filesystem.qualify(self.spark, record.location)
-        if location in handled:
-            return handled[location]
-        if self.protection.blocker(location) is not None:
-            return False  # still referenced (by a backup, a trash table or the live table): not stale yet
-        if not filesystem.exists(self.spark, location):
-            # never written (a run killed before it wrote the directory) or deleted already
-            self.log.add(
-                "stale",
-                "delete",
-                record.database_name,
-                record.table_name,
-                record.partition_spec,
-                location,
-                note="already gone: nothing to delete",
-            )
-            handled[location] = True
-            return True
-        roots = self.roots(record.database_name, record.table_name, policy)
-        handled[location] = self.deleter.delete_logged(
-            "stale", record.database_name, record.table_name, record.partition_spec, location, roots
-        )
-        return handled[location]
 
 
 def base_tables(spark: Any, stale_relation: list[str] | None = None) -> list[list[str]]:

@@ -1,5 +1,5 @@
 """Every unit of the product stays readable: no Python function of python_hooks/ or adapter/ and
-no macro or materialization under macros/ is longer than 80 lines.
+no macro or materialization under macros/ is longer than 80 lines, and no class longer than 250.
 
 The limit is on the unit a newcomer reads at once: a function, a macro.  Eighty lines fit on a
 screen, so each can be read whole and understood from its name, its signature and its body,
@@ -16,6 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LIMIT = 80
+CLASS_LIMIT = 250
 PYTHON_ROOTS = ("python_hooks", "adapter")
 MACRO_ROOT = "macros"
 BLOCK = re.compile(r"{%-?\s*(macro|materialization)\s+(\w+).*?{%-?\s*end(macro|materialization)\s*-?%}", re.S)
@@ -31,6 +32,18 @@ def long_functions() -> list[str]:
                     if length > LIMIT:
                         name = path.relative_to(REPO)
                         found.append(f"{name}:{node.name} has {length} lines")
+    return found
+
+
+def long_classes() -> list[str]:
+    found = []
+    for root in PYTHON_ROOTS:
+        for path in sorted((REPO / root).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > CLASS_LIMIT:
+                    found.append(
+                        f"{path.relative_to(REPO)}:{node.name} has {node.end_lineno - node.lineno + 1} lines"
+                    )
     return found
 
 
@@ -61,3 +74,7 @@ def test_no_function_is_over_80_lines():
 
 def test_no_macro_or_materialization_is_over_80_lines():
     assert long_macros() == []
+
+
+def test_no_class_is_over_250_lines():
+    assert long_classes() == []
