@@ -126,13 +126,15 @@ public class FileFacts {
     }
 
     // Up to `limit` data files under a table directory, `depth` partition levels down
-    // (`col=value` directories, picked in random order), without asking the metastore.
-    public String sample(Configuration conf, String location, int depth, int limit, long seed) throws Exception {
+    // (`col=value` directories, picked in random order, at most `perDirectory` files from each),
+    // without asking the metastore.
+    static String sample(Configuration conf, String location, int depth, int limit, int perDirectory,
+                         long seed) throws Exception {
         Path root = new Path(location);
         FileSystem fs = root.getFileSystem(conf);
         java.util.Random random = new java.util.Random(seed);
         List found = new ArrayList();
-        if (fs.exists(root)) visit(fs, root, 0, depth, limit, random, found);
+        if (fs.exists(root)) visit(fs, root, 0, depth, limit, perDirectory, random, found);
         StringBuilder out = new StringBuilder("[");
         for (int i = 0; i < found.size(); i++) {
             if (i > 0) out.append(',');
@@ -141,13 +143,37 @@ public class FileFacts {
         return out.append(']').toString();
     }
 
-    static void visit(FileSystem fs, Path directory, int level, int depth, int limit,
+    // `sample` of many table directories at once, on a pool: one JSON array of arrays, in the
+    // locations' order (an unreadable location gives an empty sample: its table is read whole).
+    public String samples(final Configuration conf, String[] locations, final int[] depths, final int limit,
+                          final int perDirectory, final long[] seeds, int threads) throws Exception {
+        List tasks = new ArrayList();
+        for (int i = 0; i < locations.length; i++) {
+            final String location = locations[i];
+            final int depth = depths[i];
+            final long seed = seeds[i];
+            tasks.add(new Callable() {
+                public Object call() throws Exception {
+                    try {
+                        return sample(conf, location, depth, limit, perDirectory, seed);
+                    } catch (Exception e) {
+                        return "[]";
+                    }
+                }
+            });
+        }
+        return "[" + runAll(tasks, threads) + "]";
+    }
+
+    static void visit(FileSystem fs, Path directory, int level, int depth, int limit, int perDirectory,
                       java.util.Random random, List found) throws Exception {
         FileStatus[] children = fs.listStatus(directory);
         if (level == depth) {
-            for (int i = 0; i < children.length && found.size() < limit; i++) {
+            int taken = 0;
+            for (int i = 0; i < children.length && found.size() < limit && taken < perDirectory; i++) {
                 if (!children[i].isDirectory() && !hidden(children[i].getPath().getName(), false) && children[i].getLen() > 0) {
                     found.add(children[i].getPath().toString());
+                    taken++;
                 }
             }
             return;
@@ -159,7 +185,7 @@ public class FileFacts {
         }
         java.util.Collections.shuffle(directories, random);
         for (int i = 0; i < directories.size() && found.size() < limit; i++) {
-            visit(fs, (Path) directories.get(i), level + 1, depth, limit, random, found);
+            visit(fs, (Path) directories.get(i), level + 1, depth, limit, perDirectory, random, found);
         }
     }
 

@@ -16,7 +16,7 @@ code path.
     facts = FileFacts(spark)
     facts.list(["file:/w/t/ds=a"])          -> {location: Listing}
     facts.footers(paths, "parquet", "metadata.guestid")  -> {path: Footer}
-    facts.sample("file:/w/t", depth=1, limit=64, seed=7)  -> [path]
+    facts.samples([("file:/w/t", 1, 7)], 16, 2)  -> [[path]]
     facts.copy([(path, directory)])          -> [error]
 """
 
@@ -168,9 +168,20 @@ class FileFacts:
                 found[location] = sum(int(f.rows or 0) for f in mine)
         return found
 
-    def sample(self, location: str, depth: int, limit: int, seed: int) -> list[str]:
-        """Up to `limit` data files `depth` partition levels under `location`, picked at random."""
-        return [str(p) for p in json.loads(str(self.helper.sample(self.conf, location, depth, limit, seed)))]
+    def samples(self, tables: list[tuple[str, int, int]], limit: int, per_directory: int) -> list[list[str]]:
+        """For each (location, depth, seed): up to `limit` data files `depth` partition levels under
+        `location`, from directories picked at random, at most `per_directory` from each (none when
+        the location cannot be read).  One call for all."""
+        if not tables:
+            return []
+        gateway, jvm = self.spark.sparkContext._gateway, self.spark._jvm
+        depths = gateway.new_array(jvm.int, len(tables))
+        seeds = gateway.new_array(jvm.long, len(tables))
+        for index, (_, depth, seed) in enumerate(tables):
+            depths[index], seeds[index] = depth, seed
+        locations = self._strings([location for location, _, _ in tables])
+        text = self.helper.samples(self.conf, locations, depths, limit, per_directory, seeds, THREADS)
+        return [[str(p) for p in found] for found in json.loads(str(text))]
 
 
 # ---- the data-skipping rule --------------------------------------------------------------------
