@@ -54,9 +54,12 @@ def execute(
     """Run the plan; write the node's relation (`relation`: [schema, table]), purge_log and the
     stale locations; return the summary for the status line.  Raises PurgeFailures (after
     writing) when a table or partition failed, CancelledError when the run was cancelled."""
-    run = Execution(spark, plan, statements, cancellation)
-    rows = run.run()
-    record(spark, plan, rows, run.node.stale, relation, run.node.recorded)
+    # the pool outlives the tables: the staging tables' drops overlap the records
+    with Pool(spark, 2, "lakehouse-purge") as pool:
+        run = Execution(spark, plan, statements, cancellation, pool)
+        rows = run.run()
+        record(spark, plan, rows, run.node.stale, relation, run.node.recorded)
+        console.debug("purge step background work (the staging tables' drops, joined)")
     summary = summarize(plan, rows)
     console.say(
         f"purge: summary: {summary['tables']} table(s); partitions {summary['committed']} committed,"
@@ -94,13 +97,19 @@ def record(
     """The node's relation, purge_log (this run's rows), the stale locations, and the journal's
     entries whose outcome was recorded marked logged (any other is completed by the next run)."""
     config = plan.config
-    console.debug("purge step results (the node's relation)")
-    results.replace_results(spark, relation[0], relation[1], plan.recovered + rows)
-    console.debug("purge step purge_log")
-    results.append_log(spark, config.log_schema, rows)
-    console.debug("purge step stale records")
+    console.debug("purge step results, purge_log, stale records (at once)")
+    with Pool(spark, 3, "lakehouse-record") as pool:
+        written = [
+            pool.submit(results.replace_results, spark, relation[0], relation[1], plan.recovered + rows),
+            pool.submit(results.append_log, spark, config.log_schema, rows),
+        ]
+        stale_written = pool.submit(
+            results.record_stale, spark, config.target_schema, config.invocation_id, stale
+        )
+    for future in written:
+        future.result()
     try:
-        results.record_stale(spark, config.target_schema, config.invocation_id, stale)
+        stale_written.result()
     except Exception as exc:  # noqa: BLE001 - the purge is done; the failure is the node's
         raise LakehouseError(
             f"Could not record the old locations of {', '.join(sorted({r['database_name'] + '.' + r['table_name'] for r in stale}))}"
@@ -129,12 +138,19 @@ def summarize(plan: ScannedPlan, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 class Execution:
-    """One node's run over its tables: owns the background pool, the progress and the records."""
+    """One node's run over its tables, on the node's background pool (the backups, the staging
+    tables' drops), with its progress and its records."""
 
     def __init__(
-        self, spark: Any, plan: ScannedPlan, statements: dict[str, TableStatements], cancellation: Any
+        self,
+        spark: Any,
+        plan: ScannedPlan,
+        statements: dict[str, TableStatements],
+        cancellation: Any,
+        pool: Pool,
     ) -> None:
         self.spark = spark
+        self.pool = pool
         self.plan = plan
         self.statements = statements
         self.cancellation = cancellation
@@ -149,7 +165,8 @@ class Execution:
             rows.extend(self.quiet_rows(table))
         if plan.config.dry_run or not rewriting:
             return rows
-        with Progress("purge", len(rewriting)) as progress, Pool(self.spark, 2, "lakehouse-purge") as pool:
+        pool = self.pool
+        with Progress("purge", len(rewriting)) as progress:
             for index, table in enumerate(rewriting, start=1):
                 if self.cancellation.requested:
                     self.cancelled = True
@@ -174,7 +191,6 @@ class Execution:
                     sum(int(r["rows_purged"] or 0) for r in purge.rows if r["state"] == "COMMITTED"),
                     sum(1 for r in purge.rows if r["state"] == "COMMITTED"),
                 )
-            console.debug("purge step background work (the staging tables' drops, joined)")
         return rows
 
     def quiet_rows(self, table: TablePlan) -> list[dict[str, Any]]:
