@@ -18,7 +18,7 @@ from dbt.adapters.lakehouse.partitions import spec_path
 
 from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq
 from python_hooks.catalog.jvm import jvm as jvm_view
-from python_hooks.errors import error_message
+from python_hooks.errors import StatementError, error_message
 
 
 @dataclass
@@ -135,79 +135,47 @@ def _all_partitions(spark: Any, database: str, table: str) -> Any:
     return session_catalog(spark).listPartitionsByFilter(identifier(spark, database, table), no_predicates)
 
 
-def _uri_to_path(uri: str) -> str:
-    """What `new org.apache.hadoop.fs.Path(java.net.URI.create(uri)).toString()` gives, in Python:
-    scheme, `//authority` when there is one, the percent-decoded path (`%253A` -> `%3A`, a
-    Hive-escaped `:`), and the fragment."""
-    from urllib.parse import unquote, urlsplit
-
-    parts = urlsplit(uri)
-    text = f"{parts.scheme}:" if parts.scheme else ""
-    if parts.netloc:
-        text += "//" + unquote(parts.netloc)
-    text += unquote(parts.path)
-    if parts.fragment:
-        text += "#" + unquote(parts.fragment)
-    return text
+READS = Path(__file__).with_name("CatalogReads.java")
 
 
-def _locations_from_json(
-    spark: Any, listing: Any, columns: list[str]
-) -> list[tuple[list[tuple[str, str]], str]]:
-    """[(pairs, location)] of a Seq[CatalogTablePartition], serialised to JSON in the JVM (Jackson,
-    which Spark ships with its Scala module): one call, whatever the number of partitions."""
-    import json
-
-    return [
-        (
-            [(c, str(part["spec"][c])) for c in columns],
-            _uri_to_path(part["storage"]["locationUri"]).rstrip("/"),
-        )
-        for part in json.loads(str(_json_mapper(spark).writeValueAsString(listing)))
-    ]
-
-
-def _json_mapper(spark: Any) -> Any:
-    """One Jackson ObjectMapper (with the Scala module) per SparkContext, kept on it: a new
-    mapper introspects CatalogTablePartition again on every listing; a mapper is
-    thread-safe once set up."""
-    context = spark.sparkContext
-    mapper = getattr(context, "_lakehouse_json_mapper", None)
-    if mapper is not None:
-        return mapper
-    jvm = jvm_view(spark)
-    mapper = jvm.com.fasterxml.jackson.databind.ObjectMapper()
-    mapper.registerModule(
-        getattr(getattr(jvm.com.fasterxml.jackson.module.scala, "DefaultScalaModule$"), "MODULE$")
+def partition_locations_of(
+    spark: Any, tables: list[tuple[str, str, list[str]]]
+) -> list[list[tuple[list[tuple[str, str]], str]] | str]:
+    """For each (database, table, partition columns), in order: [(pairs, location)] of every
+    partition, or the message of what stopped its listing (the table dropped meanwhile, a
+    partition without a location).  One call for all the tables (CatalogReads.java): walking the
+    listing from Python costs about six py4j round trips per partition.  Locations as
+    `jvm.path_string` gives them."""
+    if not tables:
+        return []
+    gateway = spark.sparkContext._gateway
+    strings = jvm_view(spark).java.lang.String
+    databases, names = gateway.new_array(strings, len(tables)), gateway.new_array(strings, len(tables))
+    for index, (database, table, _) in enumerate(tables):
+        databases[index], names[index] = database, table
+    text = compiled(spark, READS, "lakehouse.CatalogReads").partitionLocations(
+        session_catalog(spark), databases, names, scala_seq(spark, [])
     )
-    context._lakehouse_json_mapper = mapper
-    return mapper
+    found: list[list[tuple[list[tuple[str, str]], str]] | str] = []
+    for (_, _, columns), item in zip(tables, json.loads(str(text)), strict=True):
+        if "error" in item:
+            found.append(str(item["error"]))
+            continue
+        found.append(
+            [([(c, str(spec[c])) for c in columns], str(location)) for spec, location in item["partitions"]]
+        )
+    return found
 
 
 def partition_locations(
     spark: Any, database: str, table: str, columns: list[str]
 ) -> list[tuple[list[tuple[str, str]], str]]:
-    """[(pairs, location)] of every partition.
-
-    Walking the listing object by object through py4j costs about six round trips per
-    partition, seconds for a table with tens of thousands; from 100 partitions on, the JVM
-    serialises it instead (`_locations_from_json`, a few calls whatever their number), and the
-    walk is the fallback.  Locations as `jvm.path_string` gives them.
-    """
-    listing = _all_partitions(spark, database, table)
-    if int(listing.size()) >= _WALK_AT_MOST:
-        try:
-            return _locations_from_json(spark, listing, columns)
-        except Exception:  # noqa: BLE001 - an unexpected shape: walk the partitions instead
-            pass
-    return [
-        (partition_pairs(part, columns), path_string(spark, part.location())) for part in scala_list(listing)
-    ]
-
-
-# Below this many partitions the walk is faster: its round trips (a few per partition) cost less
-# than the JSON document's fixed cost.
-_WALK_AT_MOST = 100
+    """[(pairs, location)] of every partition (`partition_locations_of` for one table); raises
+    StatementError, naming the table, when they cannot be listed."""
+    (found,) = partition_locations_of(spark, [(database, table, columns)])
+    if isinstance(found, str):
+        raise StatementError(f"The partitions of {database}.{table} could not be listed: {found}")
+    return found
 
 
 def partition_pairs(part: Any, columns: list[str]) -> list[tuple[str, str]]:

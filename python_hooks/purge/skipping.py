@@ -147,8 +147,17 @@ class _Footers:
 def _narrow_partitioned(
     spark: Any, facts: FileFacts, footers: _Footers, tables: list[tuple[TablePlan, tuple[int, int]]]
 ) -> None:
-    """The tables whose sample did not show ids spread: every partition's files, every footer."""
-    listings = {t.name: list_partitions(spark, t) for t, _ in tables}
+    """The tables whose sample did not show ids spread: every partition's files, every footer.
+    A table whose partitions cannot be listed is not narrowed (its scan reads it, or fails it)."""
+    asked = metastore.partition_locations_of(
+        spark, [(t.database, t.table, t.partition_columns) for t, _ in tables]
+    )
+    listings = {
+        t.name: _partitions(t, found)
+        for (t, _), found in zip(tables, asked, strict=True)
+        if not isinstance(found, str)
+    }
+    tables = [(t, b) for t, b in tables if t.name in listings]
     listed = facts.list(sorted({p.location for t, _ in tables for p in listings[t.name]}))
     readable: dict[str, list[str]] = {}
     for table, _ in tables:
@@ -231,12 +240,12 @@ def footer_bounds(
 
 def list_partitions(spark: Any, table: TablePlan) -> list[PartitionRewrite]:
     """Every partition of the table from the metastore (one call), sorted by its values."""
-    found = [
-        partition_of(table, [[k, v] for k, v in pairs], location)
-        for pairs, location in metastore.partition_locations(
-            spark, table.database, table.table, table.partition_columns
-        )
-    ]
+    pairs = metastore.partition_locations(spark, table.database, table.table, table.partition_columns)
+    return _partitions(table, pairs)
+
+
+def _partitions(table: TablePlan, listed: list[tuple[list[tuple[str, str]], str]]) -> list[PartitionRewrite]:
+    found = [partition_of(table, [[k, v] for k, v in pairs], location) for pairs, location in listed]
     return sorted(found, key=lambda p: [v for _, v in p.values])
 
 

@@ -328,7 +328,7 @@ class TestPurgeTables:
 
 class TestPartitionListing:
     def test_the_one_call_listing_matches_the_catalog_object_by_object(self, project, spark):
-        """metastore.partition_locations (Jackson in the JVM) against py4j object by object."""
+        """metastore.partition_locations (one JVM call, CatalogReads.java) against py4j object by object."""
         from python_hooks.catalog import jvm as catalog_jvm
         from python_hooks.catalog import metastore
 
@@ -351,10 +351,16 @@ class TestPartitionListing:
             (metastore.partition_pairs(part, columns), catalog_jvm.path_string(spark, part.location()))
             for part in partitions
         )
-        listing = catalog_jvm.scala_seq(spark, partitions)
-        fast = sorted(metastore._locations_from_json(spark, listing, columns))
+        fast = sorted(metastore.partition_locations(spark, "p_listing", "t", columns))
         assert fast == slow
-        assert sorted(metastore.partition_locations(spark, "p_listing", "t", columns)) == slow
+        # many tables in one call, each answered on its own: a missing one by its error
+        many = metastore.partition_locations_of(
+            spark, [("p_listing", "t", columns), ("p_listing", "missing", ["p"]), ("p_listing", "t", columns)]
+        )
+        assert sorted(many[0]) == slow and sorted(many[2]) == slow
+        assert isinstance(many[1], str) and "missing" in many[1], many[1]
+        with pytest.raises(Exception, match="p_listing.missing could not be listed"):
+            metastore.partition_locations(spark, "p_listing", "missing", ["p"])
         assert len(fast) == len(values) + 1
         assert ([("p", "a%b"), ("q", "0")], moved) in fast, [f for f in fast if f[0][0][1] == "a%b"]
         assert any(pairs[0][1] == "__HIVE_DEFAULT_PARTITION__" for pairs, _ in fast)
