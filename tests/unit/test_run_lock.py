@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 from dbt.adapters.lakehouse import run_lock
-from dbt.adapters.lakehouse.errors import LakehouseError
+
+from python_hooks.errors import LakehouseError
 
 
 def test_second_holder_is_refused_with_the_holders_details(tmp_path):

@@ -5,8 +5,9 @@ import os
 import time
 
 import pytest
-from dbt.adapters.lakehouse.errors import LakehouseError
 from dbt.tests.util import run_dbt
+
+from python_hooks.errors import LakehouseError
 
 FS_MACROS = """
 {% macro fs_probe(op, path, other=none) %}

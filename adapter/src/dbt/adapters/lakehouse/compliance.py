@@ -3,7 +3,7 @@ capability, each a thin call into that capability's public module of `python_hoo
 
 This is the only place where Jinja reaches the product's Python (`adapter.<method>(...)`, each
 named literally, so grep finds every caller).  A method takes plain values, passes the session
-first, and returns what the capability returns; errors are raised (dbt.adapters.lakehouse.errors)
+first, and returns what the capability returns; errors are raised (python_hooks.errors)
 and reach dbt as the runtime error of the node or operation.  The capability modules are imported
 when first called, so that loading the adapter costs nothing for commands that never call them.
 During parsing (`execute` false) the methods return None (or an empty list) without starting Spark.
@@ -229,7 +229,7 @@ class _Lifecycle(_Session):
     def raise_config_error(self, message: str) -> None:
         """A var or argument a macro checked is not usable: raised as ConfigError, a runtime error
         of the node or operation (never a compilation error), with the macro's message."""
-        from dbt.adapters.lakehouse.errors import ConfigError
+        from python_hooks.errors import ConfigError
 
         raise ConfigError(message)
 

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
 
-from dbt.adapters.lakehouse.errors import LakehouseError
+from python_hooks.errors import LakehouseError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
 REFUSALS_DIR = ".dbt-refusals"
