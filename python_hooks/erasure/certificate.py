@@ -591,7 +591,7 @@ def _sha256(data: bytes) -> str:
 
 def warehouse_of(spark: Any, schema: str) -> dict[str, str]:
     """The warehouse a certificate's evidence rows live in: its directory and the schema."""
-    from dbt.adapters.lakehouse import filesystem
+    from python_hooks.catalog import filesystem
 
     directory = filesystem.qualify(spark, str(spark.conf.get("spark.sql.warehouse.dir")))
     return {"directory": directory.rstrip("/"), "schema": schema}

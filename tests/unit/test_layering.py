@@ -3,13 +3,14 @@
     dbt.adapters.lakehouse             the adapter plugin; only its `compliance` module (the typed
                                        entry points for macros) imports python_hooks' capability
                                        packages; any of its modules may import python_hooks.errors
+                                       and the catalog's leaf primitives (filesystem, partitions,
+                                       scala, literals)
     python_hooks.errors                the error hierarchy; imports no package of python_hooks
     python_hooks.catalog               metastore and filesystem primitives; imports no capability package
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
                                        and errors only, never each other
-    python_hooks -> the adapter        only its leaf modules (filesystem, partitions, scala,
-                                       cancellation, run_lock, literals, storage, __version__), never
-                                       impl, compliance or connections
+    python_hooks -> the adapter        only its leaf modules (cancellation, run_lock, storage,
+                                       __version__), never impl, compliance or connections
 
 Relative imports are resolved and checked like absolute ones.  No module imports another
 module's `_private` names (`from m import _x`, or `m._x` on an imported module), and the graph of
@@ -31,9 +32,6 @@ CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction
 ADAPTER_LEAVES = {
     f"dbt.adapters.lakehouse.{name}"
     for name in (
-        "filesystem",
-        "partitions",
-        "scala",
         "cancellation",
         "run_lock",
         "literals",
@@ -43,7 +41,10 @@ ADAPTER_LEAVES = {
 }
 
 # what any module of the adapter may import from python_hooks (compliance: any capability too)
-ADAPTER_MAY_IMPORT = {"python_hooks.errors"}
+ADAPTER_MAY_IMPORT = {
+    "python_hooks.errors",
+    *(f"python_hooks.catalog.{name}" for name in ("filesystem", "partitions", "scala", "literals")),
+}
 
 
 def _module_name(path: Path) -> str:

@@ -81,7 +81,7 @@ class TestFilesystemMethods:
         assert probe("delete", tmp_path / "moved") == {"deleted": False, "files": 0, "bytes": 0}
 
     def test_move_refuses_to_overwrite(self, project, spark, tmp_path):
-        from dbt.adapters.lakehouse import filesystem
+        from python_hooks.catalog import filesystem
 
         (tmp_path / "a").mkdir()
         (tmp_path / "b").mkdir()
