@@ -126,7 +126,7 @@ def coverage_summary(before: dict[str, Any], after: dict[str, Any]) -> None:
 
 def restore_one_partition() -> str | None:
     """Restore the first committed partition of the purge to its backup (the default backup)."""
-    from dbt.adapters.lakehouse.partitions import parse_spec
+    from python_hooks.catalog.partitions import parse_spec
 
     committed = rows(
         "select partition_spec from lakehouse.purge_log where state = 'COMMITTED' "

@@ -374,6 +374,7 @@ class Scope:
     key: str
     table: str
     results_table: str
+    refusal_dirs: tuple[str, ...] = ()
 
     @property
     def state(self) -> list[str]:
@@ -391,8 +392,12 @@ def load_pending(
     project_dir: str | None = None,
     invocation_args: Mapping[str, Any] | None = None,
     target_name: str | None = None,
+    refusal_dirs: Sequence[str] = (),
 ) -> dict[str, Any]:
     """on-run-start: load refused runs and what earlier commands of this warehouse left; never raises.
+
+    `refusal_dirs`: where the adapter's run lock left the records of refused runs
+    (`run_lock.refusal_dirs`; the adapter knows its lock, this package does not).
 
     Only commands whose run record names this warehouse and schema are adopted: the previous
     command's run_results.json, and commands killed before their on-run-end.  The previous
@@ -416,6 +421,7 @@ def load_pending(
             pending.scope_key(warehouse, target_schema),
             audit_relation(manifest, "dbt_invocations", target_schema),
             audit_relation(manifest, "dbt_node_results", target_schema),
+            tuple(refusal_dirs),
         )
         with audit_tables.metadata_cache(spark, scope.state):
             _load_pending(spark, scope, manifest, invocation_args, target_name, report, step)
@@ -436,7 +442,8 @@ def _load_pending(
     step: Steps,
 ) -> None:
     path = scope.path
-    todo: Todo = [(pending.refusal_row(r), [], remove) for r, remove in pending.refusal_records(spark)]
+    refusals = pending.refusal_records(spark, scope.refusal_dirs)
+    todo: Todo = [(pending.refusal_row(r), [], remove) for r, remove in refusals]
     # what the last on-run-end of this warehouse loaded (saved in the target directory with the
     # names of dbt_invocations' and dbt_node_results' data files, valid while they are unchanged):
     # the previous command's rows need no scan, and no catalog call, to be found

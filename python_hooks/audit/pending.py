@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
@@ -34,25 +34,26 @@ from python_hooks.audit.manifest import write_target_json
 from python_hooks.audit.rows import invocation_row
 
 
-def refusal_dir(spark: SparkSession) -> Path | None:
-    from dbt.adapters.lakehouse import run_lock, storage
-
-    warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
-    url = spark.conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", None)
-    metastore = storage.metastore_dir({"spark.hadoop.javax.jdo.option.ConnectionURL": url or ""})
-    directory = storage.lock_directory(warehouse, metastore) if warehouse else None
-    return Path(directory) / run_lock.REFUSALS_DIR if directory else None
-
-
-def refusal_records(spark: SparkSession) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
-    """Every refusal record left for the audit, each with what removes it once loaded: the local
-    lock's (`refusal_dir`), and, for a warehouse on HDFS or an object store, the lease's, which
-    `run_lock` writes through Hadoop to `<warehouse>/.dbt-refusals/`."""
-    from dbt.adapters.lakehouse import run_lock, storage
-
+def refusal_records(
+    spark: SparkSession, directories: Sequence[str]
+) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
+    """Every refusal record left for the audit in `directories`, each with what removes it once
+    loaded.  The adapter's run lock, which writes the records, names the directories
+    (`run_lock.refusal_dirs`): the local lock's, read here, and, for a warehouse on HDFS or an
+    object store, the lease's (`<warehouse>/.dbt-refusals/`), read through Hadoop."""
     found: list[tuple[dict[str, Any], Callable[[], Any]]] = []
-    directory = refusal_dir(spark)
-    if directory and directory.is_dir():
+    for directory in directories:
+        parsed = urlparse(directory)
+        if parsed.scheme in ("", "file"):
+            found += _local_refusals(Path(parsed.path if parsed.scheme else directory))
+        else:
+            found += _remote_refusals(spark, directory)
+    return found
+
+
+def _local_refusals(directory: Path) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
+    found: list[tuple[dict[str, Any], Callable[[], Any]]] = []
+    if directory.is_dir():
         for record_path in sorted(directory.glob("*.json")):
             try:
                 found.append(
@@ -60,24 +61,27 @@ def refusal_records(spark: SparkSession) -> list[tuple[dict[str, Any], Callable[
                 )
             except ValueError:
                 continue
-    warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
-    if warehouse and storage.scheme(warehouse) != "file":
-        jvm = spark._jvm
-        remote = jvm.org.apache.hadoop.fs.Path(f"{warehouse.rstrip('/')}/{run_lock.REFUSALS_DIR}")
-        fs = remote.getFileSystem(spark._jsc.hadoopConfiguration())
-        if fs.exists(remote):
-            for status in sorted(fs.listStatus(remote), key=lambda s: str(s.getPath().getName())):
-                if not str(status.getPath().getName()).endswith(".json"):
-                    continue
-                stream = fs.open(status.getPath())
-                try:
-                    text = str(jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
-                finally:
-                    stream.close()
-                try:
-                    found.append((json.loads(text), partial(fs.delete, status.getPath(), False)))
-                except ValueError:
-                    continue
+    return found
+
+
+def _remote_refusals(spark: SparkSession, directory: str) -> list[tuple[dict[str, Any], Callable[[], Any]]]:
+    found: list[tuple[dict[str, Any], Callable[[], Any]]] = []
+    jvm = spark._jvm
+    remote = jvm.org.apache.hadoop.fs.Path(directory)
+    fs = remote.getFileSystem(spark._jsc.hadoopConfiguration())
+    if fs.exists(remote):
+        for status in sorted(fs.listStatus(remote), key=lambda s: str(s.getPath().getName())):
+            if not str(status.getPath().getName()).endswith(".json"):
+                continue
+            stream = fs.open(status.getPath())
+            try:
+                text = str(jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+            finally:
+                stream.close()
+            try:
+                found.append((json.loads(text), partial(fs.delete, status.getPath(), False)))
+            except ValueError:
+                continue
     return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.lakehouse.scala import scala_list
+from python_hooks.catalog.scala import scala_list
 
 __all__ = [
     "RememberedJVM",

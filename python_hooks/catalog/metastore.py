@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbt.adapters.lakehouse.partitions import spec_path
-
 from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq
 from python_hooks.catalog.jvm import jvm as jvm_view
+from python_hooks.catalog.partitions import spec_path
 from python_hooks.errors import StatementError, error_message
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -127,31 +126,15 @@ def _lock_revision(project_dir: str | None) -> str | None:
     return None
 
 
-def product_version() -> str:
-    """The product's one version (dbt/adapters/lakehouse/__version__.py, which the distribution's
-    metadata and the dbt package's dbt_project.yml repeat); the installed distribution's
-    (importlib.metadata) if the adapter is missing, else `unknown`."""
-    try:
-        from dbt.adapters.lakehouse.__version__ import version
-
-        return str(version)
-    except ImportError:
-        pass
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def product_identity(project_name: str | None, project_dir: str | None) -> dict[str, Any]:
+def product_identity(project_name: str | None, project_dir: str | None, version: str) -> dict[str, Any]:
     """The product's version and revision, never the installing project's.
 
-    version: the `dbt-lakehouse` distribution's (importlib.metadata); package_version: the
-    `compliance` package's dbt_project.yml; revision: the commit of the git checkout that holds
+    version: the product's one version, as the adapter passes it (its __version__.py, which the
+    `dbt-lakehouse` distribution's metadata repeats); package_version: the `compliance`
+    package's dbt_project.yml; revision: the commit of the git checkout that holds
     the package's own files (`-dirty` when the package's tracked files changed), else the
     revision the installing project's package-lock.yml pins, else `unknown`.
     """
-    version = product_version()
     directory = package_directory(project_name, project_dir)
     package_version = None
     try:
@@ -373,14 +356,16 @@ def write(
     generated_by: dict[str, Any],
     target_path: str | None,
     project_dir: str | None,
+    version: str,
 ) -> dict[str, Any]:
-    """The certificate, or the status report when the rule is not met; their paths and kind."""
+    """The certificate, or the status report when the rule is not met; their paths and kind
+    (`version`: the product's, which the adapter passes)."""
     request_id = str(request.get("request_id"))
     directory = _directory(target_path, project_dir)
     name = _file_name(request_id)
     failures = rule_failures(request, verified, run)
     now = when(dt.datetime.now(dt.timezone.utc))
-    product = product_identity(generated_by.get("project_name"), project_dir)
+    product = product_identity(generated_by.get("project_name"), project_dir, version)
     common = {
         "format_version": FORMAT_VERSION,
         "request": _request_section(request),
@@ -591,7 +576,7 @@ def _sha256(data: bytes) -> str:
 
 def warehouse_of(spark: Any, schema: str) -> dict[str, str]:
     """The warehouse a certificate's evidence rows live in: its directory and the schema."""
-    from dbt.adapters.lakehouse import filesystem
+    from python_hooks.catalog import filesystem
 
     directory = filesystem.qualify(spark, str(spark.conf.get("spark.sql.warehouse.dir")))
     return {"directory": directory.rstrip("/"), "schema": schema}

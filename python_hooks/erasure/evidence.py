@@ -30,10 +30,9 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from dbt.adapters.lakehouse.literals import string_literal
-
 from python_hooks.catalog import metastore
 from python_hooks.catalog.journal import Journal
+from python_hooks.catalog.literals import string_literal
 from python_hooks.errors import NotFoundError, first_line
 
 PARTS = (

@@ -31,13 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem, partitions
-from dbt.adapters.lakehouse.filesystem import path_within
-
 from python_hooks.catalog import files as data_files
-from python_hooks.catalog import metastore, patterns, side_tables, tables
+from python_hooks.catalog import filesystem, metastore, partitions, patterns, side_tables, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.file_facts import FileFacts
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.catalog.patterns import TablePattern

@@ -29,11 +29,9 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from dbt.adapters.lakehouse import filesystem
-from dbt.adapters.lakehouse.filesystem import path_within
-
 from python_hooks.catalog import files as data_files
-from python_hooks.catalog import metastore
+from python_hooks.catalog import filesystem, metastore
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.erasure import footers, records
 from python_hooks.erasure.locations import LIVE, Inventory, covered_by, inventory
 from python_hooks.errors import error_message

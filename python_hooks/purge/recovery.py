@@ -64,7 +64,7 @@ def _current_locations(spark: Any, entry: Entry) -> dict[str, str | None]:
         return {}
     if not table.partition_columns:
         return {"": table.location}
-    from dbt.adapters.lakehouse.partitions import spec_path
+    from python_hooks.catalog.partitions import spec_path
 
     return {spec_path(p.pairs): p.location for p in table.partitions}
 
@@ -148,7 +148,7 @@ def _undo(spark: Any, intent: journal.Intent, undo: list[journal.PartitionSwap])
     """Remove what an interrupted table purge left around partitions it did not swap: their
     backup partitions (pointing at the live data), their rewritten copies, and the staging table
     when nothing of it went live."""
-    from dbt.adapters.lakehouse import filesystem
+    from python_hooks.catalog import filesystem
 
     backup_db, _, backup_table = intent.backup_table.partition(".")
     backup = metastore.get_table(spark, backup_db, backup_table, with_partitions=True)

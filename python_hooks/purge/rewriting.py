@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from dbt.adapters.lakehouse import filesystem
-
-from python_hooks.catalog import console, metastore
+from python_hooks.catalog import console, filesystem, metastore
 from python_hooks.catalog.file_facts import Listing
 from python_hooks.errors import LakehouseError, first_line
 from python_hooks.purge import scanning, skipping

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem
-
-from python_hooks.catalog import console, metastore
+from python_hooks.catalog import console, filesystem, metastore
 from python_hooks.errors import CancelledError, first_line
 from python_hooks.purge import committing, rewriting
 from python_hooks.purge.plan import PartitionRewrite

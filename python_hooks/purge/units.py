@@ -7,8 +7,7 @@ import hashlib
 from datetime import datetime, timezone
 from typing import Any
 
-from dbt.adapters.lakehouse.partitions import spec_path
-
+from python_hooks.catalog.partitions import spec_path
 from python_hooks.purge.plan import DEFAULT_PARTITION, INTEGRAL, PartitionRewrite, PurgeConfig, TablePlan
 
 

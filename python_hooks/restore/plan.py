@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem
-
-from python_hooks.catalog import metastore
+from python_hooks.catalog import filesystem, metastore
 from python_hooks.catalog.side_tables import named_side_tables, now_ms
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem, partitions
-from dbt.adapters.lakehouse.filesystem import path_within
-
-from python_hooks.catalog import metastore
+from python_hooks.catalog import filesystem, metastore, partitions
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Partition, Table
 from python_hooks.catalog.side_tables import registration
 from python_hooks.errors import LakehouseError, error_message

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem
-from dbt.adapters.lakehouse.filesystem import path_within
-
-from python_hooks.catalog import console, layout, metastore
+from python_hooks.catalog import console, filesystem, layout, metastore
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
 from python_hooks.errors import ConfigError

@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.lakehouse import filesystem
-from dbt.adapters.lakehouse.filesystem import path_within
-
+from python_hooks.catalog import filesystem
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Table
 
 # `scheme:` or `scheme://authority`, then an absolute path

@@ -8,9 +8,10 @@ environment's fault spec:
 - every dbt event, as `event <EventType>: <message>`: the purge's `purge step <name>:` debug
   lines (`log(..., info=false)` in macros/purge/purge_table.sql), the SQL dbt logs for every
   `statement()` / `run_query` (`event SQLQuery: On <node>: <sql>`), node starts and ends;
-- every call of a function of the project's `python_hooks` package and of the adapter's
-  filesystem module, as `call <module>.<function> <string arguments>`: the steps that log
-  nothing (retention's drops and deletes, the catalog calls of the purge).
+- every call of a function of the project's `python_hooks` package (its filesystem module,
+  `python_hooks.catalog.filesystem`, among them), as `call <module>.<function> <string
+  arguments>`: the steps that log nothing (retention's drops and deletes, the catalog calls of
+  the purge).
 
 Environment:
 - `FAULT_CENSUS=<file>`: append every marker to the file (one JSON line each), to list the steps;
@@ -124,7 +125,8 @@ def instrument() -> None:
 
     EventManager.fire_event = fire_event  # type: ignore[method-assign]
 
-    from dbt.adapters.lakehouse import filesystem
+    # the filesystem first: a module that imports a function from it then takes the wrapped one
+    from python_hooks.catalog import filesystem
 
     _wrap(filesystem)
     import python_hooks

@@ -21,8 +21,8 @@ POINTS = {
     # between two partitions' metadata of one backup table
     "drop_second_partition": Fault(r"^call python_hooks\.\S*metastore\.drop_partition_metadata ", nth=2),
     # the metadata of the first backup is gone, its data not yet deleted
-    "first_delete": Fault(r"^call dbt\.adapters\.lakehouse\.filesystem\.delete "),
-    "third_delete": Fault(r"^call dbt\.adapters\.lakehouse\.filesystem\.delete ", nth=3),
+    "first_delete": Fault(r"^call python_hooks\.catalog\.filesystem\.delete "),
+    "third_delete": Fault(r"^call python_hooks\.catalog\.filesystem\.delete ", nth=3),
     # the stale-data records rewritten without the ones just deleted
     "stale_records_rewrite": Fault(
         r"^call python_hooks\.\S*metastore\.overwrite_table \S+ stale_data_records"

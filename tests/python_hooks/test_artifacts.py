@@ -68,6 +68,22 @@ def test_refusal_record_becomes_a_refused_invocation():
     assert row["ended_at"] == datetime(2024, 5, 1, 10, 0) and "pid 42" in row["message"]
 
 
+def test_refusal_records_are_read_from_the_directories_given(tmp_path):
+    refusals = tmp_path / ".dbt-refusals"
+    refusals.mkdir()
+    (refusals / "2-b.json").write_text('{"invocation_id": "b"}')
+    (refusals / "1-a.json").write_text('{"invocation_id": "a"}')
+    (refusals / "3-torn.json").write_text('{"invocation_id": ')
+    (refusals / "notes.txt").write_text("not a record")
+    # a local directory needs no session; a missing one holds nothing
+    found = pending.refusal_records(None, [str(refusals), str(tmp_path / "missing")])
+    assert [record["invocation_id"] for record, _ in found] == ["a", "b"]
+    found[0][1]()
+    assert sorted(p.name for p in refusals.iterdir()) == ["2-b.json", "3-torn.json", "notes.txt"]
+    assert [r["invocation_id"] for r, _ in pending.refusal_records(None, [f"file:{refusals}"])] == ["b"]
+    assert pending.refusal_records(None, []) == []
+
+
 def test_previous_run_results_become_an_invocation_with_its_status():
     run_results = {
         "metadata": {"invocation_id": "op1", "generated_at": "2024-05-01T10:00:10Z", "dbt_version": "1.11"},

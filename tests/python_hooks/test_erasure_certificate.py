@@ -104,7 +104,7 @@ def test_the_revision_is_the_packages_not_the_installing_projects(tmp_path):
     _git(host, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "host")
     # a local package installed as a symlink: the product's own checkout
     (host / "dbt_packages" / "compliance").symlink_to(product)
-    found = certificate.product_identity("host", str(host))
+    found = certificate.product_identity("host", str(host), "0.1.0")
     assert found["revision"] == _git(product, "rev-parse", "HEAD") != _git(host, "rev-parse", "HEAD")
     assert found["package_version"] == "0.1.0" and found["distribution"] == "dbt-lakehouse"
     # a copy under the host's ignored dbt_packages/ is not the host's revision
@@ -113,12 +113,12 @@ def test_the_revision_is_the_packages_not_the_installing_projects(tmp_path):
     (host / "dbt_packages" / "compliance" / "dbt_project.yml").write_text(
         "name: compliance\nversion: '0.1.0'\n"
     )
-    assert certificate.product_identity("host", str(host))["revision"] == "unknown"
+    assert certificate.product_identity("host", str(host), "0.1.0")["revision"] == "unknown"
     # ... unless the host's package-lock pins the package's revision (a git package)
     (host / "package-lock.yml").write_text(
         json.dumps({"packages": [{"git": "x", "revision": "abc123", "name": "compliance"}]})
     )
-    pinned = certificate.product_identity("host", str(host))
+    pinned = certificate.product_identity("host", str(host), "0.1.0")
     assert (pinned["revision"], pinned["revision_source"]) == (
         "abc123",
         "package-lock.yml of the installing project",

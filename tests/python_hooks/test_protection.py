@@ -4,8 +4,7 @@ first needs them."""
 
 from __future__ import annotations
 
-from dbt.adapters.lakehouse import filesystem
-
+from python_hooks.catalog import filesystem
 from python_hooks.catalog.metastore import Partition, Table
 from python_hooks.retention.protection import Protected, Protection
 

@@ -1,9 +1,9 @@
 """The pure parts of python_hooks.retention.engine / restore / metastore (no Spark)."""
 
 import pytest
-from dbt.adapters.lakehouse.filesystem import path_within
 
 from python_hooks.catalog import layout, side_tables
+from python_hooks.catalog.filesystem import path_within
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore
 from python_hooks.retention import policy as retention
@@ -141,9 +141,7 @@ def _reap_on(monkeypatch, atomic, fail_delete=False):
     """Reap one backup partition with the filesystem and metastore calls recorded, in order."""
     from dataclasses import dataclass
 
-    from dbt.adapters.lakehouse import filesystem
-
-    from python_hooks.catalog import metastore
+    from python_hooks.catalog import filesystem, metastore
     from python_hooks.catalog.metastore import Partition, Table
     from python_hooks.retention.attempts import AttemptLog
     from python_hooks.retention.deletion import Deleter

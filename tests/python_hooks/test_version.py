@@ -1,6 +1,6 @@
 """One version everywhere: the adapter plugin's __version__.py is the source, and the distribution
 (pyproject.toml reads it), the dbt package (dbt_project.yml must hold a literal) and the erasure
-certificate agree with it."""
+certificate (the adapter's entry points pass it down) agree with it."""
 
 from __future__ import annotations
 
@@ -33,7 +33,29 @@ def test_the_dbt_package_holds_the_same_literal():
     assert str(yaml.safe_load((REPO / "dbt_project.yml").read_text())["version"]) == version
 
 
-def test_the_certificate_names_the_same_version():
-    assert certificate.product_version() == version
-    identity = certificate.product_identity("compliance", str(REPO))
+class _Adapter:
+    """What the entry points take from LakehouseAdapter, without a session."""
+
+    cancellation = None
+
+    def spark_session(self):
+        return None
+
+
+def test_the_certificate_names_the_same_version(monkeypatch):
+    # python_hooks never imports the adapter: the entry points pass the adapter's version down,
+    # to the certificate and to the verification run's row
+    from dbt.adapters.lakehouse.compliance import ComplianceMethods
+
+    from python_hooks.erasure import verification
+
+    passed = {}
+    monkeypatch.setattr(certificate, "write", lambda *args: passed.setdefault("write", args))
+    monkeypatch.setattr(verification, "verify", lambda *args: passed.setdefault("verify", args))
+    ComplianceMethods.erasure_write_certificate(
+        _Adapter(), "s", {}, None, None, [], [], [], {}, {}, None, str(REPO)
+    )
+    ComplianceMethods.erasure_verify(_Adapter(), "i", "manual", [], "", "string", [], [], [], "s")
+    assert passed["write"][-1] == passed["verify"][-2] == version
+    identity = certificate.product_identity("compliance", str(REPO), passed["write"][-1])
     assert identity["version"] == identity["package_version"] == version

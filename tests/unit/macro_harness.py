@@ -16,8 +16,9 @@ from types import SimpleNamespace
 from typing import Any, Callable, Dict, Optional
 
 import jinja2
-from dbt.adapters.lakehouse import partitions
 from dbt_common.clients.jinja import get_environment
+
+from python_hooks.catalog import partitions
 
 REPO = Path(__file__).resolve().parents[2]
 

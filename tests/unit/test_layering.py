@@ -1,15 +1,18 @@
 """The import layering of the product's Python (import-linter's idea, with ast; no network).
 
-    dbt.adapters.lakehouse             the adapter plugin; only its `compliance` module (the typed
-                                       entry points for macros) imports python_hooks, and only the
-                                       capability packages
+    dbt.adapters.lakehouse             the adapter plugin, above python_hooks: only its `compliance`
+                                       module (the typed entry points for macros) imports the
+                                       capability packages; any of its modules may import
+                                       python_hooks.errors and the catalog's leaf primitives
+                                       (filesystem, partitions, scala, literals), nothing else
     python_hooks.errors                the error hierarchy; imports no package of python_hooks
     python_hooks.catalog               metastore and filesystem primitives; imports no capability package
     python_hooks.<capability>          purge, retention, restore, audit, erasure, compaction: import catalog
                                        and errors only, never each other
-    python_hooks -> the adapter        only its leaf modules (errors, filesystem, partitions, scala,
-                                       cancellation, run_lock, literals, storage, __version__), never
-                                       impl, compliance or connections
+    python_hooks -> the adapter        never: no module of python_hooks imports any module of
+                                       dbt.adapters.lakehouse, nested (lazy) imports included; what
+                                       only the adapter knows (the product's version, where its run
+                                       lock leaves refusal records) it passes down as arguments
 
 Relative imports are resolved and checked like absolute ones.  No module imports another
 module's `_private` names (`from m import _x`, or `m._x` on an imported module), and the graph of
@@ -28,20 +31,18 @@ ADAPTER_ROOT = REPO / "adapter" / "src"
 ADAPTER = ADAPTER_ROOT / "dbt" / "adapters" / "lakehouse"
 HOOKS = REPO / "python_hooks"
 CAPABILITIES = ("purge", "retention", "restore", "audit", "erasure", "compaction")
-ADAPTER_LEAVES = {
-    f"dbt.adapters.lakehouse.{name}"
-    for name in (
-        "errors",
-        "filesystem",
-        "partitions",
-        "scala",
-        "cancellation",
-        "run_lock",
-        "literals",
-        "storage",
-        "__version__",
-    )
+ADAPTER_PACKAGE = "dbt.adapters.lakehouse"
+
+# what any module of the adapter may import from python_hooks (compliance: any capability too)
+ADAPTER_MAY_IMPORT = {
+    "python_hooks.errors",
+    *(f"python_hooks.catalog.{name}" for name in ("filesystem", "partitions", "scala", "literals")),
 }
+
+
+def _is_adapter(module: str) -> bool:
+    """`dbt.adapters.lakehouse` or any module under it, whether or not the file exists."""
+    return module == ADAPTER_PACKAGE or module.startswith(ADAPTER_PACKAGE + ".")
 
 
 def _module_name(path: Path) -> str:
@@ -123,17 +124,15 @@ def _file_violations(path: Path, text: str) -> list[str]:
         for target in _imported_modules(module, names):
             theirs = _package(target)
             if me.startswith("dbt.adapters.lakehouse") and target.startswith("python_hooks"):
-                if me != "dbt.adapters.lakehouse.compliance":
+                if me != "dbt.adapters.lakehouse.compliance" and target not in ADAPTER_MAY_IMPORT:
                     problems.append(f"{where}: the adapter imports {target} (only its compliance module may)")
-                elif theirs not in {f"python_hooks.{c}" for c in CAPABILITIES} | {"python_hooks.catalog"}:
+                elif theirs not in {f"python_hooks.{c}" for c in CAPABILITIES} | {
+                    "python_hooks.catalog",
+                    "python_hooks.errors",
+                }:
                     problems.append(f"{where}: the adapter's entry points import {target}, not a capability")
-            if (
-                my_package is not None
-                and target.startswith("dbt.adapters.lakehouse")
-                and _known(target)
-                and target not in ADAPTER_LEAVES
-            ):
-                problems.append(f"{where}: {me} imports the adapter's {target} (only its leaf modules)")
+            if my_package is not None and _is_adapter(target):
+                problems.append(f"{where}: {me} imports the adapter's {target} (python_hooks never may)")
             if my_package == "python_hooks.catalog" and theirs not in (
                 None,
                 "python_hooks.catalog",
@@ -227,6 +226,7 @@ def test_the_sources_are_found():
     assert {
         "python_hooks.catalog.metastore",
         "python_hooks.errors",
+        *ADAPTER_MAY_IMPORT,
         "dbt.adapters.lakehouse.impl",
         "dbt.adapters.lakehouse.compliance",
     } <= names
@@ -255,11 +255,46 @@ def test_the_imports_have_no_cycle():
         ("from python_hooks.catalog.metastore import _catalog\n", "private name"),
         ("from python_hooks.catalog import metastore\nmetastore._jvm(None)\n", "private name metastore._jvm"),
         ("from dbt.adapters.lakehouse import impl\n", "imports the adapter's dbt.adapters.lakehouse.impl"),
+        (
+            "from dbt.adapters.lakehouse import run_lock\n",
+            "imports the adapter's dbt.adapters.lakehouse.run_lock",
+        ),
     ],
 )
 def test_a_violation_is_found(source, expected):
     problems = _file_violations(HOOKS / "restore" / "probe.py", source)
     assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("where", ["errors.py", "catalog/probe.py", "audit/probe.py", "erasure/probe.py"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import dbt.adapters.lakehouse\n",
+        "import dbt.adapters.lakehouse.storage as storage\n",
+        "from dbt.adapters import lakehouse\n",
+        "from dbt.adapters.lakehouse import run_lock, storage\n",
+        "from dbt.adapters.lakehouse.filesystem import path_within\n",  # a module that moved away
+        "def version():\n    from dbt.adapters.lakehouse.__version__ import version\n    return version\n",
+        "class C:\n    def m(self):\n        import dbt.adapters.lakehouse.run_lock\n",
+    ],
+)
+def test_python_hooks_never_imports_the_adapter(where, source):
+    problems = _file_violations(HOOKS / where, source)
+    assert any("imports the adapter's dbt.adapters.lakehouse" in problem for problem in problems), problems
+
+
+def test_the_adapter_may_import_the_errors_and_the_leaf_primitives_only():
+    allowed = (
+        "from python_hooks.errors import LakehouseError\n"
+        "from python_hooks.catalog import filesystem, partitions\n"
+        "from python_hooks.catalog.scala import scala_list\n"
+        "from python_hooks.catalog.literals import sql_literal\n"
+    )
+    assert _file_violations(ADAPTER / "connections.py", allowed) == []
+    for source in ("from python_hooks.catalog import metastore\n", "import python_hooks\n"):
+        problems = _file_violations(ADAPTER / "connections.py", source)
+        assert any("only its compliance module may" in problem for problem in problems), problems
 
 
 def test_the_adapter_reaches_python_hooks_only_through_its_entry_points():

@@ -1,8 +1,9 @@
 """Partition specs as `show partitions` prints them (path-escaped) and as SQL needs them."""
 
-from dbt.adapters.lakehouse.partitions import escape_path_name, parse_spec, spec_path, unescape_path_name
 from hypothesis import given
 from hypothesis import strategies as st
+
+from python_hooks.catalog.partitions import escape_path_name, parse_spec, spec_path, unescape_path_name
 
 
 def test_show_partitions_output_is_unescaped():

@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 from dbt.adapters.lakehouse import run_lock
-from dbt.adapters.lakehouse.errors import LakehouseError
+
+from python_hooks.errors import LakehouseError
 
 
 def test_second_holder_is_refused_with_the_holders_details(tmp_path):
@@ -46,3 +47,18 @@ def test_second_holder_is_refused_with_the_holders_details(tmp_path):
 
 def test_remote_warehouses_are_not_locked_locally():
     assert run_lock.acquire("hdfs://namenode/warehouse") is None
+
+
+def test_the_refusal_records_are_where_the_lock_leaves_them(tmp_path):
+    derby = f"jdbc:derby:;databaseName={tmp_path}/metastore_db;create=true"
+    # a local warehouse: beside its lock
+    assert run_lock.refusal_dirs(str(tmp_path / "wh"), derby) == [str(tmp_path / "wh" / ".dbt-refusals")]
+    assert run_lock.refusal_dirs(f"file:{tmp_path}/wh", None) == [str(tmp_path / "wh" / ".dbt-refusals")]
+    # HDFS with the embedded metastore: the lock beside the metastore, and the lease's on HDFS
+    assert run_lock.refusal_dirs("hdfs://nn:8020/wh/", derby) == [
+        str(tmp_path / ".dbt-refusals"),
+        "hdfs://nn:8020/wh/.dbt-refusals",
+    ]
+    # a shared metastore: only the lease's
+    assert run_lock.refusal_dirs("s3a://bucket/wh", None) == ["s3a://bucket/wh/.dbt-refusals"]
+    assert run_lock.refusal_dirs(None, derby) == []

@@ -5,8 +5,9 @@ import os
 import time
 
 import pytest
-from dbt.adapters.lakehouse.errors import LakehouseError
 from dbt.tests.util import run_dbt
+
+from python_hooks.errors import LakehouseError
 
 FS_MACROS = """
 {% macro fs_probe(op, path, other=none) %}
@@ -80,7 +81,7 @@ class TestFilesystemMethods:
         assert probe("delete", tmp_path / "moved") == {"deleted": False, "files": 0, "bytes": 0}
 
     def test_move_refuses_to_overwrite(self, project, spark, tmp_path):
-        from dbt.adapters.lakehouse import filesystem
+        from python_hooks.catalog import filesystem
 
         (tmp_path / "a").mkdir()
         (tmp_path / "b").mkdir()

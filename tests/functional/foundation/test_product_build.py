@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 import yaml
-from dbt.adapters.lakehouse import filesystem
 from dbt.tests.util import run_dbt_and_capture
 
+from python_hooks.catalog import filesystem
 from tests.conftest import REPO, WAREHOUSE_ROOT, spark_parameters
 
 NOW = "2024-01-10 12:00:00"

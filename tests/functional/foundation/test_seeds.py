@@ -2,7 +2,7 @@
 
 dbt-spark's session cursor formats a seed's values into its insert statement wrapped in quotes,
 unescaped: an empty cell loaded as the string 'None' and a value holding a quote failed the whole
-seed.  The adapter binds them as Spark SQL literals (adapter literals.py); what a user relies on
+seed.  The adapter binds them as Spark SQL literals (python_hooks/catalog/literals.py); what a user relies on
 is the values and column types read back, whatever the cell holds.
 """
 
@@ -12,10 +12,11 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from dbt.adapters.lakehouse.literals import sql_literal, string_literal
 from dbt.tests.util import run_dbt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from python_hooks.catalog.literals import sql_literal, string_literal
 
 # a quote, a backslash, an empty cell, a doubled CSV quote, a newline, unicode, `%s` (the cursor
 # formats with `%`), `${...}` (Spark substitutes variables in a statement's text) and 'None'

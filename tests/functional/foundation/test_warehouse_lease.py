@@ -85,7 +85,8 @@ def test_the_holder_renews_and_a_dead_holders_lease_expires(spark, lease_root):
 
 def test_a_lost_lease_stops_the_run_at_its_next_step(spark, lease_root, monkeypatch):
     from dbt.adapters.lakehouse import run_lock
-    from dbt.adapters.lakehouse.errors import LakehouseError
+
+    from python_hooks.errors import LakehouseError
 
     monkeypatch.setattr(warehouse_lease, "_held", {})
     warehouse = f"file:{lease_root}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from dbt.adapters.lakehouse.filesystem import list_dir
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from python_hooks.catalog import metastore
 from python_hooks.catalog.file_facts import FileFacts
+from python_hooks.catalog.filesystem import list_dir
 from python_hooks.purge import scanning
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (

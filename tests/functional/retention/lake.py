@@ -13,9 +13,9 @@ import uuid
 from typing import Any
 
 import pyarrow as pa
-from dbt.adapters.lakehouse.partitions import spec_path
 
 from python_hooks.catalog import metastore
+from python_hooks.catalog.partitions import spec_path
 from tests import warehouse_fs
 
 DAY = 86_400_000

@@ -52,10 +52,10 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from dbt.adapters.lakehouse.partitions import spec_path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from python_hooks.catalog.partitions import spec_path
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore_hook
 from python_hooks.retention import engine

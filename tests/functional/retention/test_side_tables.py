@@ -132,7 +132,7 @@ class TestNoOrphans:
     def test_a_failed_delete_after_the_metadata_step_is_recorded_and_a_later_pass_deletes_it(
         self, built, spark, orphan_lake, monkeypatch
     ):
-        from dbt.adapters.lakehouse import filesystem
+        from python_hooks.catalog import filesystem
 
         backup = f"t_backup_{NOW - 10 * DAY}"
         dirs = [warehouse_fs.qualify(spark, p.location) for p in orphan_lake.table(backup).partitions]

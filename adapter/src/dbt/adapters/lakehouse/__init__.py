@@ -4,7 +4,8 @@ It depends on the `spark` adapter (as dbt-databricks does), so every `spark__` m
 materialization still applies, and adds:
 
 * a ``session`` submission method, so Python models run in the local Spark session;
-* seeds loaded cell for cell in the session: values bound as Spark SQL literals (literals.py);
+* seeds loaded cell for cell in the session: values bound as Spark SQL literals
+  (python_hooks/catalog/literals.py);
 * ``@available`` Hadoop FileSystem methods (list, exists, move, delete, ...) for macros and hooks;
 * one run per warehouse: a second dbt command against a warehouse in use stops at once;
 * Python's garbage collector tuned for a command that holds a manifest, when asked

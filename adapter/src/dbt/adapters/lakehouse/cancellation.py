@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from dbt.adapters.lakehouse.errors import CancelledError
+from python_hooks.errors import CancelledError
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -3,10 +3,14 @@ capability, each a thin call into that capability's public module of `python_hoo
 
 This is the only place where Jinja reaches the product's Python (`adapter.<method>(...)`, each
 named literally, so grep finds every caller).  A method takes plain values, passes the session
-first, and returns what the capability returns; errors are raised (dbt.adapters.lakehouse.errors)
+first, and returns what the capability returns; errors are raised (python_hooks.errors)
 and reach dbt as the runtime error of the node or operation.  The capability modules are imported
 when first called, so that loading the adapter costs nothing for commands that never call them.
 During parsing (`execute` false) the methods return None (or an empty list) without starting Spark.
+
+The dependency runs one way, from the adapter to python_hooks: what only the adapter knows (the
+product's version, where its run lock leaves the records of refused runs) is computed here and
+passed down as arguments (tests/unit/test_layering.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from dbt.adapters.base import available
 from dbt.adapters.base.meta import AdapterMeta
+from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.lakehouse.__version__ import version as product_version
 
 if TYPE_CHECKING:  # the types only; the modules are imported when first called
     from python_hooks.purge.plan import PurgePlan, ScannedPlan
@@ -229,7 +235,7 @@ class _Lifecycle(_Session):
     def raise_config_error(self, message: str) -> None:
         """A var or argument a macro checked is not usable: raised as ConfigError, a runtime error
         of the node or operation (never a compilation error), with the macro's message."""
-        from dbt.adapters.lakehouse.errors import ConfigError
+        from python_hooks.errors import ConfigError
 
         raise ConfigError(message)
 
@@ -305,11 +311,11 @@ class _Evidence(_Session):
     ) -> dict[str, Any]:
         """Reads the bytes of every onboarded table and every copy for the requests, records the run
         (the per-request rows in temporary view `view_name` when given, for the model to append)."""
-        from python_hooks.erasure import certificate, verification
+        from python_hooks.erasure import verification
 
         return verification.verify(
             self.spark_session(), invocation_id, trigger, request_ids, ids_sql, id_type, scope, backup_dirs,
-            stale_relation, target_schema, certificate.product_version(), view_name,
+            stale_relation, target_schema, product_version, view_name,
         )  # fmt: skip
 
     @available.parse(_empty_list)
@@ -339,7 +345,7 @@ class _Evidence(_Session):
 
         return certificate.write(
             self.spark_session(), target_schema, request, verified, run, locations, runs, copies, selection,
-            generated_by, target_path, project_dir,
+            generated_by, target_path, project_dir, product_version,
         )  # fmt: skip
 
     @available.parse_none
@@ -394,14 +400,16 @@ class _Evidence(_Session):
         never an error."""
         from python_hooks.audit import artifacts
 
+        spark = self.spark_session()
         return artifacts.load_pending(
-            self.spark_session(),
+            spark,
             invocation_id=invocation_id,
             target_schema=target_schema,
             target_path=target_path,
             project_dir=project_dir,
             invocation_args=invocation_args,
             target_name=target_name,
+            refusal_dirs=_refusal_dirs(spark),
         )
 
     @available.parse_none
@@ -447,6 +455,16 @@ class _Evidence(_Session):
 class ComplianceMethods(_CatalogAndPurge, _Lifecycle, _Evidence):
     """Mixed into LakehouseAdapter; `spark_session()` is the adapter's.  The groups above keep
     each under 250 lines; dbt's AdapterMeta collects every group's `@available` methods."""
+
+
+def _refusal_dirs(spark: Any) -> list[str]:
+    """Where the run lock left the records of runs it refused on this session's warehouse (local,
+    or on HDFS or an object store): the audit loads them, but only the adapter knows its lock."""
+    conf = spark.conf
+    return run_lock.refusal_dirs(
+        conf.get("spark.sql.warehouse.dir", None),
+        conf.get("spark.hadoop.javax.jdo.option.ConnectionURL", None),
+    )
 
 
 def record_connected(settings: Any, target_schema: str | None, target_name: str | None = None) -> str | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
-from dbt.adapters.lakehouse import filesystem, partitions, relations
+from dbt.adapters.lakehouse import relations
 from dbt.adapters.lakehouse.cancellation import Cancellation
 from dbt.adapters.lakehouse.compliance import ComplianceMethods
 from dbt.adapters.lakehouse.connections import (
@@ -19,6 +19,8 @@ from dbt.adapters.lakehouse.connections import (
 from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session, running_session
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
+
+from python_hooks.catalog import filesystem, partitions
 
 
 def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.lakehouse.scala import scala_list
+from python_hooks.catalog.scala import scala_list
 
 
 def _catalog(spark: Any) -> Any:

@@ -26,7 +26,9 @@ from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
 
-from dbt.adapters.lakehouse.errors import LakehouseError
+from dbt.adapters.lakehouse import storage
+
+from python_hooks.errors import LakehouseError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
 REFUSALS_DIR = ".dbt-refusals"
@@ -86,6 +88,23 @@ def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
         "dbt_version": dbt_version,
         "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
     }
+
+
+def refusal_dirs(warehouse: str | None, metastore_url: str | None) -> list[str]:
+    """Where refused runs of a warehouse leave their records for the audit (a session's
+    `spark.sql.warehouse.dir` and `spark.hadoop.javax.jdo.option.ConnectionURL`): the local lock's
+    directory (`acquire`: the warehouse's, or the embedded metastore's beside it), and, for a
+    warehouse on HDFS or an object store, the lease's (`acquire_lease`), read through Hadoop."""
+    if not warehouse:
+        return []
+    found = []
+    metastore = storage.metastore_dir({"spark.hadoop.javax.jdo.option.ConnectionURL": metastore_url or ""})
+    directory = storage.lock_directory(warehouse, metastore)
+    if directory:
+        found.append(os.path.join(directory, REFUSALS_DIR))
+    if storage.scheme(warehouse) != "file":
+        found.append(f"{warehouse.rstrip('/')}/{REFUSALS_DIR}")
+    return found
 
 
 def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbt.adapters.lakehouse.literals import sql_literal
 from dbt.adapters.spark.session import SessionConnectionWrapper
+
+from python_hooks.catalog.literals import sql_literal
 
 
 class LiteralBindingConnectionWrapper(SessionConnectionWrapper):
-    """Binds a seed's values as literals (literals.py) instead of dbt-spark's quoted `str()`,
+    """Binds a seed's values as literals (python_hooks.catalog.literals) instead of dbt-spark's quoted `str()`,
     which loads a NULL cell as the string 'None' and breaks on a value holding a quote."""
 
     @classmethod

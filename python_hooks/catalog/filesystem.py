@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dbt.adapters.lakehouse.errors import LakehouseError
+from python_hooks.errors import LakehouseError
 
 
 def _resolve(spark: Any, path: str) -> tuple[Any, Any]:
