@@ -416,3 +416,35 @@ def test_the_listed_ids_range_is_read_from_the_id_tables_footers(spark):
         assert (None if row[0] is None else (row[0], row[1])) == expected, table
         assert planning.id_bounds(spark, "p_bounds", table, "guestid") == expected, table
     spark.sql("drop database p_bounds cascade")
+
+
+def test_the_sample_takes_a_few_files_from_each_partition(spark):
+    """The sample that decides whether to read every footer spreads over the partitions (at most
+    SAMPLE_PER_PARTITION files from each), so that ids clustered in one partition of many files
+    cannot fill it; one call answers for every table, a missing directory with no file."""
+    from python_hooks.catalog.file_facts import FileFacts
+    from python_hooks.purge.skipping import SAMPLE, SAMPLE_PER_PARTITION
+
+    spark.sql("drop database if exists p_sample cascade")
+    spark.sql("create database p_sample")
+    spark.sql("create table p_sample.t (guestid bigint) partitioned by (ds int) stored as parquet")
+    spark.sql(
+        "insert into p_sample.t partition (ds) select /*+ REPARTITION(12) */ id, cast(id % 3 as int)"
+        " from range(3000)"
+    )
+    root = spark.sql("describe formatted p_sample.t").where("col_name = 'Location'").collect()[0][1]
+    files_per_partition = {
+        ds: len([f for f in warehouse_fs.listdir(spark, f"{root}/ds={ds}") if f.startswith("part-")])
+        for ds in range(3)
+    }
+    assert min(files_per_partition.values()) > SAMPLE_PER_PARTITION, files_per_partition
+    sampled, missing = FileFacts(spark).samples(
+        [(root, 1, 7), (f"{root}/nowhere", 1, 7)], SAMPLE, SAMPLE_PER_PARTITION
+    )
+    per_partition: dict[str, int] = {}
+    for path in sampled:
+        directory = re.search(r"/(ds=\d+)/", path).group(1)
+        per_partition[directory] = per_partition.get(directory, 0) + 1
+    assert per_partition == {f"ds={ds}": SAMPLE_PER_PARTITION for ds in range(3)}, sampled
+    assert missing == []
+    spark.sql("drop database p_sample cascade")
