@@ -21,6 +21,12 @@
     {{ return((var('compliance_id_table', '') | string | trim) not in ('', 'None')) }}
 {%- endmacro %}
 
+{#- [database, table] of var compliance_id_table, or none when it does not name one as `db.table`:
+    the one parse of the name (python_hooks/purge/planning.py `id_table_name`). -#}
+{% macro id_table_name() -%}
+    {{ return(adapter.id_table_name(var('compliance_id_table', '') | string)) }}
+{%- endmacro %}
+
 {#-
     Retention cleans up after the purge and the restore: enabled with the purge, and when this is
     the root project (the repo root: DESIGN.md's `dbt run --select retention`).

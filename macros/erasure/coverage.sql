@@ -115,7 +115,7 @@ from values
     {%- set whitelist = compliance.parse_table_patterns(var('purge_whitelist', ''), 'purge_whitelist') -%}
     {%- set blacklist = compliance.parse_table_patterns(var('purge_blacklist', ''), 'purge_blacklist') -%}
     {%- set exception_rows = compliance.pii_coverage_exception_rows(exceptions_relation) -%}
-    {%- set id_table = (var('compliance_id_table', '') | string | trim | lower) -%}
+    {%- set id_table = (compliance.id_table_name() or []) | join('.') -%}
     {%- set exempt_tags = var('pii_coverage_exempt_tags', ['purge', 'retention', 'audit', 'erasure']) -%}
 
     {#- (a) every table of every database not excluded, described in one call per database -#}

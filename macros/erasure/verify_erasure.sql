@@ -40,11 +40,11 @@
 {% macro erasure_id_source() -%}
     {%- set name = var('compliance_id_table', '') | string | trim -%}
     {%- set column = var('compliance_id_column', '') | string | trim -%}
-    {%- if not modules.re.match('^[A-Za-z0-9_]+\\.[A-Za-z0-9_]+$', name) or not column -%}
+    {%- set parts = compliance.id_table_name() -%}
+    {%- if parts is none or not column -%}
         {%- do exceptions.raise_compiler_error("erasure verification: vars compliance_id_table (" ~ tojson(name) ~ ", as db.table) and compliance_id_column ("
             ~ tojson(column) ~ ") must name the id table and its id column.") -%}
     {%- endif -%}
-    {%- set parts = (name | lower).split('.') -%}
     {%- set info = adapter.describe_table(parts[0], parts[1]) -%}
     {%- if not info.exists -%}
         {%- do exceptions.raise_compiler_error("erasure verification: the id table " ~ name ~ " (var compliance_id_table) does not exist.") -%}

@@ -64,7 +64,7 @@
         {%- if predicate is none -%}{%- do clean.append(target) -%}{%- else -%}{%- do scans.append([target, predicate]) -%}{%- endif -%}
     {%- endfor -%}
     {%- if scans -%}
-        {%- set ids = (var('compliance_id_table', '') | string | trim | lower).split('.') -%}
+        {%- set ids = compliance.id_table_name() -%}
         {%- set id_column = var('compliance_id_column', '') | string | trim -%}
     {%- endif -%}
     {%- for target, predicate in scans %}

@@ -23,6 +23,7 @@ import yaml
 from python_hooks.catalog import metastore
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema, read_schema
 from python_hooks.errors import ConfigError
+from python_hooks.purge.planning import id_table_name
 
 _TABLE_NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
 EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
@@ -137,10 +138,11 @@ def _check_id_type(
     from python_hooks.catalog import tables
     from python_hooks.catalog.column_types import types_comparable
 
-    name = str(id_table or "").strip().lower()
-    if not _TABLE_NAME.match(name) or not str(id_column or "").strip():
+    parts = id_table_name(id_table)
+    if parts is None or not str(id_column or "").strip():
         return
-    described = tables.describe_table(spark, *name.split("."))
+    name = ".".join(parts)
+    described = tables.describe_table(spark, *parts)
     if not described["exists"]:
         return
     column = next((c for c in described["columns"] if c.lower() == str(id_column).strip().lower()), None)

@@ -29,6 +29,19 @@ from python_hooks.purge.plan import INTEGRAL, Identifier, IdSource, PurgeConfig,
 from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_tables
 
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
+
+
+def id_table_name(text: Any) -> tuple[str, str] | None:
+    """(database, table) of var compliance_id_table, lower-cased, or None when it does not name a
+    table as `db.table`: the one parse of the id table's name (the purge, onboarding, and every
+    macro through `compliance.id_table_name`)."""
+    name = str(text if text is not None else "").strip()
+    if not _TABLE_NAME.match(name):
+        return None
+    database, table = name.lower().split(".")
+    return database, table
+
+
 EXAMPLE_DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
 
 
@@ -66,7 +79,8 @@ def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSo
     """The id table of vars compliance_id_table / compliance_id_column, checked, with the listed ids' range."""
     name = config.id_table.strip()
     column = config.id_column.strip()
-    if not _TABLE_NAME.match(name):
+    parts = id_table_name(name)
+    if parts is None:
         raise ConfigError(
             f"Var compliance_id_table is {json.dumps(name)}: it must name the id table as db.table"
             " (for example u_purger.guestids). Nothing was purged."
@@ -76,7 +90,7 @@ def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSo
             f"Var compliance_id_column is empty: name the column of {name} that holds the ids"
             " (for example guestid). Nothing was purged."
         )
-    database, table = name.lower().split(".")
+    database, table = parts
     described = tables.describe_table(spark, database, table)
     if not described["exists"]:
         known = [f"{database}.{t}" for t in tables.list_tables(spark, database)] or tables.list_databases(

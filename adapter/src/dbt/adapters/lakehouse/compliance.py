@@ -107,6 +107,15 @@ class _CatalogAndPurge(_Session):
             self.spark_session(), plan, typed, self.cancellation, [relation.schema, relation.identifier]
         )
 
+    @available
+    def id_table_name(self, text: str) -> list[str] | None:
+        """[database, table] of var compliance_id_table, or None when it does not name one as
+        `db.table` (python_hooks/purge/planning.py: the one parse of the name)."""
+        from python_hooks.purge import planning
+
+        parts = planning.id_table_name(text)
+        return list(parts) if parts else None
+
     @available.parse_none
     def purge_id_source(self, id_table: str, id_column: str) -> dict[str, Any]:
         """The checked id table: {database, table, column, type, name}."""
