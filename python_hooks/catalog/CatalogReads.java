@@ -9,8 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.catalog.CatalogTablePartition;
+import org.apache.spark.sql.catalyst.catalog.ExternalCatalog;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
 
 public class CatalogReads {
@@ -19,14 +19,19 @@ public class CatalogReads {
     // or {"error": message}.  Values as the catalog holds them (unescaped), locations as Hadoop
     // path strings without a trailing slash.  Asked as a filter without predicates, which Hive
     // answers with its direct-SQL path (metastore.py `list_partitions`).
+    // The external catalog is asked directly, with the names as the session catalog formats them
+    // (lower case): the session catalog's own checks that the database and the table exist would
+    // cost two more metastore calls per table, and a missing one fails its listing anyway.
     public String partitionLocations(SessionCatalog catalog, String[] databases, String[] tables,
-                                     scala.collection.Seq noPredicates) throws Exception {
+                                     scala.collection.Seq noPredicates, String timeZone) throws Exception {
+        ExternalCatalog external = catalog.externalCatalog();
         List out = new ArrayList();
         for (int i = 0; i < tables.length; i++) {
             Map entry = new LinkedHashMap();
             try {
-                TableIdentifier id = new TableIdentifier(tables[i], scala.Option.apply(databases[i]));
-                scala.collection.Iterator parts = catalog.listPartitionsByFilter(id, noPredicates).iterator();
+                scala.collection.Iterator parts = external.listPartitionsByFilter(
+                    databases[i].toLowerCase(java.util.Locale.ROOT), tables[i].toLowerCase(java.util.Locale.ROOT),
+                    noPredicates, timeZone).iterator();
                 List found = new ArrayList();
                 while (parts.hasNext()) {
                     CatalogTablePartition part = (CatalogTablePartition) parts.next();

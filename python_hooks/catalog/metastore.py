@@ -153,7 +153,11 @@ def partition_locations_of(
     for index, (database, table, _) in enumerate(tables):
         databases[index], names[index] = database, table
     text = compiled(spark, READS, "lakehouse.CatalogReads").partitionLocations(
-        session_catalog(spark), databases, names, scala_seq(spark, [])
+        session_catalog(spark),
+        databases,
+        names,
+        scala_seq(spark, []),
+        str(spark.conf.get("spark.sql.session.timeZone")),
     )
     found: list[list[tuple[list[tuple[str, str]], str]] | str] = []
     for (_, _, columns), item in zip(tables, json.loads(str(text)), strict=True):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from python_hooks.catalog import metastore
+from python_hooks.catalog import console, metastore
 from python_hooks.catalog.file_facts import FileFacts, Footer, Listing, integral, may_hold
 from python_hooks.purge.plan import INTEGRAL, IdSource, Narrowed, PartitionRewrite, PurgePlan, TablePlan
 from python_hooks.purge.units import partition_of, whole_table
@@ -86,6 +86,9 @@ def narrow(spark: Any, plan: PurgePlan) -> None:
     footers = _Footers(facts)
     flat = [(t, b) for t, b in work if not t.partitioned]
     parted = [(t, b) for t, b in work if t.partitioned]
+    console.debug(
+        f"purge step skipping samples ({len(parted)} partitioned, {len(flat)} unpartitioned table(s))"
+    )
     listed = facts.list([t.location for t, _ in flat], recursive=True)
     samples = facts.samples(
         [(t.location, len(t.partition_columns), zlib.crc32(t.name.encode())) for t, _ in parted],
@@ -93,6 +96,7 @@ def narrow(spark: Any, plan: PurgePlan) -> None:
         SAMPLE_PER_PARTITION,
     )
     flat_paths = {t.name: _readable(listed[t.location]) for t, _ in flat}
+    console.debug("purge step skipping sampled footers")
     footers.read(
         [(p, t) for t, _ in flat for p in flat_paths[t.name] or []]
         + [(p, t) for (t, _), sample in zip(parted, samples, strict=True) for p in sample]
@@ -149,6 +153,7 @@ def _narrow_partitioned(
 ) -> None:
     """The tables whose sample did not show ids spread: every partition's files, every footer.
     A table whose partitions cannot be listed is not narrowed (its scan reads it, or fails it)."""
+    console.debug(f"purge step skipping partitions ({len(tables)} table(s) in doubt)")
     asked = metastore.partition_locations_of(
         spark, [(t.database, t.table, t.partition_columns) for t, _ in tables]
     )
@@ -158,6 +163,7 @@ def _narrow_partitioned(
         if not isinstance(found, str)
     }
     tables = [(t, b) for t, b in tables if t.name in listings]
+    console.debug("purge step skipping listing")
     listed = facts.list(sorted({p.location for t, _ in tables for p in listings[t.name]}))
     readable: dict[str, list[str]] = {}
     for table, _ in tables:
@@ -167,7 +173,9 @@ def _narrow_partitioned(
         paths = [f.path for item in items for f in item.files if f.size > 0]
         if len(paths) <= FOOTERS_AT_MOST:
             readable[table.name] = paths
+    console.debug("purge step skipping footers")
     footers.read([(p, t) for t, _ in tables for p in readable.get(t.name, [])])
+    console.debug("purge step skipping decided")
     for table, bounds in tables:
         if table.name in readable:
             _decide(table, listings[table.name], listed, footers, bounds, len(readable[table.name]))
