@@ -110,6 +110,18 @@ def mkdirs(spark: Any, path: str) -> bool:
     return bool(fs.mkdirs(jpath))
 
 
+def _refuse(verb: str, source: tuple[Any, Any, str], destination: tuple[Any, Any, str]) -> None:
+    """A move or copy needs its source and must not overwrite its destination: nothing is lost."""
+    (fs, src, given), (dst_fs, dst, target) = source, destination
+    if not fs.exists(src):
+        raise LakehouseError(f"Cannot {verb} {given}: it does not exist.")
+    if dst_fs.exists(dst):
+        raise LakehouseError(
+            f"Cannot {verb} {given} to {target}: the destination exists. "
+            "Remove it or choose another destination."
+        )
+
+
 def move(spark: Any, source: str, destination: str) -> bool:
     """Rename `source` to `destination`, creating the destination's parent directories.
 
@@ -117,13 +129,7 @@ def move(spark: Any, source: str, destination: str) -> bool:
     """
     fs, src = _resolve(spark, source)
     _, dst = _resolve(spark, destination)
-    if not fs.exists(src):
-        raise LakehouseError(f"Cannot move {source}: it does not exist.")
-    if fs.exists(dst):
-        raise LakehouseError(
-            f"Cannot move {source} to {destination}: the destination exists. "
-            "Remove it or choose another destination."
-        )
+    _refuse("move", (fs, src, source), (fs, dst, destination))
     fs.mkdirs(dst.getParent())
     if not fs.rename(src, dst):
         raise LakehouseError(f"The filesystem refused to move {source} to {destination}.")
@@ -148,13 +154,7 @@ def copy(spark: Any, source: str, destination: str) -> dict[str, int]:
     checks that the copy holds as many files and bytes as the source; returns its summary."""
     fs, src = _resolve(spark, source)
     dst_fs, dst = _resolve(spark, destination)
-    if not fs.exists(src):
-        raise LakehouseError(f"Cannot copy {source}: it does not exist.")
-    if dst_fs.exists(dst):
-        raise LakehouseError(
-            f"Cannot copy {source} to {destination}: the destination exists. "
-            "Remove it or choose another destination."
-        )
+    _refuse("copy", (fs, src, source), (dst_fs, dst, destination))
     wanted = summary(spark, source)
     dst_fs.mkdirs(dst.getParent())
     copied = spark._jvm.org.apache.hadoop.fs.FileUtil.copy(
