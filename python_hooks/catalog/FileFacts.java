@@ -126,7 +126,8 @@ public class FileFacts {
     }
 
     // Up to `limit` data files under a table directory, `depth` partition levels down
-    // (`col=value` directories, picked in random order, at most `perDirectory` files from each),
+    // (`col=value` directories, picked in random order, at most `perDirectory` files from each,
+    // at every level: from each day of a `ds/hr` table too),
     // without asking the metastore.
     static String sample(Configuration conf, String location, int depth, int limit, int perDirectory,
                          long seed) throws Exception {
@@ -185,7 +186,9 @@ public class FileFacts {
         }
         java.util.Collections.shuffle(directories, random);
         for (int i = 0; i < directories.size() && found.size() < limit; i++) {
-            visit(fs, (Path) directories.get(i), level + 1, depth, limit, perDirectory, random, found);
+            // every partition directory, at every level (a day of `ds/hr`), gives at most perDirectory
+            visit(fs, (Path) directories.get(i), level + 1, depth, Math.min(limit, found.size() + perDirectory),
+                  perDirectory, random, found);
         }
     }
 

@@ -164,6 +164,9 @@ def partition_locations_of(
         if "error" in item:
             found.append(str(item["error"]))
             continue
+        if any(c not in spec for spec, _ in item["partitions"] for c in columns):
+            found.append(f"its partitions are not keyed by the columns {', '.join(columns)}")
+            continue
         found.append(
             [([(c, str(spec[c])) for c in columns], str(location)) for spec, location in item["partitions"]]
         )

@@ -59,7 +59,7 @@ def execute(
         run = Execution(spark, plan, statements, cancellation, pool)
         rows = run.run()
         record(spark, plan, rows, run.node.stale, relation, run.node.recorded)
-        console.debug("purge step background work (the staging tables' drops, joined)")
+        console.debug("purge step background work (joining the staging tables' drops)")
     summary = summarize(plan, rows)
     console.say(
         f"purge: summary: {summary['tables']} table(s); partitions {summary['committed']} committed,"

@@ -43,14 +43,14 @@ def run_scans(
             scanned.append(replace(table))
             continue
         try:
-            rows = found[table.name].result()
+            assigned = _assign(spark, table, found[table.name].result())
         except Exception as exc:  # noqa: BLE001 - the table's FAILED row
             cancellation.check(f"the scan of {table.name} was stopped")
             scanned.append(
                 replace(table, error=f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}")
             )
             continue
-        scanned.append(_assign(spark, table, rows))
+        scanned.append(assigned)
         console.debug(f"purge: {table.name}: the scan found ids in {len(scanned[-1].todo)} partition(s)")
     cancellation.check("after the scans, before any table was changed")
     result = ScannedPlan.of(plan, scanned)

@@ -447,4 +447,17 @@ def test_the_sample_takes_a_few_files_from_each_partition(spark):
         per_partition[directory] = per_partition.get(directory, 0) + 1
     assert per_partition == {f"ds={ds}": SAMPLE_PER_PARTITION for ds in range(3)}, sampled
     assert missing == []
+    # two levels (days and hours): each day gives at most SAMPLE_PER_PARTITION files too
+    spark.sql("create table p_sample.h (guestid bigint) partitioned by (ds int, hr int) stored as parquet")
+    spark.sql(
+        "insert into p_sample.h partition (ds, hr) select /*+ REPARTITION(4) */ id,"
+        " cast(id % 12 as int), cast(id % 8 as int) from range(9600)"
+    )
+    root = spark.sql("describe formatted p_sample.h").where("col_name = 'Location'").collect()[0][1]
+    (sampled,) = FileFacts(spark).samples([(root, 2, 7)], SAMPLE, SAMPLE_PER_PARTITION)
+    days: dict[str, int] = {}
+    for path in sampled:
+        day = re.search(r"/(ds=\d+)/hr=\d+/", path).group(1)
+        days[day] = days.get(day, 0) + 1
+    assert len(sampled) == SAMPLE and max(days.values()) <= SAMPLE_PER_PARTITION, sampled
     spark.sql("drop database p_sample cascade")
