@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,9 +22,8 @@ import yaml
 from python_hooks.catalog import metastore
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema, read_schema
 from python_hooks.errors import ConfigError
-from python_hooks.purge.planning import id_table_name
+from python_hooks.purge.planning import table_name_parts
 
-_TABLE_NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+$")
 EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
 
 
@@ -105,7 +103,7 @@ def plan(
         identifier = str(entry.get("identifier") if entry.get("identifier") is not None else "").strip()
         row = {"entry": number, "table": name, "identifier": identifier, "field": None, "type": None}
         row.update(before=None, descriptor=None, status="refused", error=None)
-        if not _TABLE_NAME.match(name):
+        if table_name_parts(name) is None:
             row["error"] = (
                 f"table {json.dumps(given)} must be given as db.table (for example tracking.event)."
             )
@@ -138,7 +136,7 @@ def _check_id_type(
     from python_hooks.catalog import tables
     from python_hooks.catalog.column_types import types_comparable
 
-    parts = id_table_name(id_table)
+    parts = table_name_parts(id_table)
     if parts is None or not str(id_column or "").strip():
         return
     name = ".".join(parts)

@@ -31,10 +31,10 @@ from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_t
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
 
 
-def id_table_name(text: Any) -> tuple[str, str] | None:
-    """(database, table) of var compliance_id_table, lower-cased, or None when it does not name a
-    table as `db.table`: the one parse of the id table's name (the purge, onboarding, and every
-    macro through `compliance.id_table_name`)."""
+def table_name_parts(text: Any) -> tuple[str, str] | None:
+    """(database, table) of a table named as `db.table`, lower-cased, or None when it is not one:
+    the one parse of such names (var compliance_id_table for the purge and every macro, through
+    `compliance.id_table_name`; the tables of an onboarding file)."""
     name = str(text if text is not None else "").strip()
     if not _TABLE_NAME.match(name):
         return None
@@ -79,7 +79,7 @@ def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSo
     """The id table of vars compliance_id_table / compliance_id_column, checked, with the listed ids' range."""
     name = config.id_table.strip()
     column = config.id_column.strip()
-    parts = id_table_name(name)
+    parts = table_name_parts(name)
     if parts is None:
         raise ConfigError(
             f"Var compliance_id_table is {json.dumps(name)}: it must name the id table as db.table"

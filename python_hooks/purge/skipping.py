@@ -17,8 +17,9 @@ are read through the Hadoop FileSystem (file_facts.py), so local disk, HDFS, S3 
 target get the same skipping.
 
 What is read first is bounded: up to SAMPLE files under the table's directory, from partitions
-picked at random (at most SAMPLE_PER_PARTITION from each), without a metastore call; when none of them is ruled out (ids spread over the
-range) the footers are given up for a plain scan.  Otherwise the partitions are listed and every
+picked at random (at most SAMPLE_PER_PARTITION from each, at every level), without a metastore
+call; when none of them is ruled out (ids spread over the range) the footers are given up for a
+plain scan.  Otherwise the partitions are listed and every
 footer read, up to FOOTERS_AT_MOST files.
 """
 

@@ -113,7 +113,7 @@ class _CatalogAndPurge(_Session):
         `db.table` (python_hooks/purge/planning.py: the one parse of the name)."""
         from python_hooks.purge import planning
 
-        parts = planning.id_table_name(text)
+        parts = planning.table_name_parts(text)
         return list(parts) if parts else None
 
     @available.parse_none
