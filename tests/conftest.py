@@ -131,12 +131,10 @@ def project_config_update() -> dict[str, Any]:
 
 def assertion_session() -> Any:
     """The process's SparkSession on the tests' warehouse (started when no dbt command has yet)."""
-    from dbt.adapters.lakehouse.connections import lock_warehouse, session_parameters
-    from dbt.adapters.lakehouse.python_job import get_session
+    from dbt.adapters.lakehouse.connections import session_parameters
+    from dbt.adapters.lakehouse.driver import DRIVER
 
-    params = session_parameters(spark_parameters(WAREHOUSE_ROOT))
-    lock_warehouse(params)
-    return get_session(params)
+    return DRIVER.session(session_parameters(spark_parameters(WAREHOUSE_ROOT)))
 
 
 @pytest.fixture(scope="session")

@@ -21,9 +21,9 @@ MARK = "--- result ---"
 
 def session(warehouse: str, metastore: str) -> Any:
     from dbt.adapters.lakehouse.connections import session_parameters
-    from dbt.adapters.lakehouse.python_job import get_session
+    from dbt.adapters.lakehouse.driver import DRIVER
 
-    return get_session(
+    return DRIVER.session(
         session_parameters(
             {
                 "spark.master": "local[2]",

@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 from dbt.adapters.lakehouse import run_lock
+from dbt.adapters.lakehouse.driver import Driver
 
 from python_hooks.errors import LakehouseError
 
@@ -18,8 +19,8 @@ def test_second_holder_is_refused_with_the_holders_details(tmp_path):
             textwrap.dedent(
                 f"""
                 import sys, time
-                from dbt.adapters.lakehouse import run_lock
-                run_lock.acquire({str(tmp_path)!r})
+                from dbt.adapters.lakehouse.driver import DRIVER
+                DRIVER.lock_directory({str(tmp_path)!r})
                 print("held", flush=True)
                 time.sleep(30)
                 """
@@ -31,7 +32,7 @@ def test_second_holder_is_refused_with_the_holders_details(tmp_path):
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(LakehouseError) as refused:
-            run_lock.acquire(str(tmp_path))
+            Driver().lock_directory(str(tmp_path))
         message = str(refused.value)
         assert f"Another dbt run holds the warehouse {tmp_path}" in message
         assert f"pid {holder.pid}" in message
@@ -40,13 +41,19 @@ def test_second_holder_is_refused_with_the_holders_details(tmp_path):
         holder.kill()
         holder.wait()
     # the kernel released the dead holder's lock: the next run takes it at once
-    path = run_lock.acquire(str(tmp_path))
+    driver = Driver()
+    path = driver.lock_directory(str(tmp_path))
     assert path.endswith(".dbt-run.lock")
-    run_lock.release(path)
+    assert driver.lock_directory(str(tmp_path)) == path  # held: taken once
+    driver.release()
+    # released: another driver takes it at once
+    other = Driver()
+    assert other.lock_directory(str(tmp_path)) == path
+    other.release()
 
 
 def test_remote_warehouses_are_not_locked_locally():
-    assert run_lock.acquire("hdfs://namenode/warehouse") is None
+    assert Driver().lock_directory("hdfs://namenode/warehouse") is None
 
 
 def test_the_refusal_records_are_where_the_lock_leaves_them(tmp_path):

@@ -11,7 +11,6 @@ import re
 import time
 
 import pytest
-from dbt.adapters.lakehouse import warehouse_lease
 from dbt.adapters.lakehouse.warehouse_lease import LEASE_FILE_NAME, Lease, LeaseHeldError
 
 from tests.functional.processes import wait_until
@@ -83,17 +82,19 @@ def test_the_holder_renews_and_a_dead_holders_lease_expires(spark, lease_root):
         second.release()
 
 
-def test_a_lost_lease_stops_the_run_at_its_next_step(spark, lease_root, monkeypatch):
-    from dbt.adapters.lakehouse import run_lock
+def test_a_lost_lease_stops_the_run_at_its_next_step(spark, lease_root):
+    from dbt.adapters.lakehouse.driver import Driver
 
     from python_hooks.errors import LakehouseError
 
-    monkeypatch.setattr(warehouse_lease, "_held", {})
+    driver = Driver()
     warehouse = f"file:{lease_root}"
-    lease = warehouse_lease.acquire(spark, warehouse, ttl=30)
+    lease = driver.hold_lease(spark, warehouse, ttl=30)
     try:
+        assert driver.hold_lease(spark, warehouse) is lease  # held: taken once
         lease.lost = True
         with pytest.raises(LakehouseError, match="lost its lease"):
-            run_lock.acquire_lease(spark, warehouse)
+            driver.hold_lease(spark, warehouse)
     finally:
-        lease.release()
+        driver.release()
+    assert not lease_root.joinpath(".dbt-run.lease").exists()

@@ -26,9 +26,9 @@ DB = "p_files"
 
 def data_files(uri: str) -> dict[str, str]:
     """{file name: sha256} of the data files directly in a partition directory."""
-    from dbt.adapters.lakehouse.python_job import running_session
+    from dbt.adapters.lakehouse.driver import DRIVER
 
-    return warehouse_fs.data_files(running_session(), uri)
+    return warehouse_fs.data_files(DRIVER.running_session(), uri)
 
 
 def make_table(spark, table: str, stored_as: str = "parquet") -> None:

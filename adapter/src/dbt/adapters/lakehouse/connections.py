@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
-from dbt.adapters.lakehouse import run_lock, storage
-from dbt.adapters.lakehouse.cancellation import Cancellation
+from dbt.adapters.lakehouse import storage
+from dbt.adapters.lakehouse.driver import DRIVER, Command
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
@@ -101,15 +101,15 @@ def _command() -> str | None:
 
 class LakehouseConnectionManager(SparkConnectionManager):
     TYPE = "lakehouse"
-    # the adapter's, set when it makes this manager (cancellation.py)
-    cancellation: Cancellation | None = None
+    # the adapter's command, set when it makes this manager (driver.py): its cancellation, its session
+    command: Command | None = None
 
     def __init__(self, profile: Any, mp_context: Any) -> None:
         super().__init__(profile, mp_context)
         creds = profile.credentials
         if creds.method == SparkConnectionMethod.SESSION and _command() in EARLY_LOCK_COMMANDS:
             creds.server_side_parameters = session_parameters(creds.server_side_parameters)
-            lock_warehouse(creds.server_side_parameters)
+            DRIVER.lock(creds.server_side_parameters)
             # a command that never reaches a session (a run-operation that fails to compile) is
             # still known to have run against this warehouse
             from dbt.adapters.lakehouse.compliance import record_connected
@@ -125,7 +125,7 @@ class LakehouseConnectionManager(SparkConnectionManager):
             return super().open(connection)
         creds.server_side_parameters = session_parameters(creds.server_side_parameters)
         os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
-        lock_warehouse(creds.server_side_parameters)
+        DRIVER.lock(creds.server_side_parameters)
         connection = super().open(connection)
         # imported here, as dbt-spark imports its session module: it imports pyspark
         from dbt.adapters.lakehouse.session_connection import LiteralBindingConnectionWrapper
@@ -138,11 +138,11 @@ class LakehouseConnectionManager(SparkConnectionManager):
         """dbt-spark's, in the Spark job group of the connection (so `cancel` stops its jobs),
         and refused on a node's connection once the run was cancelled."""
         connection = self.get_thread_connection()
-        if self.cancellation is not None:
+        if self.command is not None:
             if connection.name != HOOK_CONNECTION:
-                self.cancellation.check(f"{connection.name} was not run")
-            self.cancellation.active = True
-        set_job_group(connection.name)
+                self.command.cancellation.check(f"{connection.name} was not run")
+            self.command.cancellation.active = True
+            self.command.set_job_group(connection.name)
         result = super().add_query(sql, *args, **kwargs)
         self.record_run(connection.credentials)
         return result
@@ -159,10 +159,9 @@ class LakehouseConnectionManager(SparkConnectionManager):
             or self.recorded_invocation == get_invocation_id()
         ):
             return
-        from dbt.adapters.lakehouse.python_job import running_session
         from pyspark.sql import SparkSession
 
-        session = running_session() or SparkSession._instantiatedSession
+        session = DRIVER.running_session() or SparkSession._instantiatedSession
         from dbt.adapters.lakehouse.compliance import record_connected
 
         if session is not None:
@@ -171,32 +170,8 @@ class LakehouseConnectionManager(SparkConnectionManager):
     def cancel(self, connection: Connection) -> None:
         """dbt's interrupt: the connection's Spark jobs are cancelled, and the product's work
         (the purge engine, retention) stops at its next safe point."""
-        if self.cancellation is not None:
-            self.cancellation.request("KeyboardInterrupt")
-        from dbt.adapters.lakehouse.python_job import running_session
-
-        session = running_session()
+        if self.command is not None:
+            self.command.cancellation.request("KeyboardInterrupt")
+        session = DRIVER.running_session()
         if session is not None and connection.name:
             session.sparkContext.cancelJobGroup(connection.name)
-
-
-def set_job_group(name: str | None) -> None:
-    """Put this thread's Spark jobs in the group `name` (a connection's, i.e. a node's), with
-    interruption on cancel, when a session runs."""
-    from dbt.adapters.lakehouse.python_job import running_session
-
-    session = running_session()
-    if session is not None and name:
-        session.sparkContext.setJobGroup(name, f"dbt {name}", interruptOnCancel=True)
-
-
-def lock_warehouse(params: dict[str, str]) -> None:
-    """One run per warehouse: a local flock before the session starts (embedded Derby allows one
-    JVM), or, with a shared metastore, the warehouse lease once the session runs."""
-    warehouse = params.get("spark.sql.warehouse.dir", "spark-warehouse")
-    if run_lock.uses_lease(params):
-        from dbt.adapters.lakehouse.python_job import get_session
-
-        run_lock.acquire_lease(get_session(params), warehouse)
-    else:
-        run_lock.acquire(storage.lock_directory(warehouse, storage.metastore_dir(params)) or warehouse)

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.base.relation import BaseRelation
 from dbt.adapters.lakehouse import relations
-from dbt.adapters.lakehouse.cancellation import Cancellation
 from dbt.adapters.lakehouse.compliance import ComplianceMethods
-from dbt.adapters.lakehouse.connections import (
-    LakehouseConnectionManager,
-    lock_warehouse,
-    session_parameters,
-    set_job_group,
-)
-from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper, get_session, running_session
+from dbt.adapters.lakehouse.connections import LakehouseConnectionManager, session_parameters
+from dbt.adapters.lakehouse.driver import DRIVER, Command
+from dbt.adapters.lakehouse.python_job import SessionPythonJobHelper
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 
@@ -27,21 +23,17 @@ def _empty_list(*args: Any, **kwargs: Any) -> list[Any]:
     return []
 
 
-def _cancel_all_jobs() -> None:
-    session = running_session()
-    if session is not None:
-        session.sparkContext.cancelAllJobs()
-
-
 class LakehouseAdapter(ComplianceMethods, SparkAdapter):
     ConnectionManager = LakehouseConnectionManager  # type: ignore[assignment]
 
     def __init__(self, config: Any, mp_context: Any) -> None:
         super().__init__(config, mp_context)
+        # this dbt command, on the process's Spark driver (driver.py)
+        self.command = Command(DRIVER, session_parameters(config.credentials.server_side_parameters))
+        self.connections.command = self.command
         # Ctrl-C and SIGTERM stop the run at a safe point (cancellation.py)
-        self.cancellation = Cancellation()
-        self.connections.cancellation = self.cancellation
-        self.cancellation.install(_cancel_all_jobs)
+        self.cancellation = self.command.cancellation
+        self.cancellation.install(self.command.cancel_all_jobs)
 
     @classmethod
     def type(cls) -> str:
@@ -62,18 +54,17 @@ class LakehouseAdapter(ComplianceMethods, SparkAdapter):
 
     @property
     def python_submission_helpers(self) -> dict[str, builtins.type[PythonJobHelper]]:
-        return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
+        # the helper runs the model in this command's session
+        session = functools.partial(SessionPythonJobHelper, command=self.command)
+        return {**super().python_submission_helpers, "session": session}  # type: ignore[dict-item]
 
     # ---- the session ---------------------------------------------------------------------
     def spark_session(self) -> Any:
         """The process's SparkSession (started, under the run lock, when it is not yet), its jobs
         in the job group of this thread's connection (the node's: `cancel` stops them)."""
-        params = session_parameters(self.config.credentials.server_side_parameters)
-        lock_warehouse(params)
-        session = get_session(params)
-        self.cancellation.active = True
+        session = self.command.session()
         connection = self.connections.get_if_exists()
-        set_job_group(connection.name if connection is not None else None)
+        self.command.set_job_group(connection.name if connection is not None else None)
         self.connections.record_run(self.config.credentials)
         return session
 

@@ -6,11 +6,12 @@ exclusive ``flock`` on ``<warehouse>/.dbt-run.lock``.  The kernel releases the l
 holding process ends, however it ends, so a killed run never blocks the next one; the file's
 contents (pid, host, command, start time) only serve the message a refused run prints.
 
-The lock is held for the life of the process: one process is one Spark driver.
+The lock is held for the life of the process: one process is one Spark driver (`driver.Driver`
+keeps what this module takes; this module keeps nothing).
 
 With a shared metastore (the `cluster` target: `spark.hadoop.hive.metastore.uris` set) there is no
 Derby to protect, but two drivers on different hosts may share the warehouse: there the lock is a
-lease on the warehouse's own filesystem, taken once the session runs (`acquire_lease`,
+lease on the warehouse's own filesystem, taken once the session runs (`take_lease`,
 `warehouse_lease.py`), with the same refusal message and record.
 """
 
@@ -21,7 +22,6 @@ import json
 import os
 import socket
 import sys
-import threading
 from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
@@ -32,11 +32,6 @@ from python_hooks.errors import LakehouseError
 
 LOCK_FILE_NAME = ".dbt-run.lock"
 REFUSALS_DIR = ".dbt-refusals"
-
-
-_held: dict[str, IO[str]] = {}
-_guard = threading.Lock()
-last_refusal: dict[str, Any] | None = None
 
 
 def local_dir(warehouse_dir: str) -> str | None:
@@ -93,8 +88,8 @@ def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
 def refusal_dirs(warehouse: str | None, metastore_url: str | None) -> list[str]:
     """Where refused runs of a warehouse leave their records for the audit (a session's
     `spark.sql.warehouse.dir` and `spark.hadoop.javax.jdo.option.ConnectionURL`): the local lock's
-    directory (`acquire`: the warehouse's, or the embedded metastore's beside it), and, for a
-    warehouse on HDFS or an object store, the lease's (`acquire_lease`), read through Hadoop."""
+    directory (`take`: the warehouse's, or the embedded metastore's beside it), and, for a
+    warehouse on HDFS or an object store, the lease's (`take_lease`), read through Hadoop."""
     if not warehouse:
         return []
     found = []
@@ -127,54 +122,59 @@ def _record_refusal(directory: str, refusal: dict[str, Any]) -> None:
         pass
 
 
-def acquire(warehouse_dir: str) -> str | None:
-    """Take the run lock of a warehouse for this process; return the lock file's path.
+def lock_path(directory: str) -> str:
+    """The run lock file of a local warehouse directory."""
+    return os.path.join(directory, LOCK_FILE_NAME)
 
-    Raises LakehouseError at once (no waiting) when another process holds it.  Warehouses
-    that are not on the local disk (HDFS, object stores) rely on the cluster's metastore for
-    concurrency and are not locked here.
+
+def take(directory: str) -> IO[str]:
+    """Take the run lock of a local warehouse directory: the open lock file, whose flock lasts
+    until it is closed (`give_back`) or the process ends.
+
+    Raises LakehouseError at once (no waiting), naming the holder, when another process holds it,
+    after leaving the refusal record the audit loads.  The caller keeps the handle (`Driver`).
     """
-    global last_refusal
-    directory = local_dir(warehouse_dir)
-    if directory is None:
-        return None
     os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, LOCK_FILE_NAME)
-    with _guard:
-        if path in _held:
-            return path
-        handle = open(path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _describe_holder(handle)
-            handle.close()
-            last_refusal = {
-                "warehouse": directory,
-                "holder": holder,
-                "refused_at": datetime.now(timezone.utc).isoformat(),
+    handle = open(lock_path(directory), "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _describe_holder(handle)
+        handle.close()
+        _record_refusal(directory, _refusal(directory, holder))
+        raise LakehouseError(_refused(directory, holder)) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(
+        json.dumps(
+            {
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
+                "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             }
-            _record_refusal(directory, last_refusal)
-            raise LakehouseError(
-                f"Another dbt run holds the warehouse {directory} ({holder}). "
-                "Only one run per warehouse is allowed: wait for it to finish and run again. "
-                "Nothing was changed by this run."
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(
-            json.dumps(
-                {
-                    "pid": os.getpid(),
-                    "host": socket.gethostname(),
-                    "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
-                    "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                }
-            )
         )
-        handle.flush()
-        _held[path] = handle
-        return path
+    )
+    handle.flush()
+    return handle
+
+
+def give_back(handle: IO[str]) -> None:
+    """Release a lock `take` returned."""
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    handle.close()
+
+
+def _refusal(warehouse: str, holder: str) -> dict[str, Any]:
+    return {"warehouse": warehouse, "holder": holder, "refused_at": datetime.now(timezone.utc).isoformat()}
+
+
+def _refused(warehouse: str, holder: str) -> str:
+    return (
+        f"Another dbt run holds the warehouse {warehouse} ({holder}). "
+        "Only one run per warehouse is allowed: wait for it to finish and run again. "
+        "Nothing was changed by this run."
+    )
 
 
 def uses_lease(params: dict[str, str]) -> bool:
@@ -182,36 +182,32 @@ def uses_lease(params: dict[str, str]) -> bool:
     return bool(str(params.get("spark.hadoop.hive.metastore.uris") or "").strip())
 
 
-def acquire_lease(spark: Any, warehouse_dir: str) -> None:
-    """Take the warehouse's lease for this process (see warehouse_lease.py).
+def take_lease(spark: Any, warehouse_dir: str, ttl: float | None = None) -> Any:
+    """Take the warehouse's lease (see warehouse_lease.py); the caller keeps it (`Driver`).
 
     Raises LakehouseError at once, naming the holder, when a live run holds it, after leaving
     the refusal record the audit loads.
     """
-    global last_refusal
     from dbt.adapters.lakehouse import warehouse_lease
 
+    lease = warehouse_lease.Lease(spark, warehouse_dir, ttl)
     try:
-        lease = warehouse_lease.acquire(spark, warehouse_dir)
+        lease.acquire()
     except warehouse_lease.LeaseHeldError as held:
-        last_refusal = {
-            "warehouse": warehouse_dir,
-            "holder": held.holder,
-            "refused_at": datetime.now(timezone.utc).isoformat(),
-        }
+        refusal = _refusal(warehouse_dir, held.holder)
         directory = local_dir(warehouse_dir)
         if directory is not None:
-            _record_refusal(directory, last_refusal)
+            _record_refusal(directory, refusal)
         else:
-            _record_refusal_remote(spark, warehouse_dir, last_refusal)
-        raise LakehouseError(
-            f"Another dbt run holds the warehouse {warehouse_dir} ({held.holder}). "
-            "Only one run per warehouse is allowed: wait for it to finish and run again. "
-            "Nothing was changed by this run."
-        ) from None
+            _record_refusal_remote(spark, warehouse_dir, refusal)
+        raise LakehouseError(_refused(warehouse_dir, held.holder)) from None
+    return lease
+
+
+def check_lease(lease: Any, warehouse_dir: str) -> None:
+    """Stop before the run's next step when its lease was lost: the heartbeat could not renew
+    it in time and another run took the warehouse over, so this run must not work beside it."""
     if lease.lost:
-        # the heartbeat could not renew in time and another run took the warehouse over: stop
-        # before this run's next step rather than work beside it
         raise LakehouseError(
             f"This run lost its lease on the warehouse {warehouse_dir}: it was not renewed within "
             f"{lease.ttl:.0f}s and another run took the warehouse over. This run stopped before its "
@@ -235,21 +231,3 @@ def _record_refusal_remote(spark: Any, warehouse_dir: str, refusal: dict[str, An
             stream.close()
     except Exception:
         pass
-
-
-def release(path: str) -> None:
-    """Release one lock this process holds (by the path `acquire` returned)."""
-    with _guard:
-        handle = _held.pop(path, None)
-        if handle is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-            handle.close()
-
-
-def release_all() -> None:
-    """Release every lock this process holds (tests and long-lived hosts use this)."""
-    with _guard:
-        for handle in _held.values():
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-            handle.close()
-        _held.clear()

@@ -25,7 +25,6 @@ the time to well within the ttl (NTP does).
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import socket
@@ -239,31 +238,3 @@ class Lease:
                 self.fs.delete(self.path, False)
         except Exception:
             pass  # the JVM is gone: the lease expires after its ttl
-
-
-_held: dict[str, Lease] = {}
-_guard = threading.Lock()
-_exit_hook = False
-
-
-def acquire(spark: Any, warehouse: str, ttl: float | None = None) -> Lease:
-    """Take (or return the already held) lease of a warehouse; LeaseHeldError when held."""
-    global _exit_hook
-    with _guard:
-        if warehouse in _held:
-            return _held[warehouse]
-        if not _exit_hook:
-            # registered after the Spark gateway started, so it runs while the JVM still lives
-            atexit.register(release_all)
-            _exit_hook = True
-        lease = Lease(spark, warehouse, ttl)
-        lease.acquire()
-        _held[warehouse] = lease
-        return lease
-
-
-def release_all() -> None:
-    with _guard:
-        for lease in _held.values():
-            lease.release()
-        _held.clear()
