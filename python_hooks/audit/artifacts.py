@@ -63,10 +63,11 @@ def last_load_path(target: Path, key: str) -> Path:
     return target / f"{LAST_LOAD}.{key}.json"
 
 
-def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
+def _known_registry(lookups: audit_tables.Lookups, table: str) -> dict[str, str | None]:
     """unique_id -> the latest recorded checksum (None when removed), read from the table (a load
     uses the copy saved beside it, REGISTRY_STATE, while the table's files are unchanged)."""
-    if not audit_tables.relation_exists(spark, table):
+    spark = lookups.spark
+    if not lookups.exists(table):
         return {}
     rows = spark.sql(
         f"select unique_id, checksum, change from (select unique_id, checksum, change, row_number() over "
@@ -76,7 +77,7 @@ def _known_registry(spark: SparkSession, table: str) -> dict[str, str | None]:
 
 
 def _missing_rows(
-    spark: SparkSession, table: Mapping[str, str], skip_existing: bool
+    lookups: audit_tables.Lookups, table: Mapping[str, str], skip_existing: bool
 ) -> Callable[[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """missing(kind, rows): the rows of one audit table still to write; all of them unless
     `skip_existing` (a load that died halfway left some rows: write only the missing ones, no
@@ -85,7 +86,8 @@ def _missing_rows(
 
         def missing(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             key = audit_tables.KEYS[kind]
-            have = audit_tables.existing_values(spark, table[kind], key, [r[key] for r in rows])
+            wanted = [r[key] for r in rows]
+            have = audit_tables.existing_values(lookups.spark, table[kind], key, wanted, lookups)
             return [r for r in rows if r[key] not in have]
     else:
 
@@ -96,7 +98,7 @@ def _missing_rows(
 
 
 def _write_registry(
-    spark: SparkSession,
+    lookups: audit_tables.Lookups,
     manifest: Mapping[str, Any],
     table: Mapping[str, str],
     invocation_id: str,
@@ -105,18 +107,20 @@ def _write_registry(
 ) -> None:
     """Write dbt_nodes (the versions of the nodes that changed since the registry's saved state,
     which is then saved again) and dbt_lineage_edges, their counts into `counts`."""
+    spark, nodes = lookups.spark, table["dbt_nodes"]
     with step("dbt_nodes"):
-        saved = audit_tables.read_side_state(spark, table["dbt_nodes"], REGISTRY_STATE)
-        known = saved if isinstance(saved, dict) else _known_registry(spark, table["dbt_nodes"])
+        saved = audit_tables.read_side_state(spark, nodes, REGISTRY_STATE, lookups)
+        known = saved if isinstance(saved, dict) else _known_registry(lookups, nodes)
         versions = node_registry_rows(invocation_id, manifest, known)
-        counts["dbt_nodes"] = audit_tables.write_rows(spark, table["dbt_nodes"], "dbt_nodes", versions)
+        counts["dbt_nodes"] = audit_tables.write_rows(spark, nodes, "dbt_nodes", versions, lookups)
         if versions or not isinstance(saved, dict):
             for row in versions:
                 known[row["unique_id"]] = None if row["change"] == "removed" else row["checksum"]
-            audit_tables.write_side_state(spark, table["dbt_nodes"], REGISTRY_STATE, known)
+            audit_tables.write_side_state(spark, nodes, REGISTRY_STATE, known, lookups)
     with step("dbt_lineage_edges"):
+        edges = edge_rows(invocation_id, manifest)
         counts["dbt_lineage_edges"] = audit_tables.write_rows(
-            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edge_rows(invocation_id, manifest)
+            spark, table["dbt_lineage_edges"], "dbt_lineage_edges", edges, lookups
         )
 
 
@@ -134,6 +138,7 @@ def write_audit(
     columns_of: Any = None,
     held_results: Sequence[Mapping[str, Any]] = (),
     state_file: Path | None = None,
+    lookups: audit_tables.Lookups | None = None,
 ) -> dict[str, int]:
     """Write one invocation's rows into the audit tables (one write per table).
 
@@ -142,12 +147,14 @@ def write_audit(
     `held_results` are dbt_node_results rows of an earlier command (its hook results, held by
     on-run-start), written in the same file as this invocation's.  `state_file` (in the target
     directory, `last_load_path`) gets what this load wrote, for the next on-run-start.
+    `lookups` are the load's (`audit_tables.Lookups`), made here when not given.
     """
     step = steps or Steps()
     invocation_id = invocation["invocation_id"]
     table = {kind: audit_relation(manifest, kind, default_schema) for kind in audit_tables.SCHEMAS}
     counts: dict[str, int] = {}
-    missing = _missing_rows(spark, table, skip_existing)
+    lookups = lookups or audit_tables.Lookups(spark, table.values())
+    missing = _missing_rows(lookups, table, skip_existing)
     with step("partition trace"):
         partitions = partition_trace.partitions_by_node(
             spark, manifest, invocation_id, results, default_schema
@@ -159,6 +166,7 @@ def write_audit(
             table["dbt_node_results"],
             "dbt_node_results",
             [*missing("dbt_node_results", result_rows), *held_results],
+            lookups,
         )
     with step("column lineage"):
         lineage_rows, unparsed = column_lineage_rows(
@@ -170,21 +178,23 @@ def write_audit(
             table["dbt_column_lineage"],
             "dbt_column_lineage",
             missing("dbt_column_lineage", lineage_rows),
+            lookups,
         )
     if lineage_out is not None:
         lineage_out.extend(lineage_rows)
     if with_registry:
-        _write_registry(spark, manifest, table, invocation_id, step, counts)
+        _write_registry(lookups, manifest, table, invocation_id, step, counts)
     # the invocation last: its row says the rest is loaded
     with step("dbt_invocations"):
+        rows = missing("dbt_invocations", [dict(invocation)])
         counts["dbt_invocations"] = audit_tables.write_rows(
-            spark, table["dbt_invocations"], "dbt_invocations", missing("dbt_invocations", [dict(invocation)])
+            spark, table["dbt_invocations"], "dbt_invocations", rows, lookups
         )
         if with_registry:  # on-run-end: the next on-run-start knows what is loaded without a scan
             loaded = {"invocation_id": invocation_id, "result_ids": [r["result_id"] for r in result_rows]}
             if state_file is not None:  # valid while neither table gets a file from anything else
                 written = [table["dbt_invocations"], table["dbt_node_results"]]
-                audit_tables.write_local_state(spark, written, state_file, loaded)
+                audit_tables.write_local_state(spark, written, state_file, loaded, lookups)
     if unparsed:
         counts["unparsed_models"] = len(unparsed)
     return counts
@@ -289,20 +299,18 @@ def load_run(
         columns_of = catalog_columns(spark, manifest, result_dicts)
         held = pending.take(path, key, invocation_id)
         held_rows = node_result_rows(held["invocation_id"], held["results"], manifest) if held else []
-        relations = [audit_relation(manifest, kind, target_schema) for kind in audit_tables.SCHEMAS]
-        with audit_tables.metadata_cache(spark, relations):
-            report["counts"] = write_audit(
-                spark,
-                manifest,
-                target_schema,
-                invocation,
-                result_dicts,
-                lineage_out=lineage_rows,
-                steps=step,
-                columns_of=columns_of,
-                held_results=held_rows,
-                state_file=last_load_path(path, key),
-            )
+        report["counts"] = write_audit(
+            spark,
+            manifest,
+            target_schema,
+            invocation,
+            result_dicts,
+            lineage_out=lineage_rows,
+            steps=step,
+            columns_of=columns_of,
+            held_results=held_rows,
+            state_file=last_load_path(path, key),
+        )
         if held:
             pending.release(path, key, invocation_id)
             report["loaded"] = [f"{held['invocation_id']} (+{len(held_rows)} hook results)"]
@@ -374,7 +382,8 @@ class Scope:
     key: str
     table: str
     results_table: str
-    refusal_dirs: tuple[str, ...] = ()
+    refusal_dirs: tuple[str, ...]
+    lookups: audit_tables.Lookups  # this load's (made with the two tables: `state`)
 
     @property
     def state(self) -> list[str]:
@@ -413,18 +422,20 @@ def load_pending(
         with step("manifest"):
             manifest = read_manifest(path)
         warehouse = pending.warehouse_of(spark)
+        tables = [
+            audit_relation(manifest, kind, target_schema) for kind in ("dbt_invocations", "dbt_node_results")
+        ]
         scope = Scope(
             path,
             invocation_id,
             target_schema,
             warehouse,
             pending.scope_key(warehouse, target_schema),
-            audit_relation(manifest, "dbt_invocations", target_schema),
-            audit_relation(manifest, "dbt_node_results", target_schema),
+            *tables,
             tuple(refusal_dirs),
+            audit_tables.Lookups(spark, tables),
         )
-        with audit_tables.metadata_cache(spark, scope.state):
-            _load_pending(spark, scope, manifest, invocation_args, target_name, report, step)
+        _load_pending(spark, scope, manifest, invocation_args, target_name, report, step)
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
     report["seconds"] = round(time.time() - started, 2)
@@ -483,7 +494,7 @@ def _audited(spark: SparkSession, scope: Scope, last: Mapping[str, Any], step: S
     def audited() -> bool:
         if not known:
             with step("audit table"):
-                known.append(bool(last) or audit_tables.relation_exists(spark, scope.table))
+                known.append(bool(last) or scope.lookups.exists(scope.table))
         return known[0]
 
     return audited
@@ -528,12 +539,11 @@ def _write_leftover(
         return
     if left["invocation_id"] != prev_id and audited():
         rows = node_result_rows(left["invocation_id"], left["results"], manifest)
-        have = audit_tables.existing_values(
-            spark, scope.results_table, "result_id", [r["result_id"] for r in rows]
-        )
+        ids = [r["result_id"] for r in rows]
+        have = audit_tables.existing_values(spark, scope.results_table, "result_id", ids, scope.lookups)
         rows = [r for r in rows if r["result_id"] not in have]
         with step("held hook results"):
-            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows)
+            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows, scope.lookups)
         report["loaded"].append(f"{left['invocation_id']} (+{len(rows)} held hook results)")
     pending.discard_leftover(scope.path, scope.key)  # (the same command: found again below)
 
@@ -551,7 +561,7 @@ def _write_todo(
     ids = [p[0]["invocation_id"] for p in todo]
     unknown = [i for i in ids if i != saved_id]  # refusals, or a command no on-run-end loaded
     loaded = set(ids) - set(unknown) | audit_tables.existing_values(
-        spark, scope.table, "invocation_id", unknown
+        spark, scope.table, "invocation_id", unknown, scope.lookups
     )
     for invocation, results, remove in todo:
         invocation_id = invocation["invocation_id"]
@@ -564,6 +574,7 @@ def _write_todo(
                 results,
                 with_registry=False,
                 skip_existing=True,
+                lookups=scope.lookups,
             )
             report["loaded"].append(f"{invocation_id} ({invocation['status']})")
         elif results:
@@ -589,7 +600,7 @@ def _add_hook_results(
     if from_state:
         have = set(last["result_ids"])
     else:
-        have = audit_tables.existing_values(spark, scope.results_table, "result_id", keys)
+        have = audit_tables.existing_values(spark, scope.results_table, "result_id", keys, scope.lookups)
     extra = [r for r, k in zip(results, keys, strict=True) if k not in have]
     if extra and from_state and scope.this_command:
         # no write now: this command's on-run-end writes them with its own results
@@ -598,12 +609,13 @@ def _add_hook_results(
     elif extra:
         rows = node_result_rows(invocation_id, extra, manifest)
         with step("hook results"):
-            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows)
+            audit_tables.write_rows(spark, scope.results_table, "dbt_node_results", rows, scope.lookups)
         if from_state:  # a second look at this run_results.json finds them loaded
             last = {
                 "invocation_id": invocation_id,
                 "result_ids": [*last["result_ids"], *(r["result_id"] for r in rows)],
             }
-            audit_tables.write_local_state(spark, scope.state, last_load_path(scope.path, scope.key), last)
+            state = last_load_path(scope.path, scope.key)
+            audit_tables.write_local_state(spark, scope.state, state, last, scope.lookups)
         report["loaded"].append(f"{invocation_id} (+{len(rows)} hook results)")
     return last

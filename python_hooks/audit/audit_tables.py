@@ -8,8 +8,7 @@ rows to them.  Whichever runs first on a fresh warehouse creates the table with 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -139,59 +138,63 @@ def _split(spark: SparkSession, relation: str) -> tuple[str, str]:
     return database or spark.catalog.currentDatabase(), table
 
 
-_cached: dict[str, Any] = {}  # relation -> CatalogTable, inside `metadata_cache` only
-_wanted: list[str] = []  # the relations `metadata_cache` fetches at its first lookup
+class Lookups:
+    """Which audit tables exist, and their CatalogTables, for one load: made by the load and
+    passed down, so nothing outlives it.
 
+    The `relations` it is told of (the audit tables, which a load appends to but does not alter)
+    come from one `getTablesByName` per database, made at the first lookup (none when nothing is
+    looked up), instead of two catalog calls per table and write.  A relation it was not told of,
+    or that did not exist then, is asked for each time.
+    """
 
-@contextmanager
-def metadata_cache(spark: SparkSession, relations: Iterable[str]) -> Iterator[None]:
-    """Within the block, the CatalogTables of `relations` (the audit tables, which a load appends
-    to but does not alter) come from one `getTablesByName` per database, made at the first
-    lookup (none when nothing is looked up), instead of two catalog calls per table and write.
-    A relation that does not exist is asked for as before."""
-    _wanted[:] = list(relations)
-    try:
-        yield
-    finally:
-        _wanted.clear()
-        _cached.clear()
+    def __init__(self, spark: SparkSession, relations: Iterable[str] = ()) -> None:
+        self.spark = spark
+        self._wanted = list(relations)
+        self._found: dict[str, Any] = {}  # db.table -> CatalogTable
 
+    def _key(self, relation: str) -> str:
+        database, table = _split(self.spark, relation)
+        return f"{database.lower()}.{table.lower()}"
 
-def _fetch_wanted(spark: SparkSession) -> None:
-    by_database: dict[str, list[str]] = {}
-    for relation in _wanted:
-        database, table = _split(spark, relation)
-        by_database.setdefault(database.lower(), []).append(table.lower())
-    _wanted.clear()
-    for database, tables in by_database.items():
-        for meta in metastore.tables_by_name(spark, database, sorted(set(tables))):
-            _cached[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
+    def _fetch(self) -> None:
+        by_database: dict[str, list[str]] = {}
+        for relation in self._wanted:
+            database, table = _split(self.spark, relation)
+            by_database.setdefault(database.lower(), []).append(table.lower())
+        self._wanted = []
+        for database, tables in by_database.items():
+            for meta in metastore.tables_by_name(self.spark, database, sorted(set(tables))):
+                self._found[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
 
+    def exists(self, relation: str) -> bool:
+        """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""
+        if self._wanted:
+            self._fetch()
+        if self._key(relation) in self._found:
+            return True
+        return bool(metastore.table_exists(self.spark, *_split(self.spark, relation)))
 
-def _key(spark: SparkSession, relation: str) -> str:
-    database, table = _split(spark, relation)
-    return f"{database.lower()}.{table.lower()}"
+    def metadata(self, relation: str) -> Any:
+        """The CatalogTable of an existing `schema.table` (one catalog call, or none when fetched)."""
+        if self._wanted:
+            self._fetch()
+        meta = self._found.get(self._key(relation))
+        if meta is not None:
+            return meta
+        return metastore.session_catalog(self.spark).getTableMetadata(
+            metastore.identifier(self.spark, *_split(self.spark, relation))
+        )
 
 
 def relation_exists(spark: SparkSession, relation: str) -> bool:
-    """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""
-    if _wanted:
-        _fetch_wanted(spark)
-    if _cached and _key(spark, relation) in _cached:
-        return True
-    return metastore.table_exists(spark, *_split(spark, relation))
+    """Whether `schema.table` exists (one catalog call; a load asks its `Lookups`)."""
+    return Lookups(spark).exists(relation)
 
 
 def table_metadata(spark: SparkSession, relation: str) -> Any:
-    """The CatalogTable of an existing `schema.table` (one catalog call, or none in `metadata_cache`)."""
-    if _wanted:
-        _fetch_wanted(spark)
-    meta = _cached.get(_key(spark, relation)) if _cached else None
-    if meta is not None:
-        return meta
-    return metastore.session_catalog(spark).getTableMetadata(
-        metastore.identifier(spark, *_split(spark, relation))
-    )
+    """The CatalogTable of an existing `schema.table` (one catalog call; a load asks its `Lookups`)."""
+    return Lookups(spark).metadata(relation)
 
 
 def plain_value(value: Any) -> Any:
@@ -213,7 +216,13 @@ def plain_value(value: Any) -> Any:
     return str(value)
 
 
-def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mapping[str, Any]]) -> int:
+def write_rows(
+    spark: SparkSession,
+    table: str,
+    kind: str,
+    rows: Sequence[Mapping[str, Any]],
+    lookups: Lookups | None = None,
+) -> int:
     """Append `rows` to the audit table `table` (`db.name`) of kind `kind`, as one parquet file
     without a Spark job (`parquet_append`), or one Spark insert where that does not apply.
 
@@ -223,14 +232,15 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
     schema = SCHEMAS[kind]
     if not rows:
         return 0
+    lookups = lookups or Lookups(spark)
     data = [tuple(plain_value(row.get(field.name)) for field in schema.fields) for row in rows]
-    if not relation_exists(spark, table):
+    if not lookups.exists(table):
         database = table.rpartition(".")[0]
         if database:
             spark.sql(f"create database if not exists `{database}`")
         spark.createDataFrame(data, schema).write.format("parquet").saveAsTable(table)
         return len(rows)
-    meta = table_metadata(spark, table)
+    meta = lookups.metadata(table)
     fields = metastore.schema_fields(meta)
     columns = [str(field["name"]) for field in fields]
     missing = [c for c in columns if c not in schema.fieldNames()]
@@ -246,10 +256,12 @@ def write_rows(spark: SparkSession, table: str, kind: str, rows: Sequence[Mappin
     return len(rows)
 
 
-def existing_values(spark: SparkSession, table: str, column: str, values: Iterable[str]) -> set[str]:
+def existing_values(
+    spark: SparkSession, table: str, column: str, values: Iterable[str], lookups: Lookups | None = None
+) -> set[str]:
     """Which of `values` already appear in `table.column` (an empty set when the table is absent)."""
     wanted = sorted(set(values))
-    if not wanted or not relation_exists(spark, table):
+    if not wanted or not (lookups or Lookups(spark)).exists(table):
         return set()
     from pyspark.sql import functions as F
 
@@ -257,8 +269,8 @@ def existing_values(spark: SparkSession, table: str, column: str, values: Iterab
     return {row[0] for row in found}
 
 
-def _location(spark: SparkSession, table: str) -> str:
-    return str(table_metadata(spark, table).location())
+def _location(lookups: Lookups, table: str) -> str:
+    return str(lookups.metadata(table).location())
 
 
 def _data_files(spark: SparkSession, location: str) -> list[str]:
@@ -268,11 +280,11 @@ def _data_files(spark: SparkSession, location: str) -> list[str]:
     return sorted(f.path.rstrip("/").rsplit("/", 1)[-1] for f in listing.files)
 
 
-def _files_now(spark: SparkSession, tables: Sequence[str]) -> dict[str, dict[str, Any]]:
+def _files_now(lookups: Lookups, tables: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Each table's location and data file names: what a saved state is valid for."""
     return {
-        table: {"location": location, "files": _data_files(spark, location)}
-        for table, location in ((t, _location(spark, t)) for t in tables)
+        table: {"location": location, "files": _data_files(lookups.spark, location)}
+        for table, location in ((t, _location(lookups, t)) for t in tables)
     }
 
 
@@ -284,12 +296,13 @@ def _unchanged(spark: SparkSession, saved: dict[str, Any], tables: Sequence[str]
     )
 
 
-def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
+def read_side_state(spark: SparkSession, table: str, name: str, lookups: Lookups | None = None) -> Any:
     """A value saved beside `table`'s data by write_side_state, or None when there is none or the
     table's data files have changed since (rows added or rewritten by anything else)."""
     try:
         jvm = jvm_view(spark)
-        path = jvm.org.apache.hadoop.fs.Path(jvm.org.apache.hadoop.fs.Path(_location(spark, table)), name)
+        location = _location(lookups or Lookups(spark), table)
+        path = jvm.org.apache.hadoop.fs.Path(jvm.org.apache.hadoop.fs.Path(location), name)
         fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
         if not fs.exists(path):
             return None
@@ -304,10 +317,12 @@ def read_side_state(spark: SparkSession, table: str, name: str) -> Any:
         return None
 
 
-def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> None:
+def write_side_state(
+    spark: SparkSession, table: str, name: str, value: Any, lookups: Lookups | None = None
+) -> None:
     """Save `value` in a hidden file beside `table`'s data files, with their names (best effort)."""
     try:
-        files = _files_now(spark, [table])
+        files = _files_now(lookups or Lookups(spark), [table])
         directory = jvm_view(spark).org.apache.hadoop.fs.Path(files[table]["location"])
         text = json.dumps({"tables": files, "value": value}, sort_keys=True)
         publish_file(spark, directory, name, text.encode("utf-8"), replace=True)
@@ -315,11 +330,14 @@ def write_side_state(spark: SparkSession, table: str, name: str, value: Any) -> 
         return
 
 
-def write_local_state(spark: SparkSession, tables: Sequence[str], path: Path, value: Any) -> None:
+def write_local_state(
+    spark: SparkSession, tables: Sequence[str], path: Path, value: Any, lookups: Lookups | None = None
+) -> None:
     """Save `value` in the local file `path` (the target directory), with the location and data
     file names of each of `tables` now; best effort (a failure removes the file)."""
     try:
-        write_target_json(path, {"tables": _files_now(spark, tables), "value": value})
+        files = _files_now(lookups or Lookups(spark), tables)
+        write_target_json(path, {"tables": files, "value": value})
     except Exception:  # the next load reads the tables instead
         path.unlink(missing_ok=True)
 

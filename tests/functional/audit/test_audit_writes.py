@@ -116,7 +116,7 @@ class TestAuditWrites:
         assert audit_tables.read_side_state(spark, nodes, "_probe_state.json") is None
         assert audit_tables.read_local_state(spark, [nodes], local) is None
         # the registry then reads the table, and finds what the other writer added
-        known = artifacts._known_registry(spark, nodes)
+        known = artifacts._known_registry(audit_tables.Lookups(spark), nodes)
         assert "model.x" in known
 
     def test_the_next_command_holds_the_last_ones_hook_results_and_writes_them_with_its_own(
