@@ -27,6 +27,8 @@ import time
 
 def model(dbt, spark):
     dbt.config(materialized="table")
+    if os.environ.get("HOLD_MARKER"):  # the model runs: dbt wrote its compiled code before it
+        open(os.environ["HOLD_MARKER"], "w").close()
     time.sleep(float(os.environ.get("HOLD_SECONDS") or dbt.config.get("hold_seconds") or 0))
     return spark.range(3)
 """

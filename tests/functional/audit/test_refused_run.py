@@ -85,17 +85,18 @@ def test_a_refused_run_appears_in_dbt_invocations(tmp_path):
         warehouse, lock_dir = beside_warehouse(f"refused-{tmp_path.name}"), tmp_path
     project = make_project(tmp_path)
 
+    marker = tmp_path / "holding"
+
     def dbt(*args: str, hold: float = 0) -> subprocess.Popen:
-        return dbt_process(project, environment(warehouse, metastore, HOLD_SECONDS=str(hold)), *args)
+        env = environment(warehouse, metastore, HOLD_SECONDS=str(hold), HOLD_MARKER=str(marker))
+        return dbt_process(project, env, *args)
 
     first = dbt("run", "--select", "hold", hold=20)
     wait_for_lock(lock_dir, first.pid)
-    # the first run is inside its model: its manifest and compiled code are written, its run
-    # results are not yet
+    # the first run is inside its model: its manifest and compiled code are written (whole: the
+    # model runs after dbt wrote them), its run results are not yet
     target = project / "target"
-    wait_until(
-        lambda: (target / "run" / "compliance" / "models" / "hold.py").is_file(), "the first run's model"
-    )
+    wait_until(marker.exists, "the first run's model")
     before = tree(target)
     first_manifest = json.loads((target / "manifest.json").read_text())["metadata"]["invocation_id"]
     second = dbt("run", "--select", "hold")
