@@ -83,7 +83,9 @@ def _strings(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _wrap(module: Any) -> None:
+def _wrap(module: Any, wrapped: dict[Any, Any]) -> None:
+    """Replace the module's own functions by wrappers that print a marker; `wrapped` gets
+    original -> wrapper."""
     for name, function in list(vars(module).items()):
         if (
             not inspect.isfunction(function)
@@ -103,6 +105,7 @@ def _wrap(module: Any) -> None:
         functools.update_wrapper(wrapper, function)
         wrapper.__fault_wrapped__ = True  # type: ignore[attr-defined]
         setattr(module, name, wrapper)
+        wrapped[function] = wrapper
 
 
 def _is_session(value: Any) -> bool:
@@ -125,17 +128,22 @@ def instrument() -> None:
 
     EventManager.fire_event = fire_event  # type: ignore[method-assign]
 
-    # the filesystem first: a module that imports a function from it then takes the wrapped one
-    from python_hooks.catalog import filesystem
-
-    _wrap(filesystem)
     import python_hooks
 
+    modules, wrapped = [], {}
     for info in pkgutil.walk_packages(python_hooks.__path__, "python_hooks."):
         try:
-            _wrap(importlib.import_module(info.name))
+            modules.append(importlib.import_module(info.name))
         except Exception:  # noqa: BLE001 - a module that does not import here is not called either
             continue
+    for module in modules:
+        _wrap(module, wrapped)
+    # a module that imported a function by name (`from .records import append`) before it was
+    # wrapped holds the original: give it the wrapper, whatever the import order
+    for module in modules:
+        for name, value in list(vars(module).items()):
+            if inspect.isfunction(value) and value in wrapped:
+                setattr(module, name, wrapped[value])
 
 
 def main() -> int:
