@@ -74,10 +74,12 @@ def purge(spark: Any) -> str:
     return str(row[0][0])
 
 
-def verified_seconds() -> float:
-    """The verifier's own time, from the last line it logged."""
+def verified_seconds() -> tuple[float, dict[str, float]]:
+    """The verifier's own time and its steps' (seconds), from the last lines it logged."""
     text = (Path(os.environ["VERIFY_BENCH_DIR"]) / "logs" / "dbt.log").read_text()
-    return float(re.findall(r"verify_erasure: verification \S+ in ([0-9.]+) s", text)[-1])
+    steps = re.findall(r"verify_erasure: steps \(seconds\) (\{.*\})", text)
+    own = float(re.findall(r"verify_erasure: verification \S+ in ([0-9.]+) s", text)[-1])
+    return own, (json.loads(steps[-1]) if steps else {})
 
 
 def run_verify(request_id: str) -> None:
@@ -128,7 +130,7 @@ def point(spark: Any, request_id: str, directory: str, floor_first: bool) -> dic
             )
         else:
             result["verify_s"], result["verify_rss"], _ = measure(lambda: run_verify(request_id))
-            result["verify_own_s"] = verified_seconds()
+            result["verify_own_s"], result["verify_steps"] = verified_seconds()
         result[f"{job}_store"] = counters_between(before, store_counters(spark))
         if job == "verify":
             result.update(latest(spark, request_id))
@@ -185,6 +187,11 @@ def series(spark: Any, rows: int, partitions: int, touched: int, repeat: int) ->
         f"{found['locations']} locations; rows holding ids {found['rows_holding_ids']:,}",
         flush=True,
     )
+    steps = {
+        s: statistics.median(r["verify_steps"].get(s, 0.0) for r in runs) for s in runs[0]["verify_steps"]
+    }
+    found["verify_steps"] = steps
+    print("  its steps (medians): " + ", ".join(f"{s} {v:.2f} s" for s, v in steps.items()), flush=True)
     if "verify_store" in found:
         print(f"  S3, verify_erasure: {describe_counters(found['verify_store'])}", flush=True)
         print(f"  S3, the floor: {describe_counters(found['floor_store'])}", flush=True)

@@ -95,6 +95,7 @@
         ~ run.tables_read ~ ' onboarded table(s), ' ~ run.partitions_read ~ ' partition(s), ' ~ run.side_tables_read ~ ' side table(s), '
         ~ run.locations_total ~ ' location(s), ' ~ run.files_total ~ ' file(s) (' ~ run.files_read ~ ' read, ' ~ run.files_skipped
         ~ ' skipped by footer statistics), ' ~ run.bytes_total ~ ' bytes; ' ~ run.location_errors ~ ' location(s) not read', info=true) -%}
+    {%- do log('verify_erasure: steps (seconds) ' ~ tojson(result.steps)) -%}
     {%- if run.out_of_scope_tables -%}
         {%- do log('verify_erasure: onboarded tables outside erasure_verification_scope, not read: ' ~ run.out_of_scope_tables, info=true) -%}
     {%- endif -%}

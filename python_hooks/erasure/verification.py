@@ -201,7 +201,7 @@ def verify(
     """
     from pyspark.sql import functions as F
 
-    clock = time.perf_counter()
+    clock, laps = time.perf_counter(), _Laps()
     started = datetime.now(timezone.utc)
     verification_id = f"{started:%Y%m%dT%H%M%S%fZ}-{invocation_id[:8]}"
     requests = sorted({str(r) for r in request_ids if r is not None and str(r).strip()})
@@ -221,7 +221,9 @@ def verify(
             per_request[request_id] = per_request.get(request_id, 0) + 1
         listed = list({value for value, _ in pairs})
         del pairs
+        laps("ids")
         found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
+        laps("inventory")
         rows = {
             location: {
                 "location_kind": item.kind,
@@ -240,9 +242,12 @@ def verify(
             for location, item in found.locations.items()
         }
         owned = list_files(spark, found, rows)
+        laps("listing")
         to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
         del listed
+        laps("footers")
         counts = count_rows(spark, found, to_read, ids, rows)
+        laps("count")
     finally:
         ids.unpersist()
     by_location = _attribute(owned, counts, requests)
@@ -252,8 +257,23 @@ def verify(
         product_version,
     )  # fmt: skip
     result = _record(spark, target_schema, read, by_location, view_name)
+    laps("record")
     result["seconds"] = round(time.perf_counter() - clock, 3)
+    result["steps"] = laps.seconds
     return result
+
+
+class _Laps:
+    """Seconds per step of a verification (its report's `steps`, logged at debug level)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds[step] = round(now - self._last, 3)
+        self._last = now
 
 
 def _choose_files(
