@@ -224,23 +224,7 @@ def verify(
         laps("ids")
         found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
         laps("inventory")
-        rows = {
-            location: {
-                "location_kind": item.kind,
-                "database_name": item.database,
-                "table_name": item.table,
-                "referenced_by": item.referenced_by,
-                "location": location,
-                "location_exists": False,
-                "files_total": 0,
-                "files_read": 0,
-                "files_skipped": 0,
-                "bytes_total": 0,
-                "bytes_read": 0,
-                "error": None,
-            }
-            for location, item in found.locations.items()
-        }
+        rows = _location_rows(found)
         owned = list_files(spark, found, rows)
         laps("listing")
         to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
@@ -261,6 +245,27 @@ def verify(
     result["seconds"] = round(time.perf_counter() - clock, 3)
     result["steps"] = laps.seconds
     return result
+
+
+def _location_rows(found: Inventory) -> dict[str, dict[str, Any]]:
+    """A location row per location of the inventory, before anything is listed or read."""
+    return {
+        location: {
+            "location_kind": item.kind,
+            "database_name": item.database,
+            "table_name": item.table,
+            "referenced_by": item.referenced_by,
+            "location": location,
+            "location_exists": False,
+            "files_total": 0,
+            "files_read": 0,
+            "files_skipped": 0,
+            "bytes_total": 0,
+            "bytes_read": 0,
+            "error": None,
+        }
+        for location, item in found.locations.items()
+    }
 
 
 class _Laps:
