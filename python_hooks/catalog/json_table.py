@@ -27,13 +27,17 @@ FILE_NAME = "part-00000-rows.json"
 TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
 
 
-def _layout_matches(spark: Any, database: str, table: str, columns: list[list[str]]) -> bool:
-    """True when the table exists as a json table with exactly these columns and types."""
+def _existing(spark: Any, database: str, table: str) -> Any:
+    """The table's CatalogTable, or None when it does not exist."""
     catalog = session_catalog(spark)
     ident = identifier(spark, database, table)
-    if not catalog.tableExists(ident):
+    return catalog.getTableMetadata(ident) if catalog.tableExists(ident) else None
+
+
+def _layout_matches(meta: Any, columns: list[list[str]]) -> bool:
+    """True when `meta` (None: no table) is a json table with exactly these columns and types."""
+    if meta is None:
         return False
-    meta = catalog.getTableMetadata(ident)
     if provider(meta) != "json" or str(meta.tableType().name()) == "VIEW":
         return False
     fields = [(str(f.name()), str(f.dataType().simpleString())) for f in meta.schema().fields()]
@@ -52,14 +56,13 @@ def _create(spark: Any, database: str, table: str, columns: list[list[str]]) -> 
     )
 
 
-def _location(spark: Any, database: str, table: str) -> Any:
-    return jvm_view(spark).org.apache.hadoop.fs.Path(
-        session_catalog(spark).getTableMetadata(identifier(spark, database, table)).location()
-    )
-
-
 def replace_rows(
-    spark: Any, database: str, table: str, columns: list[list[str]], rows: list[dict[str, Any]]
+    spark: Any,
+    database: str,
+    table: str,
+    columns: list[list[str]],
+    rows: list[dict[str, Any]],
+    meta: Any = None,
 ) -> bool:
     """Make `database.table` hold exactly `rows`; True when the table was (re)created.
 
@@ -68,12 +71,16 @@ def replace_rows(
     new one renamed into its place (Hadoop's rename does not replace a file), so a reader in
     that instant sees no rows.  Any other file in the directory is removed.  The table reads in
     FAILFAST mode: a value that does not fit its column is an error, not a silent NULL.
+    `meta`: the table's CatalogTable when the caller has it (`log_tables.catalog_tables`).
     """
     created = False
-    if not _layout_matches(spark, database, table, columns):
+    if meta is None:
+        meta = _existing(spark, database, table)
+    if not _layout_matches(meta, columns):
         _create(spark, database, table, columns)
         created = True
-    directory = _location(spark, database, table)
+        meta = _existing(spark, database, table)
+    directory = jvm_view(spark).org.apache.hadoop.fs.Path(meta.location())
     fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
     names = [name for name, _ in columns]
     text = "".join(
@@ -85,5 +92,5 @@ def replace_rows(
         child = status.getPath()
         if str(child.getName()) != FILE_NAME and not str(child.getName()).startswith("."):
             fs.delete(child, True)
-    spark.catalog.refreshTable(table_name(database, table))
+    session_catalog(spark).refreshTable(meta.identifier())
     return created

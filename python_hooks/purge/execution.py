@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_hooks.catalog import console
+from python_hooks.catalog import console, log_tables
 from python_hooks.catalog.journal import Intent, Journal
 from python_hooks.catalog.work import Pool
 from python_hooks.errors import CancelledError, LakehouseError, first_line
@@ -98,13 +98,23 @@ def record(
     entries whose outcome was recorded marked logged (any other is completed by the next run)."""
     config = plan.config
     console.debug("purge step results, purge_log, stale records (at once)")
+    # the three tables' CatalogTables in one metastore call (per database), not two per write
+    names = [
+        (relation[0], relation[1]),
+        (config.log_schema, results.LOG_TABLE),
+        (config.target_schema, results.STALE_TABLE),
+    ]
+    known = log_tables.catalog_tables(spark, names)
+    node_meta, log_meta, stale_meta = (known.get((d.lower(), t.lower())) for d, t in names)
     with Pool(spark, 3, "lakehouse-record") as pool:
         written = [
-            pool.submit(results.replace_results, spark, relation[0], relation[1], plan.recovered + rows),
-            pool.submit(results.append_log, spark, config.log_schema, rows),
+            pool.submit(
+                results.replace_results, spark, relation[0], relation[1], plan.recovered + rows, node_meta
+            ),
+            pool.submit(results.append_log, spark, config.log_schema, rows, False, log_meta),
         ]
         stale_written = pool.submit(
-            results.record_stale, spark, config.target_schema, config.invocation_id, stale
+            results.record_stale, spark, config.target_schema, config.invocation_id, stale, False, stale_meta
         )
     for future in written:
         future.result()

@@ -55,30 +55,41 @@ def _instant(value: Any) -> Any:
     return value
 
 
-def replace_results(spark: Any, database: str, table: str, rows: list[dict[str, Any]]) -> None:
-    """Make the purge node's relation `database.table` hold exactly `rows`."""
-    json_table.replace_rows(spark, database, table, [list(c) for c in RESULT_COLUMNS], rows)
+def replace_results(
+    spark: Any, database: str, table: str, rows: list[dict[str, Any]], meta: Any = None
+) -> None:
+    """Make the purge node's relation `database.table` hold exactly `rows` (`meta`: its
+    CatalogTable when known, `log_tables.catalog_tables`)."""
+    json_table.replace_rows(spark, database, table, [list(c) for c in RESULT_COLUMNS], rows, meta)
 
 
-def append_log(spark: Any, schema: str, rows: list[dict[str, Any]], deduplicate: bool = False) -> int:
+def append_log(
+    spark: Any, schema: str, rows: list[dict[str, Any]], deduplicate: bool = False, meta: Any = None
+) -> int:
     """Append `rows` to `<schema>.purge_log` (made when missing); with `deduplicate`, only those
-    whose purge_log_id it does not hold yet.  Returns how many were appended."""
+    whose purge_log_id it does not hold yet.  Returns how many were appended.  `meta`: the
+    table's CatalogTable when known (`log_tables.catalog_tables`)."""
     if deduplicate:
         held = log_tables.existing(
             spark, schema, LOG_TABLE, "purge_log_id", [r["purge_log_id"] for r in rows]
         )
         rows = [r for r in rows if r["purge_log_id"] not in held]
     typed = [{k: (_instant(v) if k in _TIMESTAMPS else v) for k, v in row.items()} for row in rows]
-    log_tables.append(spark, schema, LOG_TABLE, RESULT_COLUMNS, typed)
+    log_tables.append(spark, schema, LOG_TABLE, RESULT_COLUMNS, typed, meta)
     return len(rows)
 
 
 def record_stale(
-    spark: Any, schema: str, invocation_id: str, rows: list[dict[str, Any]], deduplicate: bool = False
+    spark: Any,
+    schema: str,
+    invocation_id: str,
+    rows: list[dict[str, Any]],
+    deduplicate: bool = False,
+    meta: Any = None,
 ) -> int:
     """Record old locations for retention (`<schema>.stale_data_records`): rows of
     {database_name, table_name, partition_spec, location, reason}; with `deduplicate`, only
-    locations not recorded yet."""
+    locations not recorded yet.  `meta`: the table's CatalogTable when known."""
     if deduplicate:
         held = log_tables.existing(spark, schema, STALE_TABLE, "location", [r["location"] for r in rows])
         rows = [r for r in rows if r["location"] not in held]
@@ -91,5 +102,6 @@ def record_stale(
         STALE_TABLE,
         STALE_COLUMNS,
         [{"recorded_at": now, "invocation_id": invocation_id, **row} for row in rows],
+        meta,
     )
     return len(rows)
