@@ -21,9 +21,9 @@ from typing import Any
 from python_hooks.catalog import console, metastore
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.work import Pool
-from python_hooks.errors import CancelledError, first_line
-from python_hooks.purge.plan import PurgePlan, ScannedPlan, TablePlan
-from python_hooks.purge.skipping import list_partitions
+from python_hooks.errors import CancelledError, StatementError, first_line
+from python_hooks.purge.plan import PartitionRewrite, PurgePlan, ScannedPlan, TablePlan
+from python_hooks.purge.skipping import listings_of
 from python_hooks.purge.units import listing_key, scan_key, whole_table
 
 
@@ -34,16 +34,24 @@ def run_scans(
     listing; `plan` is left as it was."""
     tables = plan.scanned
     found: dict[str, Future] = {}
-    with Pool(spark, max(1, min(plan.config.scan_parallelism, len(tables)))) as pool:
+    # the partitions of the tables the data skipping did not list, listed while the scans run
+    unlisted = [t for t in tables if t.partitioned and t.listing is None]
+    workers = max(1, min(plan.config.scan_parallelism, len(tables))) + (1 if unlisted else 0)
+    with Pool(spark, workers) as pool:
+        listed = pool.submit(listings_of, spark, unlisted) if unlisted else None
         for table in tables:
             found[table.name] = pool.submit(scan_table, spark, table, scans[table.name])
+    try:
+        listings = listed.result() if listed is not None else {}
+    except Exception as exc:  # noqa: BLE001 - each table's FAILED row says why
+        listings = {t.name: first_line(exc) for t in unlisted}
     scanned = []
     for table in plan.tables:
         if table.name not in found:
             scanned.append(replace(table))
             continue
         try:
-            assigned = _assign(spark, table, found[table.name].result())
+            assigned = _assign(table, found[table.name].result(), listings.get(table.name))
         except Exception as exc:  # noqa: BLE001 - the table's FAILED row
             cancellation.check(f"the scan of {table.name} was stopped")
             scanned.append(
@@ -111,13 +119,19 @@ def make_view(spark: Any, table: TablePlan, view: str, files: dict[str, list[str
     union.createOrReplaceTempView(view)
 
 
-def _assign(spark: Any, table: TablePlan, rows: list[list[Any]]) -> TablePlan:
-    """The scan's rows onto a copy of the table's partitions: `todo` those holding ids, the rest skipped."""
+def _assign(
+    table: TablePlan, rows: list[list[Any]], listed: list[PartitionRewrite] | str | None
+) -> TablePlan:
+    """The scan's rows onto a copy of the table's partitions (`listed`: the metastore's, when the
+    data skipping did not list them, or what stopped their listing): `todo` those holding ids,
+    the rest skipped."""
     if not table.partitioned:
         unit = replace(whole_table(table), rows_purged=int(rows[0][-1]) if rows else 0)
         return replace(table, listing=[unit], todo=[unit] if unit.rows_purged > 0 else [])
+    if isinstance(listed, str):
+        raise StatementError(f"The partitions of {table.name} could not be listed: {listed}")
     counts, missing = {}, []
-    listed = table.listing if table.listing is not None else list_partitions(spark, table)
+    listed = table.listing if table.listing is not None else listed or []
     by_key = {listing_key(table, part): part for part in listed}
     for row in rows:
         part = by_key.get(scan_key(table, row[:-1]))

@@ -155,14 +155,8 @@ def _narrow_partitioned(
     """The tables whose sample did not show ids spread: every partition's files, every footer.
     A table whose partitions cannot be listed is not narrowed (its scan reads it, or fails it)."""
     console.debug(f"purge step skipping partitions ({len(tables)} table(s) in doubt)")
-    asked = metastore.partition_locations_of(
-        spark, [(t.database, t.table, t.partition_columns) for t, _ in tables]
-    )
-    listings = {
-        t.name: _partitions(t, found)
-        for (t, _), found in zip(tables, asked, strict=True)
-        if not isinstance(found, str)
-    }
+    asked = listings_of(spark, [t for t, _ in tables])
+    listings = {name: found for name, found in asked.items() if not isinstance(found, str)}
     tables = [(t, b) for t, b in tables if t.name in listings]
     console.debug("purge step skipping listing")
     listed = facts.list(sorted({p.location for t, _ in tables for p in listings[t.name]}))
@@ -247,10 +241,16 @@ def footer_bounds(
     return None if low is None else (low, high)
 
 
-def list_partitions(spark: Any, table: TablePlan) -> list[PartitionRewrite]:
-    """Every partition of the table from the metastore (one call), sorted by its values."""
-    pairs = metastore.partition_locations(spark, table.database, table.table, table.partition_columns)
-    return _partitions(table, pairs)
+def listings_of(spark: Any, tables: list[TablePlan]) -> dict[str, list[PartitionRewrite] | str]:
+    """Every partition of each of `tables` (by name), sorted by its values, or the message of
+    what stopped its listing: one metastore call for all of them."""
+    asked = metastore.partition_locations_of(
+        spark, [(t.database, t.table, t.partition_columns) for t in tables]
+    )
+    return {
+        t.name: found if isinstance(found, str) else _partitions(t, found)
+        for t, found in zip(tables, asked, strict=True)
+    }
 
 
 def _partitions(table: TablePlan, listed: list[tuple[list[tuple[str, str]], str]]) -> list[PartitionRewrite]:
