@@ -17,6 +17,13 @@ SIGTERM instead *requests* cancellation:
   while the run's hooks still run, so on-run-end records the invocation as `cancelled`;
 - dbt then ends as after any failed node: a summary, exit code 1, no traceback.
 
+Python runs a signal's handler only in the main thread, and only when that thread runs Python.
+While a node runs, dbt's main thread waits for it (a lock); the kernel may give the signal to
+another thread instead (it does, for one, when the process was stopped and another thread runs
+first), which only trips a flag, and the handler would wait for the node's end: a purge would run
+to its last table.  `SignalWaker` (one per process, the driver's) is woken by every signal (Python's
+wakeup fd) and interrupts the main thread's wait, so that the handler runs at once.
+
 A second signal falls back to the default behaviour (dbt's own abrupt interrupt, or the kill).
 Outside a running command (parsing, `dbt ls`) the handlers behave as the defaults.  Nothing is
 installed by importing this module: the adapter installs the handlers when it is created in the
@@ -34,6 +41,68 @@ from typing import Any
 from python_hooks.errors import CancelledError
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+# the signal that interrupts the main thread's wait; ignored by default, so one that arrives
+# after its (no-op) handler is gone does nothing
+KICK = signal.SIGURG
+
+
+def _kicked(number: int, frame: Any) -> None:
+    """The kick's handler: nothing; its delivery interrupts the main thread's wait, which then
+    runs the handlers of the signals that are pending."""
+
+
+class SignalWaker:
+    """Makes the main thread run a SIGINT's or SIGTERM's handler at once, whichever thread the
+    kernel gave the signal to: Python's C-level handler writes the signal's number to a pipe (the
+    wakeup fd) from that thread, a watcher thread reads it and sends KICK to the main thread.
+
+    One per process (set_wakeup_fd is), installed from the main thread; nothing is done when the
+    process already has a wakeup fd (an asyncio loop in the main thread), nor outside the main
+    thread.
+    """
+
+    def __init__(self) -> None:
+        self.installed = False
+
+    def install(self) -> None:
+        if self.installed or threading.current_thread() is not threading.main_thread():
+            return
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        try:
+            previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        except ValueError:
+            previous = None
+        if previous != -1:  # not the main thread of the main interpreter, or someone's fd already
+            if previous is not None:
+                signal.set_wakeup_fd(previous)
+            os.close(read)
+            os.close(write)
+            return
+        if signal.getsignal(KICK) in (signal.SIG_DFL, signal.SIG_IGN, None):
+            signal.signal(KICK, _kicked)
+        watcher = threading.Thread(target=self._watch, args=(read,), name="lakehouse-signals", daemon=True)
+        watcher.start()
+        self.installed = True
+
+    @staticmethod
+    def _watch(read: int) -> None:
+        main = threading.main_thread().ident
+        numbers = {int(number) for number in SIGNALS}
+        while True:
+            try:
+                data = os.read(read, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            if main is not None and numbers.intersection(data):
+                try:
+                    signal.pthread_kill(main, KICK)
+                except (ProcessLookupError, OSError):  # the main thread is gone: the process ends
+                    return
 
 
 class Cancellation:

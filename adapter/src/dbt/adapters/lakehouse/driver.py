@@ -11,8 +11,8 @@ view of the same JVM.
 
 Everything that belongs to one dbt command is in `Command`, made with the adapter (dbt makes a new
 adapter for every command): the driver it runs on, its profile's session settings and its
-cancellation (Ctrl-C, SIGTERM).  The adapter asks the command for the session, and the command
-hands it down to `python_hooks` as an argument; nothing below the adapter keeps a session.
+cancellation (Ctrl-C, SIGTERM).  The adapter asks the command for the session and hands it down to
+`python_hooks` as an argument; nothing below the adapter keeps a session.
 The JVM helpers `python_hooks` compiles (`catalog/jvm.py`) are kept on the SparkContext they were
 compiled in: they are code of that JVM, gone with it, and a driver that restarts its session gets
 new ones.
@@ -25,15 +25,17 @@ import threading
 from typing import IO, Any
 
 from dbt.adapters.lakehouse import run_lock, storage, warehouse_lease
-from dbt.adapters.lakehouse.cancellation import Cancellation
+from dbt.adapters.lakehouse.cancellation import Cancellation, SignalWaker
 
 __all__ = ["DRIVER", "Command", "Driver"]
 
 
 class Driver:
-    """One Spark driver: its session, and the run lock or lease of each warehouse it works on."""
+    """One Spark driver: its session, the run lock or lease of each warehouse it works on, and
+    the wakeup of its main thread when a signal comes (`cancellation.SignalWaker`)."""
 
     def __init__(self) -> None:
+        self.signals = SignalWaker()
         self._session: Any = None
         self._locks: dict[str, IO[str]] = {}
         self._leases: dict[str, warehouse_lease.Lease] = {}
@@ -103,18 +105,25 @@ class Driver:
                 lease = run_lock.take_lease(spark, warehouse, ttl)
                 self._leases[warehouse] = lease
                 if not self._exit_hook:
-                    # registered after the Spark gateway started, so it runs while the JVM lives
-                    atexit.register(self.release)
+                    # registered after the Spark gateway started, so it runs while the JVM lives;
+                    # the leases only: a flock must last until the JVM (its Derby) is gone, and
+                    # the kernel releases it then
+                    atexit.register(self._release_leases)
                     self._exit_hook = True
         run_lock.check_lease(lease, warehouse)
         return lease
 
     def release(self) -> None:
-        """Release every lock and lease this driver holds (at exit; tests and long-lived hosts)."""
+        """Release every lock and lease this driver holds (tests and long-lived hosts, once their
+        session is stopped)."""
         with self._guard:
             for handle in self._locks.values():
                 run_lock.give_back(handle)
             self._locks.clear()
+        self._release_leases()
+
+    def _release_leases(self) -> None:
+        with self._guard:
             for lease in self._leases.values():
                 lease.release()
             self._leases.clear()
@@ -139,9 +148,6 @@ class Command:
         session = self.driver.session(self.params)
         self.cancellation.active = True
         return session
-
-    def running_session(self) -> Any:
-        return self.driver.running_session()
 
     def cancel_all_jobs(self) -> None:
         session = self.driver.running_session()

@@ -34,6 +34,7 @@ class LakehouseAdapter(ComplianceMethods, SparkAdapter):
         # Ctrl-C and SIGTERM stop the run at a safe point (cancellation.py)
         self.cancellation = self.command.cancellation
         self.cancellation.install(self.command.cancel_all_jobs)
+        DRIVER.signals.install()
 
     @classmethod
     def type(cls) -> str:

@@ -1,0 +1,77 @@
+"""A signal reaches the command's cancellation while a node runs, whichever thread the kernel gives
+it to (cancellation.SignalWaker).
+
+Python runs a handler only in the main thread, when that thread runs Python.  While a node runs,
+dbt's main thread waits for it on a lock.  When the kernel gives the signal to another thread (it
+did in the fault harness, which stops the process at a step and then sends SIGINT and SIGCONT), the
+handler waited for the node's end, and a purge ran to its last table before it saw its
+cancellation.  Here the main thread blocks SIGINT, so that the kernel gives it to another thread
+every time: without the waker the node never sees the cancellation while it runs; with it, at
+once.  Real processes and signals, no Spark.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+CHILD = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    from dbt.adapters.lakehouse.cancellation import Cancellation, SignalWaker
+
+    cancellation = Cancellation()
+    cancellation.install(lambda: None)
+    cancellation.active = True
+    if sys.argv[1] == "waker":
+        SignalWaker().install()
+    seen = []
+
+    def node():
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # this thread takes it
+        print("RUNNING", flush=True)  # the parent sends SIGINT
+        started = time.monotonic()
+        while time.monotonic() - started < 4:
+            if cancellation.requested:
+                seen.append(round(time.monotonic() - started, 3))
+                return
+            time.sleep(0.01)
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])  # not the main thread
+    worker = threading.Thread(target=node)
+    worker.start()
+    worker.join()  # the main thread waits for the node, as dbt's does
+    print("SEEN", seen[0] if seen else None, cancellation.reason or None, flush=True)
+    """
+)
+
+
+def seen_after_sigint(mode: str) -> tuple[str, str]:
+    """(seconds the node waited for its cancellation or 'None', the cancellation's reason)."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "RUNNING"
+        os.kill(child.pid, signal.SIGINT)
+        out, _ = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    line = next(x for x in out.splitlines() if x.startswith("SEEN "))
+    _, seconds, reason = line.split()
+    return seconds, reason
+
+
+def test_the_node_sees_its_cancellation_at_once_whichever_thread_took_the_signal():
+    for _ in range(3):
+        seconds, reason = seen_after_sigint("waker")
+        assert seconds != "None" and float(seconds) < 1.5, seconds
+        assert reason == "SIGINT"
+
+
+def test_without_the_waker_the_handler_waits_for_the_node():
+    seconds, reason = seen_after_sigint("none")
+    assert seconds == "None"  # the node ran to its end without seeing it
+    assert reason == "SIGINT"  # the handler ran after it, when the main thread woke
