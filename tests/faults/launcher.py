@@ -43,6 +43,11 @@ HIT = os.environ.get("FAULT_HIT")
 _seen = {"markers": 0, "matches": 0}
 
 
+LEAVES = frozenset(
+    f"python_hooks.catalog.{name}" for name in ("jvm", "scala", "partitions", "literals", "console")
+)
+
+
 def marker(text: str) -> None:
     """One step this process is about to take (or has just logged that it takes)."""
     _seen["markers"] += 1
@@ -78,6 +83,8 @@ def _strings(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
                 parts.append(json.dumps(value, default=str)[:1000])
             except (TypeError, ValueError):
                 pass
+        elif type(value).__module__.startswith("py4j"):
+            continue  # a JVM object (a CatalogTable, a Path): its attributes are JVM calls
         elif hasattr(value, "database") and hasattr(value, "name"):  # a metastore Table
             parts.append(f"{value.database}.{value.name}")
     return " ".join(parts)
@@ -139,10 +146,11 @@ def instrument() -> None:
     for module in modules:
         _wrap(module, wrapped)
     # a module that imported a function by name (`from .records import append`) before it was
-    # wrapped holds the original: give it the wrapper, whatever the import order
+    # wrapped holds the original: give it the wrapper, whatever the import order; not the JVM and
+    # spec helpers, called thousands of times a run and never a step to stop at
     for module in modules:
         for name, value in list(vars(module).items()):
-            if inspect.isfunction(value) and value in wrapped:
+            if inspect.isfunction(value) and value in wrapped and value.__module__ not in LEAVES:
                 setattr(module, name, wrapped[value])
 
 
