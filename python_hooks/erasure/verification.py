@@ -195,7 +195,7 @@ def verify(
 
     `ids_sql` selects `erasure_id` and `request_id` (null: the id belongs to every request, when the
     id table has no request_id column).  Returns {verification_id, started_at, ended_at, seconds,
-    run: {...}, requests: [{request_id, ids_listed, live_rows, copy_rows, unread_live,
+    steps: {step: seconds}, run: {...}, requests: [{request_id, ids_listed, live_rows, copy_rows, unread_live,
     unread_copies, live_holding, copies_holding, unread_locations, verdict}], locations: [...]}:
     counts and locations only.
     """

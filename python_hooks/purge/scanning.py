@@ -4,9 +4,11 @@ Each table the footers did not rule out is scanned once with the SQL its materia
 rendered (`purge_scan_sql`: a broadcast semi-join with the ids, rows counted per partition):
 over the table, or over a temporary view of the files the footers left (skipping.py), up to
 `purge_scan_parallelism` tables at a time (small scans overlap their fixed costs).  Every count
-is Spark's own.  Then each table's partitions are listed from the metastore and matched with
-what the scan found; a partition the scan found that the metastore does not list fails the
-table instead of being skipped.  For a dry run, the rows of each partition to rewrite are read
+is Spark's own.  The partitions of the tables the data skipping did not list are listed from the
+metastore meanwhile (one call for all of them), and matched with what the scan found; a
+partition the scan found that the listing does not hold is asked for again (it may have been
+added since), and if the metastore still does not list it, it fails the table instead of being
+skipped.  For a dry run, the rows of each partition to rewrite are read
 from its files' footers (rows_before).
 """
 
@@ -21,7 +23,7 @@ from typing import Any
 from python_hooks.catalog import console, metastore
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.work import Pool
-from python_hooks.errors import CancelledError, StatementError, first_line
+from python_hooks.errors import CancelledError, first_line
 from python_hooks.purge.plan import PartitionRewrite, PurgePlan, ScannedPlan, TablePlan
 from python_hooks.purge.skipping import listings_of
 from python_hooks.purge.units import listing_key, scan_key, whole_table
@@ -50,16 +52,7 @@ def run_scans(
         if table.name not in found:
             scanned.append(replace(table))
             continue
-        try:
-            assigned = _assign(table, found[table.name].result(), listings.get(table.name))
-        except Exception as exc:  # noqa: BLE001 - the table's FAILED row
-            cancellation.check(f"the scan of {table.name} was stopped")
-            scanned.append(
-                replace(table, error=f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}")
-            )
-            continue
-        scanned.append(assigned)
-        console.debug(f"purge: {table.name}: the scan found ids in {len(scanned[-1].todo)} partition(s)")
+        scanned.append(_scanned(spark, table, found[table.name], listings.get(table.name), cancellation))
     cancellation.check("after the scans, before any table was changed")
     result = ScannedPlan.of(plan, scanned)
     if plan.config.dry_run:
@@ -119,17 +112,39 @@ def make_view(spark: Any, table: TablePlan, view: str, files: dict[str, list[str
     union.createOrReplaceTempView(view)
 
 
-def _assign(
-    table: TablePlan, rows: list[list[Any]], listed: list[PartitionRewrite] | str | None
+def _scanned(
+    spark: Any, table: TablePlan, scan: Future, listed: list[PartitionRewrite] | str | None, cancellation: Any
 ) -> TablePlan:
-    """The scan's rows onto a copy of the table's partitions (`listed`: the metastore's, when the
-    data skipping did not list them, or what stopped their listing): `todo` those holding ids,
-    the rest skipped."""
+    """A copy of `table` with what its scan found (`_assign`), or with the error that fails it."""
+    try:
+        rows = scan.result()
+    except Exception as exc:  # noqa: BLE001 - the table's FAILED row
+        cancellation.check(f"the scan of {table.name} was stopped")
+        return replace(table, error=f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}")
+    if isinstance(listed, str):
+        return replace(
+            table,
+            error=f"Table {table.name}: its partitions could not be listed: {listed}; nothing was purged,"
+            " run the purge again",
+        )
+    assigned = _assign(table, rows, listed)
+    if assigned.error is not None:
+        # a partition the listing does not hold: listed before the scan, it may have been added
+        # since; the metastore is asked again before the table fails
+        again = listings_of(spark, [table])[table.name]
+        if isinstance(again, str):
+            return assigned
+        assigned = _assign(replace(table, listing=None), rows, again)
+    console.debug(f"purge: {table.name}: the scan found ids in {len(assigned.todo)} partition(s)")
+    return assigned
+
+
+def _assign(table: TablePlan, rows: list[list[Any]], listed: list[PartitionRewrite] | None) -> TablePlan:
+    """The scan's rows onto a copy of the table's partitions (the data skipping's listing, else
+    `listed`): `todo` those holding ids, the rest skipped."""
     if not table.partitioned:
         unit = replace(whole_table(table), rows_purged=int(rows[0][-1]) if rows else 0)
         return replace(table, listing=[unit], todo=[unit] if unit.rows_purged > 0 else [])
-    if isinstance(listed, str):
-        raise StatementError(f"The partitions of {table.name} could not be listed: {listed}")
     counts, missing = {}, []
     listed = table.listing if table.listing is not None else listed or []
     by_key = {listing_key(table, part): part for part in listed}

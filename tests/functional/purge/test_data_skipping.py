@@ -461,3 +461,53 @@ def test_the_sample_takes_a_few_files_from_each_partition(spark):
         days[day] = days.get(day, 0) + 1
     assert len(sampled) == SAMPLE and max(days.values()) <= SAMPLE_PER_PARTITION, sampled
     spark.sql("drop database p_sample cascade")
+
+
+def test_a_partition_added_after_the_listing_is_asked_for_again(spark, id_table):
+    """The partitions of a table scanned whole are listed while its scan runs: one that an outside
+    writer adds in between, which the scan then finds, is asked of the metastore again and purged;
+    one the metastore still does not list fails the table, naming the partition."""
+    from concurrent.futures import Future
+
+    from dbt.adapters.lakehouse.cancellation import Cancellation
+
+    from python_hooks.purge import scanning, skipping
+
+    spark.sql("drop database if exists p_relist cascade")
+    spark.sql("create database p_relist")
+    spark.sql(f"""create table p_relist.t (guestid bigint) partitioned by (ds string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(
+        "insert into p_relist.t partition (ds) select 1000 + id % 10, cast(id % 3 as string) from range(30)"
+    )
+    (table,) = _plan_of(spark, "p_relist.t").tables
+    assert table.scan == "table" and table.listing is None  # ids spread: listed beside the scan
+    listed = skipping.listings_of(spark, [table])["p_relist.t"]
+    spark.sql("insert into p_relist.t partition (ds = 'late') values (1002)")  # after the listing
+    rows = [
+        [r.ds, r.n]
+        for r in spark.sql(
+            "select ds, count(*) as n from p_relist.t where guestid in (1001, 1002, 1003) group by ds"
+        ).collect()
+    ]
+    assert ["late", 1] in rows
+    scan: Future = Future()
+    scan.set_result(rows)
+    assigned = scanning._scanned(spark, table, scan, listed, Cancellation())
+    assert assigned.error is None, assigned.error
+    assert sorted(p.spec for p in assigned.todo) == ["ds=0", "ds=1", "ds=2", "ds=late"]
+    assert {p.spec: p.rows_purged for p in assigned.todo}["ds=late"] == 1
+    # a partition the metastore never listed: the table fails, nothing to purge
+    ghost: Future = Future()
+    ghost.set_result([*rows, ["ghost", 1]])
+    failed = scanning._scanned(spark, table, ghost, listed, Cancellation())
+    assert failed.todo == [] and "partition(s) ds=ghost, which the metastore does not list" in failed.error
+    # a listing that failed: the table fails, saying so once
+    again: Future = Future()
+    again.set_result(rows)
+    stopped = scanning._scanned(spark, table, again, "the table was dropped", Cancellation())
+    assert stopped.error == (
+        "Table p_relist.t: its partitions could not be listed: the table was dropped; nothing was purged,"
+        " run the purge again"
+    )
+    spark.sql("drop database p_relist cascade")
