@@ -224,7 +224,7 @@ def verify(
         laps("ids")
         found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
         laps("inventory")
-        rows = _location_rows(found)
+        rows = _unread_locations(found)
         owned = list_files(spark, found, rows)
         laps("listing")
         to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
@@ -247,7 +247,7 @@ def verify(
     return result
 
 
-def _location_rows(found: Inventory) -> dict[str, dict[str, Any]]:
+def _unread_locations(found: Inventory) -> dict[str, dict[str, Any]]:
     """A location row per location of the inventory, before anything is listed or read."""
     return {
         location: {
