@@ -103,8 +103,10 @@ test-adapter: setup
 	$(BIN)/pytest tests/adapter -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every kill point of tests/faults (the subset included); each case starts 3-5 dbt and Spark processes.
+# FAULT_WORKERS pytest-xdist processes, each preparing the lakes of the cases it draws
+FAULT_WORKERS ?= 2
 test-faults: setup
-	$(BIN)/pytest tests/faults -v
+	$(BIN)/pytest tests/faults -v -n $(FAULT_WORKERS)
 
 # The property tests on many random histories: retention (200 histories and policies; `make test`
 # runs 20 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
