@@ -68,10 +68,15 @@ def execute(
         + (f"; {summary['recovered']} row(s) completed from the journal" if summary["recovered"] else "")
     )
     if run.cancelled:
+        where = (
+            f"{run.undone} was undone before its first swap (its partitions as they were)"
+            if run.undone
+            else "it stopped between two tables"
+        )
         raise CancelledError(
             f"purge: cancelled ({cancellation.reason}) after {run.tables_done} of {len(plan.rewriting)} table(s) to"
-            f" rewrite: {summary['committed']} partition(s) committed and recorded in purge_log; the table in"
-            " flight was undone. Run the purge again to finish."
+            f" rewrite: {summary['committed']} partition(s) committed and recorded in purge_log; {where}."
+            " Run the purge again to finish."
         )
     failed = [r for r in rows if r["state"] == "FAILED"]
     if failed:
@@ -166,6 +171,7 @@ class Execution:
         self.cancellation = cancellation
         self.node = NodeRun.of(spark, plan, cancellation)
         self.cancelled = False
+        self.undone: str | None = None  # the table a cancellation undid, before its first swap
         self.tables_done = 0
 
     def run(self) -> list[dict[str, Any]]:
@@ -191,7 +197,7 @@ class Execution:
                     rows.extend(table_purge.run_table(purge))
                 except CancelledError:
                     rows.extend(purge.rows)
-                    self.cancelled = True
+                    self.cancelled, self.undone = True, table.name
                     break
                 except Exception as exc:  # noqa: BLE001 - the table's FAILED row; the next table goes on
                     rows.extend(purge.rows)

@@ -388,6 +388,7 @@ class TestCancellation:
             results_, logs = purge("p_cancel", expect_pass=False)
 
         assert "purge: cancelled (SIGINT) after 1 of 3 table(s) to rewrite" in logs
+        assert "p_cancel.b was undone before its first swap (its partitions as they were)" in logs
         assert "Traceback" not in logs
         assert {r.node.name: str(r.status) for r in results_}["purge"] == "error"
         rows = {(r.table_name, r.partition_spec): r for r in last_run(log_rows(spark, project, "p_cancel"))}
@@ -430,6 +431,7 @@ class TestCancellation:
             _, logs = purge("p_cancel", expect_pass=False)
 
         assert "purge: cancelled (SIGINT) after 2 of 3 table(s) to rewrite" in logs
+        assert "it stopped between two tables" in logs and "undone" not in logs.split("purge: cancelled")[1]
         rows = {
             (r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, "p_cancel"))
         }
