@@ -151,21 +151,15 @@ class Lookups:
     def __init__(self, spark: SparkSession, relations: Iterable[str] = ()) -> None:
         self.spark = spark
         self._wanted = list(relations)
-        self._found: dict[str, Any] = {}  # db.table -> CatalogTable
+        self._found: dict[tuple[str, str], Any] = {}  # (db, table), lower case -> CatalogTable
 
-    def _key(self, relation: str) -> str:
+    def _key(self, relation: str) -> tuple[str, str]:
         database, table = _split(self.spark, relation)
-        return f"{database.lower()}.{table.lower()}"
+        return database.lower(), table.lower()
 
     def _fetch(self) -> None:
-        by_database: dict[str, list[str]] = {}
-        for relation in self._wanted:
-            database, table = _split(self.spark, relation)
-            by_database.setdefault(database.lower(), []).append(table.lower())
-        self._wanted = []
-        for database, tables in by_database.items():
-            for meta in metastore.tables_by_name(self.spark, database, sorted(set(tables))):
-                self._found[f"{database}.{str(meta.identifier().table()).lower()}"] = meta
+        wanted, self._wanted = self._wanted, []
+        self._found.update(metastore.tables_by_names(self.spark, [_split(self.spark, r) for r in wanted]))
 
     def exists(self, relation: str) -> bool:
         """Whether `schema.table` exists (the catalog's table_exists, on a dotted name)."""

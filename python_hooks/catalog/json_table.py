@@ -71,7 +71,7 @@ def replace_rows(
     new one renamed into its place (Hadoop's rename does not replace a file), so a reader in
     that instant sees no rows.  Any other file in the directory is removed.  The table reads in
     FAILFAST mode: a value that does not fit its column is an error, not a silent NULL.
-    `meta`: the table's CatalogTable when the caller has it (`log_tables.catalog_tables`).
+    `meta`: the table's CatalogTable when the caller has it (`metastore.tables_by_names`).
     """
     created = False
     if meta is None:

@@ -15,20 +15,6 @@ from python_hooks.catalog import metastore, parquet_append
 from python_hooks.errors import StatementError
 
 
-def catalog_tables(spark: Any, names: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
-    """The CatalogTables of those of `names` ((database, table), lower case) that exist, in one
-    metastore call per database instead of two per table and write: a node writes its records
-    with them (`append(..., meta=)`, `json_table.replace_rows(..., meta=)`)."""
-    found: dict[tuple[str, str], Any] = {}
-    by_database: dict[str, list[str]] = {}
-    for database, table in names:
-        by_database.setdefault(database.lower(), []).append(table.lower())
-    for database, tables in by_database.items():
-        for meta in metastore.tables_by_name(spark, database, sorted(set(tables))):
-            found[(database, str(meta.identifier().table()).lower())] = meta
-    return found
-
-
 def ensure(spark: Any, database: str, table: str, columns: list[tuple[str, str]]) -> None:
     """`create table if not exists` with these columns, as parquet, in its database (made when
     missing too); asked of the catalog first: no statement when it exists."""
@@ -52,7 +38,8 @@ def append(
 ) -> str:
     """Append `rows` (dicts keyed by column) to the table, making it when missing (even for no
     rows); returns which writer wrote them ("parquet file", "spark insert" or "nothing").
-    `meta`: the table's CatalogTable when the caller has it (`catalog_tables`): no catalog call."""
+    `meta`: the table's CatalogTable when the caller has it (`metastore.tables_by_names`): no
+    catalog call."""
     if meta is None:
         ensure(spark, database, table, columns)
     if not rows:

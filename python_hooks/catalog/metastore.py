@@ -113,6 +113,19 @@ def tables_by_name(spark: Any, database: str, names: list[str]) -> list[Any]:
     return scala_list(external.getTablesByName(database, scala_seq(spark, list(names))))
 
 
+def tables_by_names(spark: Any, names: list[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+    """The CatalogTables of those of `names` ((database, table)) that exist, keyed by the lower
+    case pair: `tables_by_name` once per database, whatever the number of tables."""
+    by_database: dict[str, set[str]] = {}
+    for database, table in names:
+        by_database.setdefault(database.lower(), set()).add(table.lower())
+    return {
+        (database, str(meta.identifier().table()).lower()): meta
+        for database, tables in by_database.items()
+        for meta in tables_by_name(spark, database, sorted(tables))
+    }
+
+
 def table_exists(spark: Any, database: str, table: str) -> bool:
     """Whether `database.table` exists (names matched as Spark SQL matches them)."""
     return bool(session_catalog(spark).tableExists(identifier(spark, database, table)))

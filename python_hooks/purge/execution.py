@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from python_hooks.catalog import console, log_tables
+from python_hooks.catalog import console, metastore
 from python_hooks.catalog.journal import Intent, Journal
 from python_hooks.catalog.work import Pool
 from python_hooks.errors import CancelledError, LakehouseError, first_line
@@ -109,7 +109,7 @@ def record(
         (config.log_schema, results.LOG_TABLE),
         (config.target_schema, results.STALE_TABLE),
     ]
-    known = log_tables.catalog_tables(spark, names)
+    known = metastore.tables_by_names(spark, names)
     node_meta, log_meta, stale_meta = (known.get((d.lower(), t.lower())) for d, t in names)
     with Pool(spark, 3, "lakehouse-record") as pool:
         written = [
