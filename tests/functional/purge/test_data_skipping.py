@@ -336,6 +336,12 @@ def test_the_footer_rule_never_rules_out_a_file_that_holds_an_id(spark, tmp_path
     spark.catalog.dropTempView("parity_ids")
 
 
+def onboarded_table(spark, name: str, ds_type: str) -> None:
+    """`name` (guestid bigint), partitioned by `ds` of `ds_type`, parquet, onboarded on guestid."""
+    spark.sql(f"""create table {name} (guestid bigint) partitioned by (ds {ds_type}) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+
+
 def _plan_of(spark, whitelist: str):
     from python_hooks.purge import planning
 
@@ -360,18 +366,15 @@ def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, id_table):
     would cost more than the scan it saves: scanned whole."""
     spark.sql("drop database if exists p_giveup cascade")
     spark.sql("create database p_giveup")
-    spark.sql(f"""create table p_giveup.spread (guestid bigint) partitioned by (ds int) stored as parquet
-        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_table(spark, "p_giveup.spread", "int")
     spark.sql(
         "insert into p_giveup.spread partition (ds) select id % 2000, cast(id % 100 as int) from range(100000)"
     )
-    spark.sql(f"""create table p_giveup.far (guestid bigint) partitioned by (ds int) stored as parquet
-        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_table(spark, "p_giveup.far", "int")
     spark.sql(
         "insert into p_giveup.far partition (ds) select 5000 + id % 1000, cast(id % 100 as int) from range(100000)"
     )
-    spark.sql(f"""create table p_giveup.half (guestid bigint) partitioned by (ds int) stored as parquet
-        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_table(spark, "p_giveup.half", "int")
     for low in (0, 1000):
         spark.sql(
             f"insert into p_giveup.half partition (ds) select /*+ COALESCE(1) */ id, cast(id % 4 as int)"
@@ -475,8 +478,7 @@ def test_a_partition_added_after_the_listing_is_asked_for_again(spark, id_table)
 
     spark.sql("drop database if exists p_relist cascade")
     spark.sql("create database p_relist")
-    spark.sql(f"""create table p_relist.t (guestid bigint) partitioned by (ds string) stored as parquet
-        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    onboarded_table(spark, "p_relist.t", "string")
     spark.sql(
         "insert into p_relist.t partition (ds) select 1000 + id % 10, cast(id % 3 as string) from range(30)"
     )
