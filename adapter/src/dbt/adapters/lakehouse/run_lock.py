@@ -21,12 +21,11 @@ import fcntl
 import json
 import os
 import socket
-import sys
 from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
 
-from dbt.adapters.lakehouse import storage
+from dbt.adapters.lakehouse import holders, storage
 
 from python_hooks.errors import LakehouseError
 
@@ -49,12 +48,7 @@ def _describe_holder(handle: IO[str]) -> str:
         info = json.loads(handle.read() or "{}")
     except ValueError:
         info = {}
-    if not info:
-        return "another process"
-    return (
-        f"pid {info.get('pid')} on {info.get('host')}, running `{info.get('command')}` "
-        f"since {info.get('started_at')}"
-    )
+    return holders.describe(info) if info else "another process"
 
 
 def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +75,7 @@ def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
         "host": socket.gethostname(),
         "user": user,
         "dbt_version": dbt_version,
-        "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
+        "command": holders.command_line(),
     }
 
 
@@ -145,16 +139,7 @@ def take(directory: str) -> IO[str]:
         raise LakehouseError(_refused(directory, holder)) from None
     handle.seek(0)
     handle.truncate()
-    handle.write(
-        json.dumps(
-            {
-                "pid": os.getpid(),
-                "host": socket.gethostname(),
-                "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv)),
-                "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            }
-        )
-    )
+    handle.write(json.dumps(holders.record()))
     handle.flush()
     return handle
 

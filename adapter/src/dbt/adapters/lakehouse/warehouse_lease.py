@@ -27,15 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import sys
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
 from typing import Any
 
 from dbt.adapters.events.logging import AdapterLogger
+from dbt.adapters.lakehouse import holders
 
 LEASE_FILE_NAME = ".dbt-run.lease"
 DEFAULT_TTL_SECONDS = 60.0
@@ -63,10 +61,6 @@ class LeaseHeldError(Exception):
         self.info = info
 
 
-def _command() -> str:
-    return " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
-
-
 def _filesystem(spark: Any, uri: str) -> tuple[Any, Any]:
     """(FileSystem, qualified Path); on local disk the raw filesystem, so no .crc files appear."""
     jvm = spark._jvm
@@ -85,10 +79,7 @@ def _java_class(exc: BaseException) -> str:
 def describe(info: dict[str, Any], age_seconds: float | None = None) -> str:
     if not info:
         return "another process (its lease file is unreadable)"
-    text = (
-        f"pid {info.get('pid')} on {info.get('host')}, running `{info.get('command')}` "
-        f"since {info.get('started_at')}"
-    )
+    text = holders.describe(info)
     if age_seconds is not None:
         text += (
             f"; lease renewed {age_seconds:.0f}s ago, expires {info.get('ttl_seconds', '?')}s after renewal"
@@ -109,14 +100,7 @@ class Lease:
         self.lost = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.info = {
-            "lease_id": self.id,
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
-            "command": _command(),
-            "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "ttl_seconds": self.ttl,
-        }
+        self.info = {"lease_id": self.id, **holders.record(), "ttl_seconds": self.ttl}
 
     # ---- file primitives ------------------------------------------------------------------
     def _read(self, path: Any) -> dict[str, Any]:
