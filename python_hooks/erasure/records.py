@@ -103,13 +103,10 @@ TABLES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def check_columns(spark: Any, database: str, table: str) -> None:
-    """When `database.table` exists, it must have the columns (names and types) of TABLES: an
-    older version's table is refused with the way to keep its history."""
-    if not metastore.table_exists(spark, database, table):
-        return
+def check_columns(database: str, table: str, meta: Any) -> None:
+    """An existing table (its CatalogTable `meta`) must have the columns (names and types) of
+    TABLES: an older version's table is refused with the way to keep its history."""
     columns = TABLES[table]
-    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
     found = [(str(f["name"]).lower(), _simple(f["type"])) for f in metastore.schema_fields(meta)]
     if found != [(name, kind) for name, kind in columns]:
         raise ConfigError(
@@ -126,11 +123,18 @@ def _simple(spark_type: Any) -> str:
     return {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}.get(text, text)
 
 
-def append(spark: Any, database: str, table: str, rows: list[dict[str, Any]]) -> None:
-    """Append `rows` ({column: value}) to one of the verification tables (created when missing),
-    as every log table of the product is appended (catalog/log_tables.py)."""
-    check_columns(spark, database, table)
-    log_tables.append(spark, database, table, TABLES[table], rows)
+def append(spark: Any, database: str, rows_by_table: dict[str, list[dict[str, Any]]]) -> None:
+    """Append each table's `rows` ({column: value}) to that verification table of `database`
+    (created when missing), as every log table of the product is appended (catalog/log_tables.py).
+    The existing tables' columns are checked first, all of them in one metastore call, so that an
+    older version's table refuses the run before any of them is written."""
+    known = metastore.tables_by_names(spark, [(database, table) for table in rows_by_table])
+    metas = {table: known.get((database.lower(), table.lower())) for table in rows_by_table}
+    for table, meta in metas.items():
+        if meta is not None:
+            check_columns(database, table, meta)
+    for table, rows in rows_by_table.items():
+        log_tables.append(spark, database, table, TABLES[table], rows, metas[table])
 
 
 def as_view(spark: Any, view_name: str, table: str, rows: list[dict[str, Any]]) -> None:

@@ -205,35 +205,33 @@ def verify(
     started = datetime.now(timezone.utc)
     verification_id = f"{started:%Y%m%dT%H%M%S%fZ}-{invocation_id[:8]}"
     requests = sorted({str(r) for r in request_ids if r is not None and str(r).strip()})
-    ids = (
+    # the pairs, read once: per request how many ids, every id for the footer rule, and the
+    # join's side built from these same rows (an id added meanwhile is not half-verified)
+    listed_ids = (
         spark.sql(ids_sql)
         .select(F.col("erasure_id"), F.col("request_id").cast("string").alias("request_id"))
         .where(F.col("erasure_id").isNotNull())
         .where(F.col("request_id").isNull() | F.col("request_id").isin(requests or [""]))
         .distinct()
-        .cache()
     )
-    try:
-        # the pairs, read once: per request how many ids, and every id for the footer rule
-        pairs = [(r[0], r[1]) for r in ids.collect()]
-        per_request: dict[str | None, int] = {}
-        for _, request_id in pairs:
-            per_request[request_id] = per_request.get(request_id, 0) + 1
-        listed = list({value for value, _ in pairs})
-        del pairs
-        laps("ids")
-        found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
-        laps("inventory")
-        rows = _unread_locations(found)
-        owned = list_files(spark, found, rows)
-        laps("listing")
-        to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
-        del listed
-        laps("footers")
-        counts = count_rows(spark, found, to_read, ids, rows)
-        laps("count")
-    finally:
-        ids.unpersist()
+    pairs = [(r[0], r[1]) for r in listed_ids.collect()]
+    ids = spark.createDataFrame(pairs, listed_ids.schema)
+    per_request: dict[str | None, int] = {}
+    for _, request_id in pairs:
+        per_request[request_id] = per_request.get(request_id, 0) + 1
+    listed = list({value for value, _ in pairs})
+    del pairs
+    laps("ids")
+    found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
+    laps("inventory")
+    rows = _unread_locations(found)
+    owned = list_files(spark, found, rows)
+    laps("listing")
+    to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
+    del listed
+    laps("footers")
+    counts = count_rows(spark, found, to_read, ids, rows)
+    laps("count")
     by_location = _attribute(owned, counts, requests)
     ended = datetime.now(timezone.utc)
     read = VerificationRun(
@@ -508,13 +506,16 @@ def _record(
         findings.extend(request_findings)
         summaries.append(summary)
     run = _run_row(read, findings)
-    records.append(spark, schema, "erasure_verification_runs", [run])
-    records.append(spark, schema, "erasure_verification_locations", location_rows)
-    records.append(spark, schema, "erasure_verification_findings", findings)
+    written = {
+        "erasure_verification_runs": [run],
+        "erasure_verification_locations": location_rows,
+        "erasure_verification_findings": findings,
+    }
     if view_name:
         records.as_view(spark, view_name, "erasure_verification", summaries)
     else:
-        records.append(spark, schema, "erasure_verification", summaries)
+        written["erasure_verification"] = summaries
+    records.append(spark, schema, written)
     return {
         "verification_id": read.verification_id,
         "run": {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in run.items()},

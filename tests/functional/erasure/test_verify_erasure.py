@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog import files as catalog_files
 from python_hooks.catalog.journal import Intent, Journal, PartitionSwap
@@ -173,6 +174,29 @@ class TestVerifyErasure:
         row, _, findings, run = latest(spark, project.test_schema, purged["run"])
         assert (row.live_rows, row.copy_rows, run.trigger) == (0, 8, "model")
         assert sum(f.rows_holding_ids for f in findings if f.location_kind == "backup") == 8
+
+    def test_an_older_result_table_refuses_the_run_before_anything_is_written(self, project, spark, purged):
+        """One of the four result tables made by an older version (other columns): the
+        verification names it and how to keep its history, and appends to none of the four."""
+        schema = project.test_schema
+        findings = f"{schema}.erasure_verification_findings"
+        verify(purged["run"])  # the four tables, as this version makes them
+        runs_before = spark.sql(f"select count(*) from {schema}.erasure_verification_runs").collect()[0][0]
+        spark.sql(f"alter table {findings} rename to {findings}_now")
+        try:
+            spark.sql(f"create table {findings} (verification_id string, location string) using parquet")
+            _, log = run_dbt_and_capture(
+                ["run-operation", "verify_erasure", "--args", json.dumps({"request_id": purged["run"]})],
+                expect_pass=False,
+            )
+            assert f"{findings} exists with the columns verification_id string, location string" in log
+            assert f"alter table {findings} rename to {findings}_v1" in log
+            spark.catalog.clearCache()
+            runs = spark.sql(f"select count(*) from {schema}.erasure_verification_runs").collect()[0][0]
+            assert runs == runs_before
+        finally:
+            spark.sql(f"drop table if exists {findings}")
+            spark.sql(f"alter table {findings}_now rename to {findings}")
 
     def test_ids_written_back_into_a_partition_no_log_names_are_found(self, project, spark, purged):
         """What a wrong fast count leaves: a partition the purge SKIPPED that holds ids (here the
