@@ -215,7 +215,7 @@ def verify(
         .distinct()
     )
     pairs = [(r[0], r[1]) for r in listed_ids.collect()]
-    ids = spark.createDataFrame(pairs, listed_ids.schema)
+    ids = spark.createDataFrame(pairs, listed_ids.schema, verifySchema=False)  # Spark's own rows
     per_request: dict[str | None, int] = {}
     for _, request_id in pairs:
         per_request[request_id] = per_request.get(request_id, 0) + 1
