@@ -85,17 +85,46 @@ def _identifier(path: list[str]) -> Any:
     return column
 
 
-def _matches(spark: Any, reader: Any, paths: list[str], ids: Any) -> Any:
+def _roots(paths: list[str], files_in: dict[str, int]) -> list[str]:
+    """What to hand Spark's reader for `paths`: a directory whose every listed file is to be read
+    as itself, the others file by file.  Spark lists more than 32 roots with a distributed job
+    (`spark.sql.sources.parallelPartitionDiscovery.threshold`), and a file root is a root: one per
+    directory keeps the usual read on the driver's listing, as the floor's is."""
+    by_directory: dict[str, list[str]] = {}
+    for path in paths:
+        by_directory.setdefault(path.rsplit("/", 1)[0], []).append(path)
+    roots: list[str] = []
+    for directory, inside in by_directory.items():
+        roots.extend([directory] if len(inside) == files_in.get(directory) else inside)
+    return roots
+
+
+def _frame(spark: Any, reader: Any, paths: list[str], files_in: dict[str, int]) -> Any:
+    """The files `paths` as one DataFrame, read through their directories where that reads
+    exactly them (Spark's own listing compared with `paths`), else file by file."""
+
+    def load(roots: list[str]) -> Any:
+        return (
+            spark.read.format(reader.storage_format)
+            .schema(reader.data_schema)
+            .option("ignoreCorruptFiles", "false")
+            .option("ignoreMissingFiles", "false")
+            .load(roots)
+        )
+
+    roots = _roots(paths, files_in)
+    if len(roots) < len(paths):
+        frame = load(roots)
+        if sorted(_decoded(f) for f in frame.inputFiles()) == sorted(_decoded(p) for p in paths):
+            return frame
+    return load(paths)
+
+
+def _matches(spark: Any, reader: Any, paths: list[str], ids: Any, files_in: dict[str, int]) -> Any:
     """(erasure_file, request_id) of every row of `paths` whose identifier is a listed id."""
     from pyspark.sql import functions as F
 
-    frame = (
-        spark.read.format(reader.storage_format)
-        .schema(reader.data_schema)
-        .option("ignoreCorruptFiles", "false")
-        .option("ignoreMissingFiles", "false")
-        .load(paths)
-    )
+    frame = _frame(spark, reader, paths, files_in)
     return (
         frame.select(
             F.input_file_name().alias("erasure_file"),
@@ -118,6 +147,7 @@ def _count(frames: list[Any]) -> dict[tuple[str, str | None], int]:
 def count_rows(
     spark: Any,
     found: Inventory,
+    owned: dict[str, tuple[str, Any]],
     to_read: dict[str, dict[str, list[str]]],
     ids: Any,
     rows: dict[str, dict[str, Any]],
@@ -127,9 +157,13 @@ def count_rows(
     groups = {key: by_location for key, by_location in to_read.items() if by_location}
     if not groups:
         return {}
+    files_in: dict[str, int] = {}  # every listed data file per directory, the empty ones too
+    for path in owned:
+        directory = path.rsplit("/", 1)[0]
+        files_in[directory] = files_in.get(directory, 0) + 1
 
     def frames_of(key: str, paths: list[str]) -> Any:
-        return _matches(spark, found.readers[key], paths, ids)
+        return _matches(spark, found.readers[key], paths, ids, files_in)
 
     try:
         return _count([frames_of(k, [p for ps in g.values() for p in ps]) for k, g in groups.items()])
@@ -230,7 +264,7 @@ def verify(
     to_read = _choose_files(spark, found, owned, rows, listed, _id_type(ids))
     del listed
     laps("footers")
-    counts = count_rows(spark, found, to_read, ids, rows)
+    counts = count_rows(spark, found, owned, to_read, ids, rows)
     laps("count")
     by_location = _attribute(owned, counts, requests)
     ended = datetime.now(timezone.utc)

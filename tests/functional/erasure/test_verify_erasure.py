@@ -446,3 +446,40 @@ def test_nested_and_string_identifiers_use_only_their_own_leaf(spark, tmp_path):
     assert footers.may_hold(spark, status, "parquet", ["events", "guestid"], kind, outside)
     assert footers.may_hold(spark, status, "parquet", ["metadata"], kind, outside)
     warehouse_fs.delete(spark, directory)
+
+
+def test_a_directory_is_read_as_one_root_only_when_spark_lists_exactly_its_files(spark):
+    """The verifier hands Spark a directory instead of its files when every listed file of it is
+    to be read (one root, listed on the driver); Spark's own listing must then be those files,
+    else it reads them file by file."""
+    from python_hooks.erasure import verification
+    from python_hooks.erasure.locations import Reader
+
+    location = beside_warehouse("verify_roots")
+    warehouse_fs.delete(spark, location)
+    spark.range(0, 10, 1, 2).selectExpr("id as guestid").write.parquet(location)
+    files = sorted(_files(spark, location))
+    assert len(files) == 2
+    reader = Reader("any", "table", "parquet", spark.read.parquet(location).schema)
+    decoded = sorted(verification._decoded(f) for f in files)
+
+    def read(paths: list[str], listed: int) -> tuple[list[str], list[str]]:
+        directory = paths[0].rsplit("/", 1)[0]
+        frame = verification._frame(spark, reader, paths, {directory: listed})
+        return verification._roots(paths, {directory: listed}), sorted(
+            verification._decoded(f) for f in frame.inputFiles()
+        )
+
+    try:
+        # both files listed, both to read: the directory, and Spark lists exactly them
+        roots, read_files = read(files, 2)
+        assert roots == [files[0].rsplit("/", 1)[0]] and read_files == decoded
+        # one of the two to read (the footers ruled the other out): file by file
+        roots, read_files = read(files[:1], 2)
+        assert roots == files[:1] and read_files == decoded[:1]
+        # a listing that missed a file Spark sees (written since): Spark's listing differs, so
+        # the directory is not read as a whole, only the listed file is
+        roots, read_files = read(files[:1], 1)
+        assert roots == [files[0].rsplit("/", 1)[0]] and read_files == decoded[:1]
+    finally:
+        warehouse_fs.delete(spark, location)
