@@ -419,9 +419,15 @@ def load_pending(
     step = Steps()
     try:
         path = _target_path(target_path, project_dir)
+        warehouse = pending.warehouse_of(spark)
+        if invocation_id:
+            # first, from nothing another command writes: the manifest.json read below is the
+            # target directory's, which a command of another target may be rewriting right now
+            args = dict(values.plain(invocation_args or {}))
+            started_at = datetime.now(timezone.utc).isoformat()
+            pending.mark_running(path, invocation_id, args, started_at, warehouse, target_schema, target_name)
         with step("manifest"):
             manifest = read_manifest(path)
-        warehouse = pending.warehouse_of(spark)
         tables = [
             audit_relation(manifest, kind, target_schema) for kind in ("dbt_invocations", "dbt_node_results")
         ]
@@ -435,7 +441,7 @@ def load_pending(
             tuple(refusal_dirs),
             audit_tables.Lookups(spark, tables),
         )
-        _load_pending(spark, scope, manifest, invocation_args, target_name, report, step)
+        _load_pending(spark, scope, manifest, report, step)
     except Exception as exc:
         report = {"ok": False, "error": values.describe_error(exc)}
     report["seconds"] = round(time.time() - started, 2)
@@ -447,8 +453,6 @@ def _load_pending(
     spark: SparkSession,
     scope: Scope,
     manifest: Mapping[str, Any],
-    invocation_args: Mapping[str, Any] | None,
-    target_name: str | None,
     report: dict[str, Any],
     step: Steps,
 ) -> None:
@@ -476,11 +480,6 @@ def _load_pending(
             todo.append((row, [], partial(pending.forget_run, path, other)))
         else:  # ended, or without hooks, and its run_results.json replaced: nothing left to load
             pending.forget_run(path, other)
-    if scope.this_command:
-        args = dict(values.plain(invocation_args or {}))
-        started_at = datetime.now(timezone.utc).isoformat()
-        where = (scope.warehouse, scope.target_schema, target_name)
-        pending.mark_running(path, scope.this_command, args, started_at, *where)
     _write_leftover(spark, scope, manifest, prev_id, audited, report, step)
     if todo:
         _write_todo(spark, scope, manifest, todo, last, report, step)

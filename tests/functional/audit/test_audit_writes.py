@@ -217,6 +217,34 @@ class TestAuditWrites:
         assert total == len(previous["results"])
         pending.clear_running(target, "next-command")
 
+    def test_a_command_is_marked_running_even_when_the_manifest_is_being_rewritten(self, project, spark):
+        """A command of another target of the project directory rewrites target/manifest.json while
+        this one's on-run-start reads it (dbt writes it in place): the load fails and is retried by
+        the next command, but this command is marked running first, so that when it is killed the
+        next command still records it `interrupted`."""
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        manifest = (target / "manifest.json").read_text()
+        root = str(project.project_root)
+        try:
+            (target / "manifest.json").write_text(manifest + manifest[: len(manifest) // 2])  # torn
+            torn = artifacts.load_pending(spark, "torn-read", project.test_schema, str(target), root)
+            assert not torn["ok"] and "Extra data" in torn["error"], torn
+            assert pending.run_record(target, "torn-read")["phase"] == "running"
+        finally:
+            (target / "manifest.json").write_text(manifest)
+        # killed before its on-run-end
+        report = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
+        assert report["ok"] and "torn-read (interrupted)" in report["loaded"], report
+        status = spark.sql(
+            f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'torn-read'"
+        ).collect()
+        assert [r.status for r in status] == ["interrupted"]
+        held = held_file(project, spark)
+        if held.exists():
+            held.unlink()
+        pending.clear_running(target, "next-command")
+
     def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
         target = Path(project.project_root) / "target"
