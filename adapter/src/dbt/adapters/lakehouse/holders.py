@@ -13,19 +13,16 @@ from datetime import datetime, timezone
 from typing import Any
 
 
-def command_line() -> str:
-    """This process's command line, its program by base name (`dbt run --select purge+`)."""
-    return " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
+def identity() -> dict[str, Any]:
+    """This process: pid, host and command line, its program by base name (`dbt run --select
+    purge+`): a holder's, or a refused run's."""
+    command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))
+    return {"pid": os.getpid(), "host": socket.gethostname(), "command": command}
 
 
 def record() -> dict[str, Any]:
-    """This process as a holder: pid, host, command line and when it took the lock (UTC)."""
-    return {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "command": command_line(),
-        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    """This process as a holder: `identity` and when it took the lock (UTC)."""
+    return {**identity(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def describe(info: dict[str, Any]) -> str:

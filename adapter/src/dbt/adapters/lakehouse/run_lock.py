@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import socket
 from datetime import datetime, timezone
 from typing import IO, Any
 from urllib.parse import urlparse
@@ -71,11 +70,9 @@ def _refusal_record(refusal: dict[str, Any]) -> dict[str, Any]:
     return {
         **refusal,
         "invocation_id": invocation_id,
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
+        **holders.identity(),
         "user": user,
         "dbt_version": dbt_version,
-        "command": holders.command_line(),
     }
 
 
