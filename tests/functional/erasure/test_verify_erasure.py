@@ -483,3 +483,32 @@ def test_a_directory_is_read_as_one_root_only_when_spark_lists_exactly_its_files
         assert roots == [files[0].rsplit("/", 1)[0]] and read_files == decoded[:1]
     finally:
         warehouse_fs.delete(spark, location)
+
+
+@pytest.mark.parametrize(
+    "id_type, values",
+    [
+        ("bigint", ["9223372036854775807", "-9223372036854775808", "0", "0", "1001"]),
+        ("int", ["2147483647", "-2147483648", "7", "7"]),
+        ("tinyint", ["127", "-128", "127"]),
+        # what a collation or a trim would merge, Spark keeps apart: so must the pairs
+        ("string", ["'é'", "'e\u0301'", "'a '", "'a'", "'A'", "'😀'", "'😀'", "''"]),
+        # floats: Spark makes -0.0 and 0.0, and NaNs, one value each; they stay Spark's to merge
+        ("double", ["0.0", "-0.0", "double('NaN')", "double('NaN')", "1.5"]),
+        ("decimal(10,2)", ["1.50", "1.5", "2"]),
+    ],
+)
+def test_the_listed_pairs_are_exactly_spark_s_distinct_rows(spark, id_type, values):
+    """The verifier collects the listed (id, request) pairs through Arrow and makes them distinct
+    in Python for an integer or string id: the pairs (values and Python types) must be the ones
+    Spark's own `distinct` and rows give, duplicates and a null request included."""
+    from python_hooks.erasure import verification
+
+    rows = ", ".join(f"(cast({v} as {id_type}), {r})" for v in values for r in ("'r1'", "'r2'", "null"))
+    listed = spark.sql(f"select * from values {rows} as listed(erasure_id, request_id)")
+    listed = listed.union(listed)  # every pair twice
+    pairs = verification._distinct_pairs(listed)
+    expected = [(r[0], r[1]) for r in listed.distinct().collect()]
+    assert len(pairs) == len(expected)
+    assert sorted(map(repr, pairs)) == sorted(map(repr, expected))
+    assert {type(v) for v, _ in pairs} == {type(v) for v, _ in expected}
