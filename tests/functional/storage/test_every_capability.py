@@ -247,3 +247,32 @@ class TestEveryCapability:
         reached the warehouse through Hadoop only: a product path that lists, opens or deletes
         the warehouse's files with Python's own calls fails here."""
         assert not file_calls, file_calls[:10]
+
+
+def test_a_published_file_is_whole_or_absent_and_replaces_only_when_asked(spark):
+    """The journal's entries and the result files go through `publish_file`: the bytes under the
+    final name, a replace only when asked (an existing file is otherwise an error and stays), no
+    temporary name left; on S3 one PUT under the final name, so not one byte is copied."""
+    from python_hooks.catalog import files
+    from python_hooks.catalog.commit import store_statistics
+
+    directory = warehouse_fs.qualify(spark, f"{WAREHOUSE}/published")
+    warehouse_fs.delete(spark, directory)
+    folder = spark._jvm.org.apache.hadoop.fs.Path(directory)
+    before = store_statistics(spark, directory)
+    files.publish_file(spark, folder, "entry.json", b'{"n": 1}')
+    with pytest.raises(Exception, match="(?i)exists|rename"):
+        files.publish_file(spark, folder, "entry.json", b'{"n": 2}')
+    assert warehouse_fs.read_bytes(spark, f"{directory}/entry.json") == b'{"n": 1}'
+    files.publish_file(spark, folder, "entry.json", b'{"n": 3}', replace=True)
+    assert warehouse_fs.read_bytes(spark, f"{directory}/entry.json") == b'{"n": 3}'
+    # a write that fails midway publishes nothing (on S3 its upload is aborted, not completed)
+    with pytest.raises(TypeError):
+        files.publish_file(spark, folder, "broken.json", None)  # type: ignore[arg-type]
+    assert not warehouse_fs.exists(spark, f"{directory}/broken.json")
+    assert [name for name in warehouse_fs.listdir(spark, directory) if ".tmp" in name] == []
+    if TEST_FS == "s3a":
+        after = store_statistics(spark, directory)
+        assert after["object_copy_requests"] == before.get("object_copy_requests", 0)
+        assert after["files_copied_bytes"] == before.get("files_copied_bytes", 0)
+    warehouse_fs.delete(spark, directory)
