@@ -229,6 +229,12 @@ def _command_args(invocation_args: Mapping[str, Any] | None) -> dict[str, Any]:
     return args
 
 
+def _manifest_of(invocation_id: str | None, args: Mapping[str, Any]) -> str | None:
+    """The invocation whose manifest.json the hooks must read: this one's when dbt's args say it
+    writes one (`--no-write-json`: whatever an earlier command left is all there is)."""
+    return (invocation_id or None) if str(args.get("write_json")).lower() == "true" else None
+
+
 def _ended_invocation(
     invocation_id: str,
     args: Mapping[str, Any],
@@ -283,8 +289,6 @@ def load_run(
     try:
         args = _command_args(invocation_args)
         path = _target_path(target_path or args.get("target_path"), project_dir or args.get("project_dir"))
-        with step("manifest"):
-            manifest = read_manifest(path)
         warehouse = pending.warehouse_of(spark)
         key = pending.scope_key(warehouse, target_schema)
         result_dicts = [result_dict(r) for r in results]
@@ -292,9 +296,14 @@ def load_run(
             invocation_id, args, result_dicts, target_name, target_schema, dbt_version, project_name,
             run_started_at, status,
         )  # fmt: skip
-        # it reached its on-run-end, on this warehouse, with this status: not interrupted
+        # it reached its on-run-end, on this warehouse, with this status: not interrupted.  First,
+        # from nothing another command writes (the manifest.json below may be the other target's)
         ended = {"target_name": target_name, "target_schema": target_schema, "status": invocation["status"]}
-        pending.record_run(path, invocation_id, warehouse, "ended", **ended)
+        pending.record_run(
+            path, invocation_id, warehouse, "ended", ended_at=invocation["ended_at"].isoformat(), **ended
+        )
+        with step("manifest"):
+            manifest = read_manifest(path, _manifest_of(invocation_id, args))
         lineage_rows: list[dict[str, Any]] = []
         columns_of = catalog_columns(spark, manifest, result_dicts)
         held = pending.take(path, key, invocation_id)
@@ -311,6 +320,7 @@ def load_run(
             held_results=held_rows,
             state_file=last_load_path(path, key),
         )
+        pending.record_run(path, invocation_id, warehouse, "ended", loaded=True)
         if held:
             pending.release(path, key, invocation_id)
             report["loaded"] = [f"{held['invocation_id']} (+{len(held_rows)} hook results)"]
@@ -427,7 +437,9 @@ def load_pending(
             started_at = datetime.now(timezone.utc).isoformat()
             pending.mark_running(path, invocation_id, args, started_at, warehouse, target_schema, target_name)
         with step("manifest"):
-            manifest = read_manifest(path)
+            manifest = read_manifest(
+                path, _manifest_of(invocation_id, dict(values.plain(invocation_args or {})))
+            )
         tables = [
             audit_relation(manifest, kind, target_schema) for kind in ("dbt_invocations", "dbt_node_results")
         ]
@@ -478,7 +490,11 @@ def _load_pending(
         if record.get("phase") == "running":  # killed before its on-run-end, and left no results
             row = pending.interrupted_row(record, scope.target_schema)
             todo.append((row, [], partial(pending.forget_run, path, other)))
-        else:  # ended, or without hooks, and its run_results.json replaced: nothing left to load
+        elif record.get("phase") == "ended" and record.get("status") and not record.get("loaded"):
+            # its on-run-end failed to load it, and another command replaced its run_results.json
+            row = pending.unloaded_row(record, scope.target_schema)
+            todo.append((row, [], partial(pending.forget_run, path, other)))
+        else:  # loaded by its on-run-end, or without hooks, and its run_results.json replaced
             pending.forget_run(path, other)
     _write_leftover(spark, scope, manifest, prev_id, audited, report, step)
     if todo:

@@ -5,18 +5,46 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from python_hooks.errors import LakehouseError
 
+# how long a read waits for a manifest.json that another command is rewriting in place
+REWRITE_WAIT = (20, 0.1)
 
-def read_manifest(target_path: str | os.PathLike[str]) -> dict[str, Any]:
+
+def read_manifest(target_path: str | os.PathLike[str], invocation_id: str | None = None) -> dict[str, Any]:
+    """target/manifest.json; with `invocation_id`, the one this command wrote, or an error.
+
+    Two commands on one project directory (a dev and a prod target) share target/, and dbt
+    rewrites manifest.json in place: a read may catch it half-written (read again, for up to two
+    seconds), or find the other command's, whose nodes are compiled for its own target.  Then
+    this command's manifest is gone, which is an error naming both commands: the other's nodes
+    are never taken for this one's.
+    """
     path = Path(target_path) / "manifest.json"
-    if not path.is_file():
-        raise LakehouseError(f"{path} does not exist: run any dbt command (dbt parse) to write it")
-    return json.loads(path.read_text())
+    tries, pause = REWRITE_WAIT
+    for attempt in range(tries):
+        if not path.is_file():
+            raise LakehouseError(f"{path} does not exist: run any dbt command (dbt parse) to write it")
+        try:
+            manifest = json.loads(path.read_text())
+            break
+        except ValueError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(pause)
+    written_by = (manifest.get("metadata") or {}).get("invocation_id")
+    if invocation_id and written_by != invocation_id:
+        raise LakehouseError(
+            f"{path} is another dbt command's (invocation {written_by}), written since this one "
+            f"({invocation_id}) parsed the project: two targets share this target directory; "
+            "give each its own (--target-path) for the audit to read its own manifest"
+        )
+    return manifest
 
 
 def write_target_json(path: Path, value: Any) -> None:

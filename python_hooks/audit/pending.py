@@ -351,6 +351,28 @@ def clear_running(target: Path, invocation_id: str, status: str | None = None) -
 
 def interrupted_row(record: Mapping[str, Any], target_schema: str) -> dict[str, Any]:
     """A dbt_invocations row (status `interrupted`) for a command that left only its run record."""
+    return _record_row(
+        record,
+        target_schema,
+        status="interrupted",
+        message="killed before its on-run-end (SIGKILL, a lost host): no run_results.json; what its purge"
+        " swapped is in purge_log from the journal",
+    )
+
+
+def unloaded_row(record: Mapping[str, Any], target_schema: str) -> dict[str, Any]:
+    """A dbt_invocations row for a command that reached its on-run-end (the status it decided
+    there) but could not load itself, and whose run_results.json another command replaced."""
+    return _record_row(
+        record,
+        target_schema,
+        status=str(record["status"]),
+        message="its on-run-end could not load it and its run_results.json was replaced: its node results are"
+        " not in the audit",
+    )
+
+
+def _record_row(record: Mapping[str, Any], target_schema: str, status: str, message: str) -> dict[str, Any]:
     return invocation_row(
         str(record["invocation_id"]),
         dict(record.get("args") or {}),
@@ -360,9 +382,8 @@ def interrupted_row(record: Mapping[str, Any], target_schema: str) -> dict[str, 
         dbt_version=None,
         project_name=None,
         started_at=record.get("started_at"),
-        ended_at=None,
+        ended_at=record.get("ended_at"),
         loaded_from="run record",
-        status="interrupted",
-        message="killed before its on-run-end (SIGKILL, a lost host): no run_results.json; what its purge"
-        " swapped is in purge_log from the journal",
+        status=status,
+        message=message,
     )

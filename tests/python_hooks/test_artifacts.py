@@ -233,7 +233,10 @@ def test_node_results_carry_timings_failures_and_rows_affected():
     assert (t["status"], t["failures"], t["rows_affected"], t["resource_type"]) == ("fail", 3, None, "test")
 
 
-def test_a_load_without_a_manifest_is_reported_not_raised(tmp_path):
-    report = artifacts.load_run(None, results=[], invocation_id="x", target_path=str(tmp_path))
+def test_a_load_without_a_manifest_is_reported_not_raised(tmp_path, spark):
+    report = artifacts.load_run(spark, results=[], invocation_id="x", target_path=str(tmp_path))
     assert report["ok"] is False
     assert "manifest.json does not exist" in report["error"] and str(tmp_path) in report["error"]
+    # the command ended all the same: the next one records it with this status, not `interrupted`
+    record = pending.run_record(tmp_path, "x")
+    assert (record["phase"], record["status"], record.get("loaded")) == ("ended", "success", None)

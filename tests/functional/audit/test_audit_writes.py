@@ -245,6 +245,44 @@ class TestAuditWrites:
             held.unlink()
         pending.clear_running(target, "next-command")
 
+    def test_a_command_whose_manifest_another_rewrote_is_recorded_with_its_own_status(self, project, spark):
+        """A command of another target rewrites target/manifest.json before this one's on-run-end
+        reads it: the audit must not take the other's nodes for this command's, and the command,
+        which ended, is recorded with its own status by the next command, not `interrupted`."""
+        run_dbt(["run", "--select", "stg_orders"])
+        target = Path(project.project_root) / "target"
+        manifest = (target / "manifest.json").read_text()
+        root = str(project.project_root)
+        args = {"which": "run", "write_json": True}
+        mine = json.loads(manifest)
+        mine["metadata"]["invocation_id"] = "ended-early"
+        (target / "manifest.json").write_text(json.dumps(mine))
+        start = artifacts.load_pending(spark, "ended-early", project.test_schema, str(target), root, args)
+        assert start["ok"], start
+        other = json.loads(manifest)["metadata"]["invocation_id"]
+        (target / "manifest.json").write_text(manifest)  # the other target's command parsed meanwhile
+        end = artifacts.load_run(
+            spark, [], "ended-early", args, target_schema=project.test_schema, target_path=str(target),
+            project_dir=root, write_graph=False, write_openlineage=False,
+        )  # fmt: skip
+        assert not end["ok"], end
+        assert f"is another dbt command's (invocation {other})" in end["error"], end
+        assert "(ended-early)" in end["error"] and "--target-path" in end["error"], end
+        assert pending.run_record(target, "ended-early")["phase"] == "ended"
+        mine["metadata"]["invocation_id"] = "next-command"
+        (target / "manifest.json").write_text(json.dumps(mine))
+        report = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root, args)
+        (target / "manifest.json").write_text(manifest)
+        assert report["ok"] and "ended-early (success)" in report["loaded"], report
+        status = spark.sql(
+            f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'ended-early'"
+        ).collect()
+        assert [r.status for r in status] == ["success"]
+        held = held_file(project, spark)
+        if held.exists():
+            held.unlink()
+        pending.clear_running(target, "next-command")
+
     def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
         target = Path(project.project_root) / "target"
