@@ -42,3 +42,19 @@ def test_the_lock_is_beside_derby_when_the_warehouse_is_not_local():
     url = {"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:derby:;databaseName=/tmp/m/db;create=true"}
     assert storage.metastore_dir(url) == "/tmp/m/db"
     assert storage.metastore_dir({}) is None
+
+
+def test_a_local_master_does_not_wait_for_locality_and_the_profile_wins():
+    """Spark's local backend offers its cores again only when a task starts or ends: a task held
+    back for the host of its HDFS block hung its job (make test-hdfs).  One executor has no
+    nearer place to run a task, so the embedded session does not wait."""
+    from dbt.adapters.lakehouse.connections import session_parameters
+
+    for master in ({}, {"spark.master": "local[2]"}, {"spark.master": "local[*]"}):
+        assert session_parameters(master)["spark.locality.wait"] == "0s", master
+    assert (
+        session_parameters({"spark.master": "local[2]", "spark.locality.wait": "1s"})["spark.locality.wait"]
+        == "1s"
+    )
+    # a cluster's executors live on many hosts: there the wait buys data locality, and it is Spark's
+    assert "spark.locality.wait" not in session_parameters({"spark.master": "spark://127.0.0.1:7077"})

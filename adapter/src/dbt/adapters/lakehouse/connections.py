@@ -40,6 +40,12 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     in an integer partition column (written by another tool) fails the same way on any
     metastore.  docs/deploy.md has the details.
 
+    A local master (the embedded default) does not wait for locality (`spark.locality.wait` 0s):
+    it has one executor, so no task can run nearer its data, and Spark's local backend offers its
+    cores again only when a task starts or ends.  A task held back for a host it prefers (an HDFS
+    block on `127.0.0.1` while the driver's host is named otherwise) was never offered them again
+    once the wait expired: the job hung, with free cores and no task running (seen on HDFS).
+
     pandas-on-Spark (a Python model may return its DataFrame) asks for PYARROW_IGNORE_TIMEZONE=1
     in the driver and the executors, set before the session starts: the executors get it here,
     the driver in `LakehouseConnectionManager.open`.
@@ -58,6 +64,8 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     result.setdefault("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
     result.setdefault("spark.sql.hive.metastorePartitionPruningFallbackOnException", "true")
     result.setdefault("spark.executorEnv.PYARROW_IGNORE_TIMEZONE", "1")
+    if str(result.get("spark.master", "local")).startswith("local"):
+        result.setdefault("spark.locality.wait", "0s")
     result.update(storage.object_store_settings(result))
     return result
 
