@@ -43,6 +43,22 @@ def held_file(project: Any, spark: Any) -> Path:
     return pending.held_path(Path(project.project_root) / "target", scope_key(project, spark))
 
 
+def statuses(project: Any, spark: Any, invocation_id: str) -> list[str]:
+    """The statuses dbt_invocations holds for one command (one, when it is recorded once)."""
+    rows = spark.sql(
+        f"select status from {table(project, 'dbt_invocations')} where invocation_id = '{invocation_id}'"
+    ).collect()
+    return [r.status for r in rows]
+
+
+def tidy(project: Any, spark: Any, command: str) -> None:
+    """What a test's pretend `command` left in target/: its held file and its running mark."""
+    held = held_file(project, spark)
+    if held.exists():
+        held.unlink()
+    pending.clear_running(Path(project.project_root) / "target", command)
+
+
 def invocation(invocation_id: str, started: datetime) -> dict[str, Any]:
     return {
         "invocation_id": invocation_id,
@@ -236,14 +252,8 @@ class TestAuditWrites:
         # killed before its on-run-end
         report = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root)
         assert report["ok"] and "torn-read (interrupted)" in report["loaded"], report
-        status = spark.sql(
-            f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'torn-read'"
-        ).collect()
-        assert [r.status for r in status] == ["interrupted"]
-        held = held_file(project, spark)
-        if held.exists():
-            held.unlink()
-        pending.clear_running(target, "next-command")
+        assert statuses(project, spark, "torn-read") == ["interrupted"]
+        tidy(project, spark, "next-command")
 
     def test_a_command_whose_manifest_another_rewrote_is_recorded_with_its_own_status(self, project, spark):
         """A command of another target rewrites target/manifest.json before this one's on-run-end
@@ -274,14 +284,8 @@ class TestAuditWrites:
         report = artifacts.load_pending(spark, "next-command", project.test_schema, str(target), root, args)
         (target / "manifest.json").write_text(manifest)
         assert report["ok"] and "ended-early (success)" in report["loaded"], report
-        status = spark.sql(
-            f"select status from {table(project, 'dbt_invocations')} where invocation_id = 'ended-early'"
-        ).collect()
-        assert [r.status for r in status] == ["success"]
-        held = held_file(project, spark)
-        if held.exists():
-            held.unlink()
-        pending.clear_running(target, "next-command")
+        assert statuses(project, spark, "ended-early") == ["success"]
+        tidy(project, spark, "next-command")
 
     def test_hook_results_held_by_a_command_whose_load_failed_are_written_by_the_next(self, project, spark):
         run_dbt(["run", "--select", "stg_orders"])
