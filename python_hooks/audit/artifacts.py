@@ -229,10 +229,19 @@ def _command_args(invocation_args: Mapping[str, Any] | None) -> dict[str, Any]:
     return args
 
 
+# dbt commands that write their manifest.json only after their hooks (`docs generate`: dbt's
+# `requires.manifest(write=False)`, then written with the catalog): their hooks read the one an
+# earlier command left, as they always did
+MANIFEST_AFTER_HOOKS = frozenset({"generate"})
+
+
 def _manifest_of(invocation_id: str | None, args: Mapping[str, Any]) -> str | None:
     """The invocation whose manifest.json the hooks must read: this one's when dbt's args say it
-    writes one (`--no-write-json`: whatever an earlier command left is all there is)."""
-    return (invocation_id or None) if str(args.get("write_json")).lower() == "true" else None
+    has written one before its hooks (with `--no-write-json`, or for `docs generate`, whatever an
+    earlier command left is all there is)."""
+    if str(args.get("write_json")).lower() != "true" or args.get("which") in MANIFEST_AFTER_HOOKS:
+        return None
+    return invocation_id or None
 
 
 def _ended_invocation(
