@@ -439,16 +439,14 @@ def load_pending(
     try:
         path = _target_path(target_path, project_dir)
         warehouse = pending.warehouse_of(spark)
+        args = dict(values.plain(invocation_args or {}))
         if invocation_id:
             # first, from nothing another command writes: the manifest.json read below is the
             # target directory's, which a command of another target may be rewriting right now
-            args = dict(values.plain(invocation_args or {}))
             started_at = datetime.now(timezone.utc).isoformat()
             pending.mark_running(path, invocation_id, args, started_at, warehouse, target_schema, target_name)
         with step("manifest"):
-            manifest = read_manifest(
-                path, _manifest_of(invocation_id, dict(values.plain(invocation_args or {})))
-            )
+            manifest = read_manifest(path, _manifest_of(invocation_id, args))
         tables = [
             audit_relation(manifest, kind, target_schema) for kind in ("dbt_invocations", "dbt_node_results")
         ]
