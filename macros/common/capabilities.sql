@@ -22,7 +22,7 @@
 {%- endmacro %}
 
 {#- [database, table] of var compliance_id_table, or none when it does not name one as `db.table`:
-    the one parse of the name (python_hooks/purge/planning.py `table_name_parts`). -#}
+    the one parse of the name (python_hooks/purge/id_table.py `table_name_parts`). -#}
 {% macro id_table_name() -%}
     {{ return(adapter.id_table_name(var('compliance_id_table', '') | string)) }}
 {%- endmacro %}

@@ -22,7 +22,7 @@ import yaml
 from python_hooks.catalog import metastore
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema, read_schema
 from python_hooks.errors import ConfigError
-from python_hooks.purge.planning import table_name_parts
+from python_hooks.purge.id_table import table_name_parts
 
 EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
 

@@ -3,7 +3,7 @@
 In order, as the node's first call into Python (`adapter.purge_plan`):
 
 1. the journal's open entries are completed into purge_log (recovery.py), before anything else;
-2. the id table is checked and the listed ids' range read (one aggregate over its column);
+2. the id table is checked and the listed ids' range read (id_table.py);
 3. the tables are selected (selection.py) and each one's identifier resolved from its descriptor;
 4. each table's files are narrowed by their footers (skipping.py): no scan, a scan of a few
    files, or a scan of the table;
@@ -16,31 +16,17 @@ descriptor it cannot honour gets an error that becomes its FAILED row.
 from __future__ import annotations
 
 import json
-import re
 import time
 from typing import Any
 
 from python_hooks.catalog import console, files, layout, metastore, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
-from python_hooks.errors import ConfigError, NotFoundError, did_you_mean
-from python_hooks.purge import recovery, skipping
-from python_hooks.purge.plan import INTEGRAL, Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
+from python_hooks.errors import ConfigError, did_you_mean
+from python_hooks.purge import footers, recovery, skipping
+from python_hooks.purge.id_table import id_source
+from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
 from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_tables
-
-_TABLE_NAME = re.compile(r"^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$")
-
-
-def table_name_parts(text: Any) -> tuple[str, str] | None:
-    """(database, table) of a table named as `db.table`, lower-cased, or None when it is not one:
-    the one parse of such names (var compliance_id_table for the purge and every macro, through
-    `compliance.id_table_name`; the tables of an onboarding file)."""
-    name = str(text if text is not None else "").strip()
-    if not _TABLE_NAME.match(name):
-        return None
-    database, table = name.lower().split(".")
-    return database, table
-
 
 EXAMPLE_DESCRIPTOR = '{"complianceSpec": {"identifierField": "metadata.guestid"}}'
 
@@ -73,73 +59,6 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     skipping.narrow(spark, plan)
     console.debug(f"purge: planned {len(plan.tables)} table(s) in {time.perf_counter() - started:.3f}s")
     return plan
-
-
-def id_source(spark: Any, config: PurgeConfig, with_bounds: bool = True) -> IdSource:
-    """The id table of vars compliance_id_table / compliance_id_column, checked, with the listed ids' range."""
-    name = config.id_table.strip()
-    column = config.id_column.strip()
-    parts = table_name_parts(name)
-    if parts is None:
-        raise ConfigError(
-            f"Var compliance_id_table is {json.dumps(name)}: it must name the id table as db.table"
-            " (for example u_purger.guestids). Nothing was purged."
-        )
-    if not column:
-        raise ConfigError(
-            f"Var compliance_id_column is empty: name the column of {name} that holds the ids"
-            " (for example guestid). Nothing was purged."
-        )
-    database, table = parts
-    described = tables.describe_table(spark, database, table)
-    if not described["exists"]:
-        known = [f"{database}.{t}" for t in tables.list_tables(spark, database)] or tables.list_databases(
-            spark
-        )
-        raise NotFoundError(
-            f"The id table {name} (var compliance_id_table) does not exist{did_you_mean(name, known)}."
-            " Create it or point the var at the table of ids to purge. Nothing was purged."
-        )
-    found = [c for c in described["columns"] if c.lower() == column.lower()]
-    if not found:
-        raise NotFoundError(
-            f"The id table {name} has no column {json.dumps(column)} (var compliance_id_column)"
-            f"{did_you_mean(column, described['columns'])}; its columns are: "
-            f"{', '.join(described['columns'])}. Nothing was purged."
-        )
-    id_type = described["columns"][found[0]]
-    bounds = id_bounds(spark, database, table, found[0]) if id_type in INTEGRAL and with_bounds else None
-    return IdSource(database, table, found[0], id_type, bounds)
-
-
-def id_bounds(spark: Any, database: str, table: str, column: str) -> tuple[int, int] | None:
-    """The smallest and largest listed id (None: none is listed): from the id table's footers
-    when every file's statistics give them (no Spark job), else one aggregate over the column.
-    Exact either way: a file's min/max statistics are its values' own."""
-    meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
-    storage = files.storage_format(meta)
-    if (
-        storage is not None
-        and not partition_columns(meta)
-        and skipping.reads_like_the_table(spark, meta, storage)
-    ):
-        found = skipping.footer_bounds(spark, path_string(spark, meta.location()), storage, column)
-        if found is not False:
-            return found
-    row = (
-        spark.table(metastore.table_name(database, table))
-        .where(f"{metastore.quote(column)} is not null")
-        .selectExpr(f"min({metastore.quote(column)})", f"max({metastore.quote(column)})")
-        .collect()[0]
-    )
-    return None if row[0] is None else (int(row[0]), int(row[1]))
-
-
-def id_source_of(spark: Any, id_table: str, id_column: str) -> dict[str, Any]:
-    """`id_source` for macros: {database, table, column, type, name}."""
-    config = PurgeConfig("", 0, "", [], [], id_table, id_column)
-    ids = id_source(spark, config, with_bounds=False)
-    return {key: getattr(ids, key) for key in ("database", "table", "column", "type", "name")}
 
 
 def identifier_of(spark: Any, database: str, table: str, ids: dict[str, Any]) -> dict[str, Any]:
@@ -178,7 +97,7 @@ def table_plan(
         partition_columns=columns,
         partition_types=[str(schema[c].dataType.simpleString()) for c in columns],
         data_columns=[f.name for f in schema.fields if f.name not in columns],
-        storage_format=storage if storage and skipping.reads_like_the_table(spark, meta, storage) else None,
+        storage_format=storage if storage and footers.reads_like_the_table(spark, meta, storage) else None,
         bucketed=bool(meta.bucketSpec().isDefined()),
         write_properties=_write_properties(meta, storage),
     )

@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from python_hooks.catalog import console, filesystem, metastore
 from python_hooks.catalog.file_facts import Listing
 from python_hooks.errors import LakehouseError, first_line
-from python_hooks.purge import scanning, skipping
+from python_hooks.purge import footers, scanning
 from python_hooks.purge.plan import PartitionRewrite
 from python_hooks.purge.states import State, Step
 from python_hooks.purge.table_run import TableRun
@@ -28,7 +28,7 @@ def take_facts(run: TableRun) -> None:
     run.spark.catalog.refreshTable(metastore.table_name(table.database, table.table))
     exclude = None if table.partitioned else table.staging_location
     listings = facts.list([p.location for p in table.todo], recursive=not table.partitioned, exclude=exclude)
-    bounds = skipping.bounds_for(run.node.plan.ids, table)
+    bounds = footers.bounds_for(run.node.plan.ids, table)
     usable = {p.location: listings[p.location] for p in table.todo if listings[p.location].error is None}
     split = None
     if (
@@ -38,7 +38,7 @@ def take_facts(run: TableRun) -> None:
         and not table.bucketed
         and all(not item.subdirectories for item in usable.values())
     ):
-        split = skipping.split(facts, table, usable, bounds)
+        split = footers.split(facts, table, usable, bounds)
     for part in table.todo:
         listing = listings[part.location]
         if listing.error is not None:

@@ -390,7 +390,7 @@ def test_the_footers_are_given_up_when_no_file_is_ruled_out(spark, id_table):
 def test_the_listed_ids_range_is_read_from_the_id_tables_footers(spark):
     """The ids' range the scans filter on: from the id table's footers when they give it (no
     Spark job), else Spark's aggregate; always the column's own min and max of non-NULL values."""
-    from python_hooks.purge import planning
+    from python_hooks.purge import id_table
 
     spark.sql("drop database if exists p_bounds cascade")
     spark.sql("create database p_bounds")
@@ -417,7 +417,7 @@ def test_the_listed_ids_range_is_read_from_the_id_tables_footers(spark):
     ):
         row = spark.sql(f"select min(guestid), max(guestid) from p_bounds.{table}").collect()[0]
         assert (None if row[0] is None else (row[0], row[1])) == expected, table
-        assert planning.id_bounds(spark, "p_bounds", table, "guestid") == expected, table
+        assert id_table.id_bounds(spark, "p_bounds", table, "guestid") == expected, table
     spark.sql("drop database p_bounds cascade")
 
 

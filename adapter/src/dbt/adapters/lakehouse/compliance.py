@@ -110,18 +110,18 @@ class _CatalogAndPurge(_Session):
     @available
     def id_table_name(self, text: str) -> list[str] | None:
         """[database, table] of var compliance_id_table, or None when it does not name one as
-        `db.table` (python_hooks/purge/planning.py: the one parse of the name)."""
-        from python_hooks.purge import planning
+        `db.table` (python_hooks/purge/id_table.py: the one parse of the name)."""
+        from python_hooks.purge.id_table import table_name_parts
 
-        parts = planning.table_name_parts(text)
+        parts = table_name_parts(text)
         return list(parts) if parts else None
 
     @available.parse_none
     def purge_id_source(self, id_table: str, id_column: str) -> dict[str, Any]:
         """The checked id table: {database, table, column, type, name}."""
-        from python_hooks.purge import planning
+        from python_hooks.purge.id_table import id_source_of
 
-        return planning.id_source_of(self.spark_session(), id_table, id_column)
+        return id_source_of(self.spark_session(), id_table, id_column)
 
     @available.parse_none
     def purge_resolve_identifier(self, database: str, table: str, ids: dict[str, Any]) -> dict[str, Any]:
