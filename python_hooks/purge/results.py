@@ -5,6 +5,9 @@ models/purge documents the same ones: tests/python_hooks/test_column_contracts.p
 relation is a small `using json` table replaced as a whole (catalog.json_table); purge_log and
 stale_data_records are appended by the purge node itself (catalog.log_tables), so that what it
 committed is recorded even when dbt never reaches the models after it.  Never the ids.
+
+`record` writes the three at the end of the node, at once, then marks the journal's entries
+logged; `summarize` counts the rows for the node's status line.
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from python_hooks.catalog import json_table, log_tables
+from python_hooks.catalog import console, json_table, log_tables, metastore
+from python_hooks.catalog.journal import Intent, Journal
+from python_hooks.catalog.work import Pool
+from python_hooks.errors import LakehouseError, first_line
+from python_hooks.purge.plan import ScannedPlan
 
 RESULT_COLUMNS: list[tuple[str, str]] = [
     ("purge_log_id", "string"),
@@ -105,3 +112,62 @@ def record_stale(
         meta,
     )
     return len(rows)
+
+
+def record(
+    spark: Any,
+    plan: ScannedPlan,
+    rows: list[dict[str, Any]],
+    stale: list[dict[str, Any]],
+    relation: list[str],
+    recorded: list[Intent],
+) -> None:
+    """The node's relation, purge_log (this run's rows), the stale locations, and the journal's
+    entries whose outcome was recorded marked logged (any other is completed by the next run)."""
+    config = plan.config
+    console.debug("purge step results, purge_log, stale records (at once)")
+    # the three tables' CatalogTables in one metastore call (per database), not two per write
+    names = [
+        (relation[0], relation[1]),
+        (config.log_schema, LOG_TABLE),
+        (config.target_schema, STALE_TABLE),
+    ]
+    known = metastore.tables_by_names(spark, names)
+    node_meta, log_meta, stale_meta = (known.get((d.lower(), t.lower())) for d, t in names)
+    with Pool(spark, 3, "lakehouse-record") as pool:
+        written = [
+            pool.submit(replace_results, spark, relation[0], relation[1], plan.recovered + rows, node_meta),
+            pool.submit(append_log, spark, config.log_schema, rows, False, log_meta),
+        ]
+        stale_written = pool.submit(
+            record_stale, spark, config.target_schema, config.invocation_id, stale, False, stale_meta
+        )
+    for future in written:
+        future.result()
+    try:
+        stale_written.result()
+    except Exception as exc:  # noqa: BLE001 - the purge is done; the failure is the node's
+        raise LakehouseError(
+            f"Could not record the old locations of {', '.join(sorted({r['database_name'] + '.' + r['table_name'] for r in stale}))}"
+            f" in {config.target_schema}.stale_data_records: {first_line(exc)}. Their partitions were purged, but retention"
+            " will not delete their old directories (the old_location of their COMMITTED rows in purge_log) until they"
+            " are recorded: fix the cause, then record them with `dbt run-operation record_stale_location`."
+        ) from exc
+    console.debug(f"purge step journal logged ({len(recorded)} table(s))")
+    journal = Journal(spark)
+    for intent in recorded:
+        journal.mark_logged(intent)
+    console.debug("purge step recorded")
+
+
+def summarize(plan: ScannedPlan, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    states = [r["state"] for r in rows]
+    return {
+        "tables": len({(r["database_name"], r["table_name"]) for r in rows}),
+        "committed": states.count("COMMITTED"),
+        "skipped": states.count("SKIPPED"),
+        "failed": states.count("FAILED"),
+        "dry_run": states.count("DRY_RUN"),
+        "rows": sum(int(r["rows_purged"] or 0) for r in rows if r["state"] in ("COMMITTED", "DRY_RUN")),
+        "recovered": len(plan.recovered),
+    }
