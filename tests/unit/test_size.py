@@ -1,5 +1,6 @@
 """Every unit of the product stays readable: no Python function of python_hooks/ or adapter/ and
-no macro or materialization under macros/ is longer than 80 lines, and no class longer than 250.
+no macro or materialization under macros/ is longer than 80 lines, no class longer than 250, and
+no module of the purge (python_hooks/purge/) longer than 250.
 
 The limit is on the unit a newcomer reads at once: a function, a macro.  Eighty lines fit on a
 screen, so each can be read whole and understood from its name, its signature and its body,
@@ -17,6 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 LIMIT = 80
 CLASS_LIMIT = 250
+MODULE_LIMIT = 250
+MODULE_ROOT = "python_hooks/purge"
 PYTHON_ROOTS = ("python_hooks", "adapter")
 MACRO_ROOT = "macros"
 BLOCK = re.compile(r"{%-?\s*(macro|materialization)\s+(\w+).*?{%-?\s*end(macro|materialization)\s*-?%}", re.S)
@@ -47,6 +50,17 @@ def long_classes() -> list[str]:
     return found
 
 
+def long_modules() -> list[str]:
+    """The purge's modules over MODULE_LIMIT lines: each is one step or one fact of the engine
+    (planning, the id table, footers, skipping, scanning, rewriting, committing, results...)."""
+    found = []
+    for path in sorted((REPO / MODULE_ROOT).rglob("*.py")):
+        lines = len(path.read_text().splitlines())
+        if lines > MODULE_LIMIT:
+            found.append(f"{path.relative_to(REPO)} has {lines} lines")
+    return found
+
+
 def macro_blocks() -> list[tuple[str, str, int]]:
     """(file:name, macro or materialization, lines) of every block under macros/."""
     found = []
@@ -63,7 +77,7 @@ def long_macros() -> list[str]:
 
 
 def test_the_check_sees_what_it_limits():
-    for root in (*PYTHON_ROOTS, MACRO_ROOT):
+    for root in (*PYTHON_ROOTS, MACRO_ROOT, MODULE_ROOT):
         assert (REPO / root).is_dir(), f"{root}/ is missing: the size check would pass vacuously"
     assert {kind for _, kind, _ in macro_blocks()} == {"macro", "materialization"}
 
@@ -78,3 +92,8 @@ def test_no_macro_or_materialization_is_over_80_lines():
 
 def test_no_class_is_over_250_lines():
     assert long_classes() == []
+
+
+def test_no_module_of_the_purge_is_over_250_lines():
+    assert len(list((REPO / MODULE_ROOT).rglob("*.py"))) > 10, "the purge's modules are not where the check looks"
+    assert long_modules() == []
