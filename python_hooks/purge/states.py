@@ -6,8 +6,9 @@
 
 A partition (or the unpartitioned table) starts PENDING.  Each step of the table's purge
 (table_purge.py) moves the partitions it worked on along one row of TRANSITIONS; a partition
-leaves the line only by `fail` (its reason kept), and a failed partition is undone (its backup
-partition dropped, its rewritten copy deleted) after the journal's outcome is written.  SWAPPED
+leaves the line only by `fail` (its reason kept, ending with the step that failed it and the
+state it was in: "(failed in step swap, from CHECKED)"), and a failed partition is undone (its
+backup partition dropped, its rewritten copy deleted) after the journal's outcome is written.  SWAPPED
 is the only state that is committed: `Ledger.outcome` is the one place that decides it.  Any
 other move raises IllegalTransition, naming the partition, its state and the step.
 """
@@ -76,6 +77,7 @@ class Ledger:
     def __init__(self, table: str, parts: list[PartitionRewrite]) -> None:
         self.table = table
         self.entries = {p.path: Entry(p) for p in parts}
+        self.step = "start"  # the step of table_purge.STEPS running now (table_purge.run_table)
 
     def entry(self, part: PartitionRewrite) -> Entry:
         return self.entries[part.path]
@@ -93,9 +95,9 @@ class Ledger:
                 f"purge: {self.table} partition {part.label} is {entry.state.value}: the step"
                 f" '{step.value}' may not run on it (it runs on {allowed})"
             )
-        entry.state = after
         if step is Step.FAIL:
-            entry.reason = reason
+            entry.reason = f"{reason} (failed in step {self.step}, from {entry.state.value})"
+        entry.state = after
         return after
 
     def fail(self, part: PartitionRewrite, reason: str) -> None:

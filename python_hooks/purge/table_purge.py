@@ -39,6 +39,7 @@ def run_table(run: TableRun) -> list[dict[str, Any]]:
     """The table's rows (COMMITTED and FAILED partitions); raises what stopped it, after `abort`."""
     try:
         for step in STEPS:
+            run.ledger.step = step.__name__
             step(run)
     except BaseException as exc:
         abort(run, exc)

@@ -66,9 +66,11 @@ def test_only_failing_and_undoing_leave_the_line():
 
 def test_a_settled_partition_keeps_its_first_reason():
     ledger, part = ledger_in(State.REWRITTEN)
+    ledger.step = "check_rows"
     ledger.fail(part, "the row check")
+    ledger.step = "swap"
     ledger.fail(part, "the table stopped")
-    assert ledger.reason(part) == "the row check"
+    assert ledger.reason(part) == "the row check (failed in step check_rows, from REWRITTEN)"
     swapped, other = ledger_in(State.SWAPPED)
     swapped.fail(other, "too late")
     assert swapped.state(other) is State.SWAPPED
@@ -81,8 +83,20 @@ def test_the_outcome_commits_only_the_swapped_partitions():
         ledger.move(parts[0], step)
         ledger.move(parts[2], step)
     ledger.move(parts[1], Step.REWRITE)
+    ledger.step = "check_commit"
     ledger.fail(parts[1], "the commit check")
     outcome = ledger.outcome()
     assert outcome.swapped == ["ds=a", "ds=c"]
-    assert outcome.failed == {"ds=b": "the commit check"}
+    assert outcome.failed == {"ds=b": "the commit check (failed in step check_commit, from REWRITTEN)"}
     assert ledger.unsettled() == []
+
+
+@pytest.mark.parametrize("state", sorted(set(State) - SETTLED, key=lambda s: s.name), ids=lambda s: s.name)
+def test_a_failed_partition_names_the_step_and_the_state_it_failed_in(state: State):
+    """What an engineer reads first in purge_log and the console: where the partition stopped."""
+    ledger, part = ledger_in(state)
+    ledger.step = "swap"
+    ledger.fail(part, "the location swap failed: boom")
+    assert ledger.state(part) is State.FAILED
+    assert ledger.reason(part) == f"the location swap failed: boom (failed in step swap, from {state.value})"
+    assert ledger.outcome().failed == {"ds=d01": ledger.reason(part)}

@@ -156,6 +156,7 @@ class TestConcurrentWriter:
         assert (row.state, row.new_location, row.rows_after) == ("FAILED", None, None)
         assert "purge" in first_run["failed"]  # a FAILED partition fails the node
         assert row.reason.startswith(REASON)
+        assert row.reason.endswith("(failed in step check_commit, from BACKED_UP)"), row.reason
         assert (
             f"{DB}.{table} {'ds=a' if partitioned else '(unpartitioned)'}: FAILED: {REASON}"
             in first_run["logs"]

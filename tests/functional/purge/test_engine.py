@@ -256,6 +256,8 @@ class TestFailureAfterASwap:
             "ds=d03": "SKIPPED",
         }
         assert rows["ds=d01"].reason.startswith("the location swap failed: ")
+        # the step that failed it and the state it was in (table_purge.STEPS, states.py)
+        assert rows["ds=d01"].reason.endswith("(failed in step swap, from CHECKED)"), rows["ds=d01"].reason
         now = partition_locations(spark, "p_iso2.events")
         for swapped in ("ds=d00", "ds=d02"):
             assert now[swapped] == rows[swapped].new_location != before[swapped]
