@@ -157,3 +157,39 @@ class TestMemberMergeAndSnapshot:
             f" from {project.test_schema}.member_history"
         ).first()
         assert (counts.versions, counts.current) == (7, 6)
+
+
+ONE_ROW = "select 1 as member_id, 'a' as name"
+FORMAT_SNAPSHOTS = """
+snapshots:
+  - name: as_json
+    relation: ref('one_row')
+    config: {unique_key: member_id, strategy: check, check_cols: all, file_format: json}
+  - name: partitioned
+    relation: ref('one_row')
+    config: {unique_key: member_id, strategy: check, check_cols: all, file_format: parquet, partition_by: name}
+"""
+
+
+class TestSnapshotRefusesWhatItCannotSwap:
+    """The snapshot materialization rewrites parquet/ORC into a new directory and swaps the
+    location: another format or partition_by is refused before anything is written, by name."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {"one_row.sql": ONE_ROW}
+
+    @pytest.fixture(scope="class")
+    def snapshots(self):
+        return {"snapshots.yml": FORMAT_SNAPSHOTS}
+
+    def test_another_format_or_partition_by_is_refused_by_name(self, project, spark):
+        run_dbt(["run"])
+        results = run_dbt(["snapshot"], expect_pass=False)
+        messages = {r.node.name: r.message for r in results}
+        schema = project.test_schema
+        assert f"Snapshot {schema}.as_json: file_format 'json' is not supported" in messages["as_json"]
+        assert "use 'parquet' or 'orc'" in messages["as_json"]
+        assert f"Snapshot {schema}.partitioned: partition_by is not supported" in messages["partitioned"]
+        tables = {r.tableName for r in spark.sql(f"show tables in {schema}").collect()}
+        assert not tables & {"as_json", "partitioned"}  # nothing was created

@@ -128,21 +128,25 @@ select * from final
     {{ exceptions.raise_compiler_error("Cannot find the location of " ~ relation ~ " in `describe table extended`") }}
 {%- endmacro %}
 
+{% macro lakehouse_snapshot_check_config(name, file_format) -%}
+    {%- if file_format not in ['parquet', 'orc'] -%}
+    {% do exceptions.raise_compiler_error(
+        "Snapshot " ~ name ~ ": file_format '" ~ file_format
+        ~ "' is not supported by the lakehouse snapshot materialization; use 'parquet' or 'orc'") %}
+  {%- endif -%}
+    {%- if config.get('partition_by') -%}
+    {% do exceptions.raise_compiler_error(
+        "Snapshot " ~ name ~ ": partition_by is not supported on parquet/orc snapshots; remove it") %}
+  {%- endif -%}
+{%- endmacro %}
+
 {% materialization snapshot, adapter='lakehouse' %}
     {%- set target_table = model.get('alias', model.get('name')) -%}
     {%- set strategy_name = config.get('strategy') -%}
     {%- set file_format = config.get('file_format') or 'parquet' -%}
     {%- set grant_config = config.get('grants') -%}
 
-    {%- if file_format not in ['parquet', 'orc'] -%}
-    {% do exceptions.raise_compiler_error(
-        "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": file_format '" ~ file_format
-        ~ "' is not supported by the lakehouse snapshot materialization; use 'parquet' or 'orc'") %}
-  {%- endif -%}
-    {%- if config.get('partition_by') -%}
-    {% do exceptions.raise_compiler_error(
-        "Snapshot " ~ model.schema ~ "." ~ target_table ~ ": partition_by is not supported on parquet/orc snapshots; remove it") %}
-  {%- endif -%}
+    {%- do lakehouse_snapshot_check_config(model.schema ~ "." ~ target_table, file_format) -%}
 
   {% set target_relation_exists, target_relation = get_or_create_relation(
           database=none, schema=model.schema, identifier=target_table, type='table') -%}
