@@ -140,7 +140,8 @@ def restore_one_partition() -> str | None:
     return spec
 
 
-def main() -> None:
+def environment() -> None:
+    """The demo project's directory and profile; on the cluster target, its settings checked."""
     os.chdir(DEMO)
     os.environ.setdefault("DBT_PROFILES_DIR", str(REPO))
     if on_cluster():
@@ -157,6 +158,10 @@ def main() -> None:
     else:
         os.environ.setdefault("SPARK_WAREHOUSE_DIR", str(REPO / ".warehouse" / "warehouse"))
         os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
+
+
+def main() -> None:
+    environment()
     reset_warehouse()
     started = time.time()
 
@@ -203,11 +208,7 @@ def main() -> None:
     # 5. retention as if ten days had passed: backups and trash past their policy go
     later = datetime.now(timezone.utc) + timedelta(days=10)
     dbt(
-        "run",
-        "--select",
-        "retention+",
-        "--vars",
-        json.dumps({"retention_now": later.strftime("%Y-%m-%dT%H:%M:%S")}),
+        "run", "--select", "retention+", "--vars", json.dumps({"retention_now": f"{later:%Y-%m-%dT%H:%M:%S}"})
     )
 
     # 6. coverage (docs/erasure.md): what else may hold ids (only the excepted count tables here)
@@ -317,6 +318,12 @@ def summary(
         "from lakehouse.retention_log group by kind, action, dry_run order by kind, action"
     )
 
+    compaction_and_audit_summary()
+    coverage_summary(*page_view_ids_before_after)
+    where_to_look()
+
+
+def compaction_and_audit_summary() -> None:
     print("\nCompaction (compaction_watermarks, page_view_hourly_late)")
     table(
         "select action, count(*) as hours, sum(rows_in) as rows_in, sum(rows_out) as rows_out, "
@@ -339,8 +346,8 @@ def summary(
         f"column lineage rows: {scalar('select count(*) from lakehouse.dbt_column_lineage')}"
     )
 
-    coverage_summary(*page_view_ids_before_after)
 
+def where_to_look() -> None:
     print("\nWhere to look")
     print("  coverage       lakehouse.pii_coverage (docs/erasure.md)")
     print("  erasure        lakehouse.erasure_requests, erasure_verification(_runs, _locations, _findings);")
