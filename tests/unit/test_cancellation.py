@@ -30,17 +30,25 @@ CHILD = textwrap.dedent(
         SignalWaker().install()
     seen = []
 
+    sent = []  # when the parent said it had sent SIGINT (its line on stdin)
+
+    def told():
+        sys.stdin.readline()
+        sent.append(time.monotonic())
+
     def node():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # this thread takes it
         print("RUNNING", flush=True)  # the parent sends SIGINT
         started = time.monotonic()
-        while time.monotonic() - started < 4:
+        # until 3 s after the parent sent it, however late a loaded machine lets it send
+        while not sent or time.monotonic() - sent[0] < 3:
             if cancellation.requested:
                 seen.append(round(time.monotonic() - started, 3))
                 return
             time.sleep(0.01)
 
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])  # not the main thread
+    threading.Thread(target=told, daemon=True).start()
     worker = threading.Thread(target=node)
     worker.start()
     worker.join()  # the main thread waits for the node, as dbt's does
@@ -51,11 +59,15 @@ CHILD = textwrap.dedent(
 
 def seen_after_sigint(mode: str) -> tuple[str, str]:
     """(seconds the node waited for its cancellation or 'None', the cancellation's reason)."""
-    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
-        assert child.stdout is not None
+        assert child.stdout is not None and child.stdin is not None
         assert child.stdout.readline().strip() == "RUNNING"
         os.kill(child.pid, signal.SIGINT)
+        child.stdin.write("SENT\n")
+        child.stdin.flush()
         out, _ = child.communicate(timeout=60)
     finally:
         child.kill()
