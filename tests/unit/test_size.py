@@ -98,5 +98,7 @@ def test_no_class_is_over_250_lines():
 
 
 def test_no_module_of_the_purge_is_over_250_lines():
-    assert len(list((REPO / MODULE_ROOT).rglob("*.py"))) > 10, "the purge's modules are not where the check looks"
+    assert len(list((REPO / MODULE_ROOT).rglob("*.py"))) > 10, (
+        "the purge's modules are not where the check looks"
+    )
     assert long_modules() == []
