@@ -10,11 +10,8 @@ Two uses, one rule:
   file-level rewrite, as Delta calls it).
 
 A file is ruled out only when every row group's statistics for the identifier lie outside
-[smallest listed id, largest listed id] (or hold only NULLs), read as Spark reads the column:
-integral identifiers of the id column's kind, files Spark reads with its own parquet/ORC reader
-matched by name, the identifier not a partition column.  Everything else is read.  The footers
-are read through the Hadoop FileSystem (file_facts.py), so local disk, HDFS, S3 and the cluster
-target get the same skipping.
+[smallest listed id, largest listed id] (or hold only NULLs).  Whether a footer may decide at
+all, and how it is read, is footers.py's; every other file is read.
 
 What is read first is bounded: up to SAMPLE files under the table's directory, from partitions
 picked at random (at most SAMPLE_PER_PARTITION from each, at every level), without a metastore

@@ -8,8 +8,8 @@ A partition (or the unpartitioned table) starts PENDING.  Each step of the table
 (table_purge.py) moves the partitions it worked on along one row of TRANSITIONS; a partition
 leaves the line only by `fail` (its reason kept, ending with the step that failed it and the
 state it was in: "(failed in step swap, from CHECKED)"), and a failed partition is undone (its
-backup partition dropped, its rewritten copy deleted) after the journal's outcome is written.  SWAPPED
-is the only state that is committed: `Ledger.outcome` is the one place that decides it.  Any
+backup partition dropped, its rewritten copy deleted) after the journal's outcome is written.
+SWAPPED is the only state that is committed: `Ledger.outcome` is the one place that decides it.  Any
 other move raises IllegalTransition, naming the partition, its state and the step.
 """
 
