@@ -14,7 +14,7 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
-from python_hooks.purge import execution, results, scanning
+from python_hooks.purge import results, scanning
 from python_hooks.purge.plan import PurgePlan, ScannedPlan
 from tests import warehouse_fs
 from tests.conftest import WAREHOUSE, repo_files
@@ -304,7 +304,7 @@ class TestJournalRecovery:
                     crash() if intent.table == "b" else original(self, intent, outcome)
                 ),
             )
-            patch.setattr(execution, "record", crash)
+            patch.setattr(results, "record", crash)
             purge("p_journal", select="purge", expect_pass=False)
         moved = {
             (t, spec): place
