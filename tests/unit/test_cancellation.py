@@ -20,7 +20,7 @@ import textwrap
 
 CHILD = textwrap.dedent(
     """
-    import os, signal, sys, threading, time
+    import linecache, os, signal, sys, threading, time
     from dbt.adapters.lakehouse.cancellation import Cancellation, SignalWaker
 
     cancellation = Cancellation()
@@ -36,8 +36,19 @@ CHILD = textwrap.dedent(
         sys.stdin.readline()
         sent.append(time.monotonic())
 
+    def main_thread_waits():
+        # True once the main thread is inside join's lock acquire, where no handler runs until
+        # the node ends.  Before that it runs bytecode, and a handler would run there at once.
+        frame = sys._current_frames().get(threading.main_thread().ident)
+        if frame is None or frame.f_code.co_filename != threading.__file__:
+            return False
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+        return "lock.acquire(" in line or "_handle.join(" in line  # 3.11 / 3.13
+
     def node():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # this thread takes it
+        while not main_thread_waits():
+            time.sleep(0.01)
         print("RUNNING", flush=True)  # the parent sends SIGINT
         started = time.monotonic()
         # until 3 s after the parent sent it, however late a loaded machine lets it send
