@@ -33,7 +33,6 @@ from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem, metastore
 from python_hooks.catalog.column_types import INTEGRAL
 from python_hooks.catalog.filesystem import path_within
-from python_hooks.catalog.work import Pool
 from python_hooks.erasure import footers, records
 from python_hooks.erasure.locations import LIVE, Inventory, covered_by, inventory
 from python_hooks.errors import error_message
@@ -249,19 +248,16 @@ def verify(
         .where(F.col("erasure_id").isNotNull())
         .where(F.col("request_id").isNull() | F.col("request_id").isin(requests or [""]))
     )
-    # the inventory (the metastore's, the journal's) does not depend on the ids: taken meanwhile
-    with Pool(spark, 1, "lakehouse-verify") as pool:
-        taking = pool.submit(inventory, spark, scope, id_type, backup_dirs, stale_relation)
-        pairs = _distinct_pairs(listed_ids)
-        ids = spark.createDataFrame(pairs, listed_ids.schema, verifySchema=False)  # Spark's own rows
-        per_request: dict[str | None, int] = {}
-        for _, request_id in pairs:
-            per_request[request_id] = per_request.get(request_id, 0) + 1
-        listed = list({value for value, _ in pairs})
-        del pairs
-        laps("ids")
-        found = taking.result()
-        laps("inventory")  # what the inventory took beyond the ids' time
+    pairs = _distinct_pairs(listed_ids)
+    ids = spark.createDataFrame(pairs, listed_ids.schema, verifySchema=False)  # Spark's own rows
+    per_request: dict[str | None, int] = {}
+    for _, request_id in pairs:
+        per_request[request_id] = per_request.get(request_id, 0) + 1
+    listed = list({value for value, _ in pairs})
+    del pairs
+    laps("ids")
+    found = inventory(spark, scope, id_type, backup_dirs, stale_relation)
+    laps("inventory")
     rows = _unread_locations(found)
     owned = list_files(spark, found, rows)
     laps("listing")
