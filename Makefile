@@ -16,7 +16,7 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz chromium demo test test-faults test-adapter test-property test-mutations lint unit \
+.PHONY: help setup java graphviz chromium demo test test-faults test-long test-adapter test-property test-mutations lint unit \
 	functional dbt-build \
 	graph bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
@@ -25,6 +25,7 @@ export PYTHONPATH := $(CURDIR)
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
+	@echo "make test-long - the kill and interrupt subset and the docs run in a user's own project (long)"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
 	@echo "make test-property - retention and the erasure ledger over many random histories (long)"
@@ -94,7 +95,17 @@ lint: setup
 # file's tests stay in one process (its fixtures and ordered classes with them).
 TEST_WORKERS ?= 2
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter --durations=30 \
+	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter \
+	  $(LONG_STORIES:%=--ignore=%) --durations=30 -n $(TEST_WORKERS) --dist loadfile
+
+# The long stories, each of many dbt and Spark processes of its own: one kill point of each
+# capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), and the
+# docs run as written in a user's own project in a fresh venv (tests/functional/adopt).  Not in
+# `make test` nor in CI: on a slow day they alone took CI's machine past its hour.  Run them
+# before a release and after a change to the journal, a capability's steps or the docs' commands.
+LONG_STORIES := tests/faults tests/functional/adopt
+test-long: setup
+	$(BIN)/pytest $(LONG_STORIES) -q -m "not faults and not property" --durations=15 \
 	  -n $(TEST_WORKERS) --dist loadfile
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test

@@ -30,7 +30,7 @@ from tests.functional.processes import DBT, environment
 
 # one directory per pytest-xdist worker (two workers may prepare the same scenario: `purged` is
 # shared by the restore and the retention cases), under this process's own WAREHOUSE_ROOT unless
-# FAULTS_TMP says where: two test runs at once (two worktrees, or `make test` beside
+# FAULTS_TMP says where: two test runs at once (two worktrees, or `make test-long` beside
 # `make test-hdfs`) must never share a lake
 ROOT = Path(os.environ.get("FAULTS_TMP") or WAREHOUSE_ROOT / "faults") / (
     os.environ.get("PYTEST_XDIST_WORKER") or "main"

@@ -29,7 +29,7 @@ POINTS = {
     "watermarks": Fault(r"^call python_hooks\.compaction\.records\.append \S+ compaction_watermarks "),
     "compaction_log": Fault(r"^call python_hooks\.compaction\.records\.append \S+ compaction_log "),
 }
-SUBSET: set[str] = {"insert_overwrite"}  # `make test`: one kill point of each capability
+SUBSET: set[str] = {"insert_overwrite"}  # `make test-long`: one kill point of each capability
 
 
 def cases() -> list:

@@ -165,7 +165,7 @@ def killed_then_rerun(lake: Lake, how: int) -> None:
 
 
 def test_a_killed_purge_is_not_certified_by_the_next_verifications(erasure_lake: Lake) -> None:
-    """`make test`'s erasure kill case (about 6 minutes: four dbt commands after the lake's seed):
+    """`make test-long`'s erasure kill case (about 6 minutes: four dbt commands after the lake's seed):
     SIGKILL at a swap, then verification, rerun and verification."""
     killed_then_rerun(erasure_lake, signal.SIGKILL)
 

@@ -26,7 +26,7 @@ POINTS = {
     "point_partition": sql(r"alter table `fk`\.`hive_parquet`\s+partition .*set location"),
     "stale_record": sql(r"insert into \S*stale_data_records"),
 }
-SUBSET: set[str] = {"point_partition"}  # `make test`: one kill point of each capability
+SUBSET: set[str] = {"point_partition"}  # `make test-long`: one kill point of each capability
 
 
 def cases() -> list:

@@ -33,7 +33,7 @@ POINTS = {
 # Cases that fail today, with the reason (none: retention now sweeps the scratch directories of
 # dead passes and the empty directories of side tables that are gone).
 KNOWN: dict[str, str] = {}
-SUBSET: set[str] = {"first_delete"}  # `make test`: one kill point of each capability
+SUBSET: set[str] = {"first_delete"}  # `make test-long`: one kill point of each capability
 
 
 def cases() -> list:
