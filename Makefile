@@ -89,14 +89,14 @@ lint: setup
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
 # The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the many random histories of
-# the property tests `property`: `make test` runs only their unmarked short subsets.  The adapter
-# conformance suite (tests/adapter) runs on its own.
+# the property tests `property`: `make test` runs only the property tests' unmarked short subsets,
+# `make test-long` the kill matrix's.  The adapter conformance suite (tests/adapter) runs on its own.
 # TEST_WORKERS pytest-xdist processes, each with its own Spark session and Derby metastore; a
 # file's tests stay in one process (its fixtures and ordered classes with them).
 TEST_WORKERS ?= 2
 unit: setup
 	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter \
-	  $(LONG_STORIES:%=--ignore=%) --durations=30 -n $(TEST_WORKERS) --dist loadfile
+	  $(LONG_STORIES:%=--ignore=%) --durations=30 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The long stories, each of many dbt and Spark processes of its own: one kill point of each
 # capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), and the
@@ -106,7 +106,7 @@ unit: setup
 LONG_STORIES := tests/faults tests/functional/adopt
 test-long: setup
 	$(BIN)/pytest $(LONG_STORIES) -q -m "not faults and not property" --durations=15 \
-	  -n $(TEST_WORKERS) --dist loadfile
+	  -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).
