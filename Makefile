@@ -89,24 +89,25 @@ lint: setup
 	$(BIN)/ruff format --check python_hooks tools tests scripts bench adapter models demo
 
 # The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the many random histories of
-# the property tests `property`: `make test` runs only the property tests' unmarked short subsets,
-# `make test-long` the kill matrix's.  The adapter conformance suite (tests/adapter) runs on its own.
+# the property tests `property`, the tests that start dbt and Spark processes of their own `slow`:
+# `make test` runs the property tests' unmarked short subsets and leaves the `slow` ones to
+# `make test-long`.  The adapter conformance suite (tests/adapter) runs on its own.
 # TEST_WORKERS pytest-xdist processes, each with its own Spark session and Derby metastore; a
 # file's tests stay in one process (its fixtures and ordered classes with them).
 TEST_WORKERS ?= 2
 unit: setup
-	$(BIN)/pytest tests -q -m "not faults and not property" --ignore=tests/adapter \
-	  $(LONG_STORIES:%=--ignore=%) --durations=30 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest tests -q -m "not faults and not property and not slow" --ignore=tests/adapter \
+	  --durations=30 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-# The long stories, each of many dbt and Spark processes of its own: one kill point of each
-# capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), and the
-# docs run as written in a user's own project in a fresh venv (tests/functional/adopt).  Not in
-# `make test` nor in CI: on a slow day they alone took CI's machine past its hour.  Run them
-# before a release and after a change to the journal, a capability's steps or the docs' commands.
-LONG_STORIES := tests/faults tests/functional/adopt
+# The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
+# each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
+# docs run as written in a user's own project in a fresh venv (tests/functional/adopt), two
+# warehouses from one project, a refused run, a killed run's lease.  Not in `make test` nor in CI:
+# on a slow day they alone took CI's machine past its hour.  Run them before a release and after a
+# change to the journal, the audit's run record, the lease, a capability's steps or the docs.
 test-long: setup
-	$(BIN)/pytest $(LONG_STORIES) -q -m "not faults and not property" --durations=15 \
-	  -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest tests -q -m "slow and not faults and not property" --ignore=tests/adapter \
+	  --durations=15 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).

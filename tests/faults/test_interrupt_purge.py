@@ -21,6 +21,9 @@ import pytest
 from tests.faults.harness import SCHEMA, Interrupt, Lake
 from tests.policies import RETENTION_ZERO
 
+# each case starts dbt and Spark processes of its own (`make test-long`)
+pytestmark = pytest.mark.slow
+
 DATABASE = "fi"
 TABLES = 8
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "guestid"}}'

@@ -72,9 +72,10 @@ def setup_sql() -> list[str]:
 
 # the ledger's kill cases read the files with pyarrow from local paths (`make test-faults`, a local
 # disk); on HDFS and S3 the ledger's path to `erased` is held by tests/functional/storage
-pytestmark = pytest.mark.skipif(
-    TEST_FS != "file", reason=f"reads the lake's files from a local disk, not {TEST_FS}"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(TEST_FS != "file", reason=f"reads the lake's files from a local disk, not {TEST_FS}"),
+]
 
 
 @pytest.fixture(scope="session")

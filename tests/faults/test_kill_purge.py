@@ -16,6 +16,9 @@ from tests.faults import scenarios
 from tests.faults.harness import Fault, Lake
 from tests.faults.scenarios import check_tables
 
+# each case starts dbt and Spark processes of its own (`make test-long`)
+pytestmark = pytest.mark.slow
+
 
 def step(name: str, table: str) -> str:
     """The purge's debug line for step `name` of `fk.<table>` (the SQL or names hold the table)."""

@@ -11,6 +11,9 @@ import pytest
 from tests.faults import scenarios
 from tests.faults.harness import Fault, Lake, describe_difference, multiset
 
+# each case starts dbt and Spark processes of its own (`make test-long`)
+pytestmark = pytest.mark.slow
+
 TABLE, PARTITION = "fk.hive_parquet", "ds=2024-01-01"
 ARGS = json.dumps({"table": TABLE, "partition": PARTITION})
 

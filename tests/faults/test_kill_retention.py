@@ -15,6 +15,9 @@ from tests.faults import scenarios
 from tests.faults.harness import Fault, Lake
 from tests.faults.scenarios import check_tables
 
+# each case starts dbt and Spark processes of its own (`make test-long`)
+pytestmark = pytest.mark.slow
+
 POINTS = {
     # the first backup table: before its metadata goes
     "drop_table": Fault(r"^call python_hooks\.\S*metastore\.drop_table_metadata "),

@@ -11,6 +11,9 @@ import pytest
 from tests.faults import scenarios
 from tests.faults.harness import SCHEMA, Fault, Lake
 
+# each case starts dbt and Spark processes of its own (`make test-long`)
+pytestmark = pytest.mark.slow
+
 TABLE = f"{SCHEMA}.member_history"
 
 
