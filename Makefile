@@ -25,7 +25,7 @@ export PYTHONPATH := $(CURDIR)
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
-	@echo "make test-long - the kill and interrupt subset and the docs run in a user's own project (long)"
+	@echo "make test-long - the tests that start processes of their own: kill subset, host project, audit (long)"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
 	@echo "make test-property - retention and the erasure ledger over many random histories (long)"
