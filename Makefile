@@ -97,7 +97,7 @@ lint: setup
 TEST_WORKERS ?= 2
 unit: setup
 	$(BIN)/pytest tests -q -m "not faults and not property and not slow" --ignore=tests/adapter \
-	  --durations=30 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	  --durations=30 -n $(TEST_WORKERS) --dist loadfile
 
 # The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
 # each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
@@ -107,7 +107,7 @@ unit: setup
 # change to the journal, the audit's run record, the lease, a capability's steps or the docs.
 test-long: setup
 	$(BIN)/pytest tests -q -m "slow and not faults and not property" --ignore=tests/adapter \
-	  --durations=15 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	  --durations=15 -n $(TEST_WORKERS) --dist loadfile
 
 # dbt-tests-adapter's base classes on the `lakehouse` session profile, as dbt adapters test
 # themselves (tests/adapter/conftest.py).

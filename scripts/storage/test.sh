@@ -52,7 +52,7 @@ echo "test-$fs: up in $((SECONDS - started))s; the suites with their warehouse u
 if [ $# -eq 0 ]; then
   set -- tests/functional/storage tests/functional/purge tests/functional/retention \
     tests/functional/erasure tests/functional/compaction tests/functional/audit tests/faults \
-    -m "not faults and not property" -n "${TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder
+    -m "not faults and not property" -n "${TEST_WORKERS:-2}" --dist loadfile
 fi
 .venv/bin/pytest -q --durations=15 "$@"
 echo "test-$fs: passed in $((SECONDS - started))s" >&2
