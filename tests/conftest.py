@@ -24,8 +24,8 @@ pytest_plugins = ["dbt.tests.fixtures.project"]
 # pytest-xdist hands out whole files (`--dist loadfile`) in the order collected (pyproject.toml's
 # `--no-loadscope-reorder`): the longest go first, so that no worker is left alone with a long file
 # at the end (its own order, by number of tests, put the one-test files of several minutes last and
-# left one worker idle for 7 of 33 minutes).  Seconds of one run on two workers (2026-11-29); a file not
-# listed keeps its place after these.
+# left one worker idle for 7 of 33 minutes).  Seconds of one run on two workers (2026-11-29); a
+# file not listed keeps its place after these.
 LONGEST_FILES = {
     "tests/functional/adopt/test_host_project.py": 1414,
     "tests/faults/test_interrupt_purge.py": 950,
