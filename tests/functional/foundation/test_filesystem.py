@@ -18,6 +18,8 @@ FS_MACROS = """
     {% elif op == 'delete' %}{% set result = adapter.fs_delete(path) %}
     {% elif op == 'fingerprint' %}{% set result = adapter.fs_fingerprint(path) %}
     {% elif op == 'within' %}{% set result = adapter.fs_is_within(path, other) %}
+    {% elif op == 'mkdirs' %}{% set result = adapter.fs_mkdirs(path) %}
+    {% elif op == 'qualify' %}{% set result = adapter.fs_qualify(path) %}
     {% endif %}
     {% do log('FS_RESULT=' ~ tojson(result), info=true) %}
 {% endmacro %}
@@ -66,6 +68,15 @@ class TestFilesystemMethods:
         assert probe("summary", root) == {"files": 3, "dirs": 2, "bytes": 107}
         assert probe("within", root / "p=1" / "part-0.parquet", root) is True
         assert probe("within", tmp_path / "data2", root) is False
+        # a bare path is qualified with the warehouse's default filesystem (here the local one),
+        # without a trailing slash; `..` is resolved
+        assert probe("qualify", f"{root}/p=1/../") == f"file:{root}"
+
+        assert probe("mkdirs", root / "made" / "deeper") is True
+        assert (root / "made" / "deeper").is_dir()
+        assert probe("summary", root) == {"files": 3, "dirs": 4, "bytes": 107}
+        (root / "made" / "deeper").rmdir()
+        (root / "made").rmdir()
 
         before = probe("fingerprint", root)
         (root / "p=1" / "part-1.parquet").write_bytes(b"z")
