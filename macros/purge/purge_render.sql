@@ -52,12 +52,18 @@
         {%- do backups.append([part['values'], part.location]) -%}
     {%- endfor -%}
     {%- set partitions = {} -%}
+    {#- partitions whose swap is not the package's ALTER: with none, the engine makes the swaps in one metastore call -#}
+    {%- set overridden = [] -%}
     {%- for part in table.todo -%}
+        {%- set swap = compliance.purge_swap_location_sql(db, table.table, part['values'], part.new_location) -%}
+        {%- if swap != compliance.default__purge_swap_location_sql(db, table.table, part['values'], part.new_location) -%}
+            {%- do overridden.append(part.path) -%}
+        {%- endif -%}
         {%- do partitions.update({part.path: {
             'rewrite': compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, part['values'], *join),
             'add_backup': compliance.purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '',
             'drop_backup': compliance.purge_drop_backup_partition_sql(db, table.backup, part['values']) if table.partitioned else '',
-            'swap': compliance.purge_swap_location_sql(db, table.table, part['values'], part.new_location),
+            'swap': swap,
             'before_swap': compliance.purge_before_swap_sql(db, table.table, part['values'], part.location),
         }}) -%}
     {%- endfor -%}
@@ -74,6 +80,7 @@
         'drop_staging': compliance.purge_drop_table_sql(db, table.staging),
         'drop_backup': compliance.purge_drop_table_sql(db, table.backup),
         'partitions': partitions,
+        'swap_in_one_call': table.partitioned and table.todo | length > 1 and not overridden,
     }) }}
 {%- endmacro %}
 
@@ -97,6 +104,11 @@
         {%- endif -%}
         {%- for spec, part in sql.partitions.items() -%}
             {%- for statement in part.before_swap -%}{%- do lines.append(statement ~ ';') -%}{%- endfor -%}
+        {%- endfor -%}
+        {%- if sql.swap_in_one_call -%}
+            {%- do lines.append('-- the swaps below, as one metastore call (one transaction):') -%}
+        {%- endif -%}
+        {%- for spec, part in sql.partitions.items() -%}
             {%- do lines.append(part.swap ~ ';') -%}
         {%- endfor -%}
         {%- do lines.append(sql.drop_staging ~ ';') -%}

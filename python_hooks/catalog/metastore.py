@@ -280,26 +280,21 @@ def drop_partition_metadata(spark: Any, database: str, table: str, pairs: list[t
 def set_partition_locations(
     spark: Any, database: str, table: str, moves: list[tuple[list[tuple[str, str]], str]]
 ) -> None:
-    """Point partitions at other directories, all in one metastore call (metadata only).
+    """Point partitions at other directories, all in one `alterPartitions` (metadata only): one
+    metastore transaction, Hive's `alter_partitions`, so that a reader sees all of them move or none.
 
-    `moves` is [(pairs, location), ...].  Does what `alter table ... partition (...) set location`
-    does for each (the same catalog calls: alter the partitions, refresh the table, drop its now
-    stale statistics).
+    `moves` is [(pairs, location), ...], the values unescaped.  Does what `alter table ...
+    partition (...) set location` does for each (the same catalog calls: read the partition,
+    alter it, refresh the table, drop its now stale statistics), reading each partition by its
+    spec, not the table's whole listing (a table may hold thousands).
     """
     jvm = jvm_view(spark)
     catalog = session_catalog(spark)
     ident = identifier(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
-    columns = [str(c) for c in scala_list(table_meta.partitionColumnNames())]
-    # one listing instead of a (slow, ORM) metastore call per partition
-    existing = {}
-    if len(moves) > 1:
-        for part in list_partitions(spark, database, table):
-            existing[tuple(partition_pairs(part, columns))] = part
     changed = []
     for pairs, location in moves:
-        key = tuple((str(k), str(v)) for k, v in pairs)
-        part = existing.get(key) or catalog.getPartition(ident, scala_map(spark, pairs))
+        part = catalog.getPartition(ident, scala_map(spark, [(str(k), str(v)) for k, v in pairs]))
         storage = part.storage()
         moved = storage.copy(
             jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),

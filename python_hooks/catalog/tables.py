@@ -165,29 +165,6 @@ def refresh_table(spark: Any, database: str, table: str) -> dict[str, Any]:
     return result()
 
 
-def set_partition_locations(
-    spark: Any, database: str, table: str, partitions: list[list[Any]]
-) -> dict[str, Any]:
-    """Point several partitions at new locations in one metastore call; never raise.
-
-    `partitions` is [[values, location], ...] with values as [[key, unescaped value], ...].  It
-    does what `alter table ... partition (...) set location '...'` does for each of them (the same
-    catalog calls: read the partition, alter it, refresh the table, drop the table's now stale
-    statistics), with one `alterPartitions` for all of them.  {ok, error}: on an error nothing may
-    have changed or all of it; the caller checks each location and swaps the rest one by one.
-    """
-    try:
-        metastore.set_partition_locations(
-            spark,
-            database,
-            table,
-            [([(str(k), str(v)) for k, v in values], str(location)) for values, location in partitions],
-        )
-    except Exception as exc:  # noqa: BLE001 - the caller swaps one partition at a time instead
-        return result(exc)
-    return result()
-
-
 def field_paths(schema: Any, prefix: str = "") -> list[str]:
     """Every column and nested struct field of a schema as a dotted path (`metadata.guestid`)."""
     from pyspark.sql.types import StructType

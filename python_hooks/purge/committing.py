@@ -1,8 +1,8 @@
 """The steps of a table's purge around its commit (table_purge.STEPS): the journal's intent, the
 staging table, the backup (REWRITTEN -> BACKED_UP), Gobblin's commit check (-> CHECKED) and the
-swaps (-> SWAPPED), one rendered ALTER per partition.  A swap is never made that the journal
-does not know, nor of a partition without its backup or whose files changed since the rewrite
-read them.
+swaps (-> SWAPPED): the partitions' rendered ALTERs, made as one metastore call when they are the
+package's own.  A swap is never made that the journal does not know, nor of a partition without
+its backup or whose files changed since the rewrite read them.
 """
 
 from __future__ import annotations
@@ -123,9 +123,13 @@ def check_commit(run: TableRun) -> None:
 
 
 def swap(run: TableRun) -> None:
-    """Every checked partition to its rewrite: one rendered ALTER each, never interrupted."""
+    """Every checked partition to its rewrite, never interrupted: in one metastore call when
+    every swap is the default ALTER, else (or for those that call did not move) one rendered
+    ALTER each."""
     checked = run.ledger.parts(State.CHECKED)
     run.progress.set_step(f"swapping {len(checked)} partition(s)")
+    if run.sql.swap_in_one_call and len(checked) > 1:
+        checked = swap_together(run, checked)
     for part in checked:
         try:
             run.execute(run.partition_sql(part).swap, f"swap {part.label}")
@@ -134,6 +138,32 @@ def swap(run: TableRun) -> None:
                 run.ledger.fail(part, f"the location swap failed: {first_line(exc)}")
                 continue
         run.ledger.move(part, Step.SWAP)
+
+
+def swap_together(run: TableRun, checked: list[PartitionRewrite]) -> list[PartitionRewrite]:
+    """What the partitions' rendered ALTERs do, as one `alterPartitions` of the catalog: one
+    metastore transaction, so a reader sees every partition of the table move at once, and one
+    call instead of one per partition (then the table's refresh, its stale statistics dropped, as
+    each ALTER does).  Returns the partitions still to swap: none, or after an error those that
+    did not move."""
+    table = run.table
+    statements = ";\n".join(run.partition_sql(part).swap for part in checked)
+    console.debug(f"purge step swap together ({table.name}): one metastore call for\n{statements}")
+    moves = [(list(part.pairs), part.new_location) for part in checked]
+    try:
+        metastore.set_partition_locations(run.spark, table.database, table.table, moves)
+    except Exception as exc:  # noqa: BLE001 - those that did not move go one by one
+        left = [part for part in checked if _location_now(run, part) != part.new_location]
+        console.say(
+            f"purge: {table.name}: swapping {len(checked)} partition(s) in one call failed"
+            f" ({first_line(exc)}); {len(left)} left to swap one by one"
+        )
+    else:
+        left = []
+    for part in checked:
+        if part not in left:
+            run.ledger.move(part, Step.SWAP)
+    return left
 
 
 def _location_now(run: TableRun, part: PartitionRewrite) -> str | None:

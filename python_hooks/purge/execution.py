@@ -14,8 +14,9 @@ states.py says what each partition may go through next):
    one bad partition fails alone;
 5. the row check (rows written = rows before - rows purged), the backup, and Gobblin's commit
    check (the partition's files are still the ones fingerprinted);
-6. the swaps, one rendered ALTER per partition, then the journal's outcome; a partition that
-   failed anywhere is undone (its backup partition dropped, its rewritten copy deleted).
+6. the swaps, the partitions' rendered ALTERs (the package's own made as one metastore call),
+   then the journal's outcome; a partition that failed anywhere is undone (its backup partition
+   dropped, its rewritten copy deleted).
 
 A safe point comes before each table and before a table's first swap: a cancellation stops the
 run there (the table in flight is undone), never between a table's backup and its swaps.  An

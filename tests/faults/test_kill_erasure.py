@@ -5,9 +5,9 @@ through the kill, the normal rerun (whose log shows the killed run's swaps as SK
 and until retention at zero and a fresh verification, after which every request is `erased` and
 its certificate verifies.
 
-The kill point is the third swap of partitions (`metastore.set_partition_locations`, which every
-partitioned swap reaches): two tables are swapped, with their backups registered, and nothing of
-the run reaches purge_log or erasure_request_log.
+The kill point is the third table's swaps (one metastore call for its partitions,
+`committing.swap_together`): two tables are swapped, with their backups registered, and nothing
+of the run reaches purge_log or erasure_request_log.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ ID_TABLE = "fe_ids.ids"
 TABLES = [f"t{i}" for i in range(1, 7)]
 REQUESTS = {"REQ-A": [1001, 1002], "REQ-B": [1003]}
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "guestid"}}'
-# the engine's debug line before the third table's first swap (t1 and t2 are swapped by then)
+# the engine's debug line before the third table's swaps (t1 and t2 are swapped by then)
 SWAP = r"^event JinjaLogDebug: purge step swap \S+ \(fe\.t3\)"
 
 

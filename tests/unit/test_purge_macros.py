@@ -288,12 +288,45 @@ def test_the_script_lists_the_statements_in_the_order_they_run():
     assert order == sorted(order)
 
 
+def test_the_default_swaps_of_several_partitions_are_made_in_one_call():
+    """The engine makes the swaps in one metastore call only where each is the package's own
+    ALTER: an override of purge_swap_location_sql is run as it renders, one per partition."""
+    from python_hooks.purge.units import partition_of
+
+    plan = _plan()
+    events = plan.rewriting[0]
+    second = partition_of(events, [["ds", "b"]], "file:/w/db.db/events/ds=b")
+    second.rows_purged = 1
+    events.todo = [*events.todo, second]
+    rendered = render("purge_render_statements", plan)
+    assert rendered["db.events"]["swap_in_one_call"] is True
+    assert rendered["db.flat"]["swap_in_one_call"] is False  # unpartitioned: one ALTER TABLE
+    script = squash(render("purge_script", plan, rendered))
+    assert "-- the swaps below, as one metastore call (one transaction):" in script
+    assert script.index("one metastore call") < script.index("partition (`ds` = 'b') set location")
+
+    render.registry["lakehouse__purge_swap_location_sql"] = lambda db, t, pairs, loc: f"alter table x {loc}"
+    try:
+        overridden = render("purge_render_statements", plan)
+    finally:
+        del render.registry["lakehouse__purge_swap_location_sql"]
+    assert overridden["db.events"]["swap_in_one_call"] is False
+    assert (
+        overridden["db.events"]["partitions"]["ds=b"]["swap"]
+        == "alter table x file:/w/db.db/events/1700000000000/ds=b"
+    )
+
+    one = _plan()
+    assert render("purge_render_statements", one)["db.events"]["swap_in_one_call"] is False  # one partition
+
+
 def test_the_engine_takes_exactly_the_keys_the_render_macro_returns():
     from python_hooks.purge.statements import TableStatements
 
     rendered = render("purge_render_statements", _plan())
     events = TableStatements.of(rendered["db.events"], "db.events")
     assert events.partitions["ds=a%27b"].swap.startswith("alter table `db`.`events`")
+    assert events.swap_in_one_call is False
     assert TableStatements.of(rendered["db.flat"], "db.flat").rewrite_files == ""
 
 

@@ -219,6 +219,71 @@ class TestDryRun:
         assert remaining_ids(spark, "p_plain.events") == 0
 
 
+class TestSwapsInOneCall:
+    """A table's swaps are one metastore call (one transaction) when they are the package's own
+    ALTERs; when that call fails, the partitions it did not move are swapped one by one."""
+
+    def test_the_partitions_move_in_one_call(
+        self, project: Any, spark: Any, id_table: str, monkeypatch: Any
+    ) -> None:
+        calls = self.spy(spark, monkeypatch, "p_swap1", fail_after_first=False)
+        before = partition_locations(spark, "p_swap1.events")
+        purge("p_swap1")
+        assert calls == [("p_swap1", "events", 3)]
+        self.check_committed(spark, project, "p_swap1", before)
+
+    def test_a_failed_call_leaves_the_rest_to_one_alter_each(
+        self, project: Any, spark: Any, id_table: str, monkeypatch: Any
+    ) -> None:
+        calls = self.spy(spark, monkeypatch, "p_swap2", fail_after_first=True)
+        before = partition_locations(spark, "p_swap2.events")
+        _, logs = purge("p_swap2")
+        assert calls == [("p_swap2", "events", 3)]
+        assert (
+            "purge: p_swap2.events: swapping 3 partition(s) in one call failed (the metastore went away);"
+            " 2 left to swap one by one"
+        ) in logs
+        self.check_committed(spark, project, "p_swap2", before)
+
+    @staticmethod
+    def spy(
+        spark: Any, monkeypatch: Any, database: str, fail_after_first: bool
+    ) -> list[tuple[str, str, int]]:
+        """`database`.events, ids in 3 of its 4 partitions; the calls of the one-call swap recorded
+        (and, with `fail_after_first`, failing after it moved the first partition)."""
+        from python_hooks.catalog import metastore
+
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+        make_table(spark, f"{database}.events", 4, 3)
+        calls: list[tuple[str, str, int]] = []
+        real = metastore.set_partition_locations
+
+        def recorded(spark: Any, db: str, table: str, moves: list[Any]) -> None:
+            calls.append((db, table, len(moves)))
+            real(spark, db, table, moves[:1] if fail_after_first else moves)
+            if fail_after_first:
+                raise RuntimeError("the metastore went away")
+
+        monkeypatch.setattr(metastore, "set_partition_locations", recorded)
+        return calls
+
+    @staticmethod
+    def check_committed(spark: Any, project: Any, database: str, before: dict[str, str]) -> None:
+        rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, database))}
+        assert {spec: r.state for spec, r in rows.items()} == {
+            "ds=d00": "COMMITTED",
+            "ds=d01": "COMMITTED",
+            "ds=d02": "COMMITTED",
+            "ds=d03": "SKIPPED",
+        }
+        now = partition_locations(spark, f"{database}.events")
+        for spec in ("ds=d00", "ds=d01", "ds=d02"):
+            assert now[spec] == rows[spec].new_location != before[spec]
+        assert now["ds=d03"] == before["ds=d03"]
+        assert remaining_ids(spark, f"{database}.events") == 0
+
+
 # a swap that fails for one partition (the second of the table), after the first was swapped
 FAILING_SWAP = """
 {% macro lakehouse__purge_swap_location_sql(database, table, partition_pairs, location) %}
