@@ -52,6 +52,7 @@ import cluster  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
 from workload import (  # noqa: E402
     add_fs_argument,
+    copy_free_commit,
     counters_between,
     describe_counters,
     events_table,
@@ -82,10 +83,6 @@ EXTRA_VARS: dict[str, Any] = {}
 # as the purge's staging writes do); --floor-rename-committer keeps Spark's default (renames,
 # that is copies) to show what that costs
 FLOOR_MAGIC_COMMITTER = {"on": True}
-MAGIC_COMMITTER = {
-    "spark.sql.sources.commitProtocolClass": "org.apache.spark.internal.io.cloud.PathOutputCommitProtocol",
-    "spark.sql.parquet.output.committer.class": "org.apache.spark.internal.io.cloud.BindingParquetOutputCommitter",
-}
 
 NODE_SECONDS: list[float] = []
 METASTORE_CALLS: list[cluster.MetastoreCalls] = []
@@ -130,17 +127,11 @@ def run_floor(spark: Any, database: str) -> None:
     kept = table.where(F.col("ds").isin(hit)).join(
         F.broadcast(ids), table.metadata.guestid == ids.guestid, "left_anti"
     )
-    magic = target.startswith("s3a://") and FLOOR_MAGIC_COMMITTER["on"]
-    for key, value in MAGIC_COMMITTER.items() if magic else ():
-        spark.conf.set(key, value)
-    try:
+    with copy_free_commit(spark, target, FLOOR_MAGIC_COMMITTER["on"]) as magic:
         writer = kept.write.mode("overwrite").partitionBy("ds")
         if magic:  # a fresh directory; S3A's committers refuse dynamic partition overwrite
             writer = writer.option("partitionOverwriteMode", "static")
         writer.parquet(target)
-    finally:
-        for key in MAGIC_COMMITTER if magic else ():
-            spark.conf.unset(key)
     written = time.perf_counter()
     for ds in hit:
         spark.sql(f"alter table {database}.events partition (ds = '{ds}') set location '{target}/ds={ds}'")
