@@ -134,7 +134,7 @@ def swap(run: TableRun) -> None:
         try:
             run.execute(run.partition_sql(part).swap, f"swap {part.label}")
         except Exception as exc:  # noqa: BLE001 - this partition's FAILED row, unless it did move
-            if _location_now(run, part) != part.new_location:
+            if location_now(run, part) != part.new_location:
                 run.ledger.fail(part, f"the location swap failed: {first_line(exc)}")
                 continue
         run.ledger.move(part, Step.SWAP)
@@ -153,7 +153,7 @@ def swap_together(run: TableRun, checked: list[PartitionRewrite]) -> list[Partit
     try:
         metastore.set_partition_locations(run.spark, table.database, table.table, moves)
     except Exception as exc:  # noqa: BLE001 - those that did not move go one by one
-        left = [part for part in checked if _location_now(run, part) != part.new_location]
+        left = [part for part in checked if location_now(run, part) != part.new_location]
         console.say(
             f"purge: {table.name}: swapping {len(checked)} partition(s) in one call failed"
             f" ({first_line(exc)}); {len(left)} left to swap one by one"
@@ -166,7 +166,8 @@ def swap_together(run: TableRun, checked: list[PartitionRewrite]) -> list[Partit
     return left
 
 
-def _location_now(run: TableRun, part: PartitionRewrite) -> str | None:
+def location_now(run: TableRun, part: PartitionRewrite) -> str | None:
+    """Where the catalog says the partition (or the unpartitioned table) is now."""
     table = run.table
     if not table.partitioned:
         found = metastore.get_table(run.spark, table.database, table.table, with_partitions=False)

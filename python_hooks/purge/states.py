@@ -69,6 +69,7 @@ class Entry:
     reason: str | None = None  # why it FAILED
     fingerprint: str | None = None  # its files before the rewrite (the commit check's reference)
     backup_partition: bool = False  # its backup partition exists (undo drops it)
+    failed_from: State | None = None  # the state it FAILED from (CHECKED: its swap may have been made)
 
 
 class Ledger:
@@ -97,6 +98,7 @@ class Ledger:
             )
         if step is Step.FAIL:
             entry.reason = f"{reason} (failed in step {self.step}, from {entry.state.value})"
+            entry.failed_from = entry.state
         entry.state = after
         return after
 

@@ -120,14 +120,19 @@ def forget_staging(run: TableRun) -> None:
 
 def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:
     """Remove what the purge made for partitions it did not swap: their backup partitions (they
-    would point at live data), their rewritten copies; with `whole`, the staging table too."""
+    would point at live data), their rewritten copies; with `whole`, the staging table too.  A
+    partition that failed at its swap and may be live all the same keeps all of it."""
+    kept = False
     for part in parts:
+        if run.ledger.entry(part).failed_from is State.CHECKED and not _not_live(run, part):
+            kept = True
+            continue
         if run.ledger.entry(part).backup_partition:
             _quietly(run, run.partition_sql(part).drop_backup, f"undo backup partition {part.label}")
         if part.new_location != part.location:
             filesystem.delete(run.spark, part.new_location)
         run.ledger.move(part, Step.UNDO)
-    if whole:
+    if whole and not kept:
         # nothing of the table went live: the staging table and the backup go (both external:
         # the unpartitioned backup is the live location, whose files stay)
         table = run.table
@@ -137,6 +142,23 @@ def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:
             filesystem.delete(run.spark, table.staging_location)
             if not filesystem.list_dir(run.spark, table.backup_location, recursive=True):
                 filesystem.delete(run.spark, table.backup_location)
+
+
+def _not_live(run: TableRun, part: PartitionRewrite) -> bool:
+    """A partition that failed at its swap may have moved all the same (the call failed after the
+    metastore committed it): its rewrite is deleted only when the catalog says it is not live."""
+    try:
+        if committing.location_now(run, part) != part.new_location:
+            return True
+        where = "the catalog has it at its new location"
+    except Exception as exc:  # noqa: BLE001 - not known: nothing is deleted
+        where = f"the catalog could not be asked where it is ({first_line(exc)})"
+    console.warn(
+        f"purge: {run.table.name} {part.label}: recorded FAILED at its swap, but {where}: its new"
+        f" directory {part.new_location} and its backup partition are kept; the next run purges"
+        " what it still holds, and retention deletes the backup when it is due"
+    )
+    return False
 
 
 def _quietly(run: TableRun, sql: str, step: str) -> None:

@@ -245,6 +245,42 @@ class TestSwapsInOneCall:
         ) in logs
         self.check_committed(spark, project, "p_swap2", before)
 
+    def test_a_swap_made_but_not_confirmed_is_never_undone(
+        self, project: Any, spark: Any, id_table: str, monkeypatch: Any
+    ) -> None:
+        """The call moves every partition, then fails, and the catalog cannot be asked where they
+        are: they are recorded FAILED, but nothing of theirs is deleted, so the table stays whole."""
+        from python_hooks.catalog import metastore
+        from python_hooks.purge import committing
+
+        spark.sql("drop database if exists p_swap3 cascade")
+        spark.sql("create database p_swap3")
+        make_table(spark, "p_swap3.events", 4, 3)
+        before_rows = table_rows(spark, "p_swap3.events")
+        before = partition_locations(spark, "p_swap3.events")
+        real = metastore.set_partition_locations
+
+        def moved_then_failed(spark: Any, db: str, table: str, moves: list[Any]) -> None:
+            real(spark, db, table, moves)
+            raise RuntimeError("the connection dropped after the commit")
+
+        def unknown(run: Any, part: Any) -> str:
+            raise RuntimeError("the metastore is unreachable")
+
+        monkeypatch.setattr(metastore, "set_partition_locations", moved_then_failed)
+        monkeypatch.setattr(committing, "location_now", unknown)
+        _, logs = purge("p_swap3", expect_pass=False)
+        monkeypatch.undo()
+
+        now = partition_locations(spark, "p_swap3.events")
+        moved = [spec for spec in ("ds=d00", "ds=d01", "ds=d02") if now[spec] != before[spec]]
+        assert moved == ["ds=d00", "ds=d01", "ds=d02"]
+        # the live rewrites were kept: the table holds exactly the rows it should
+        purged = [r for r in before_rows if '"ds":"d03"' not in r]
+        expected = [r for r in before_rows if r not in purged] + kept_rows(purged)
+        assert table_rows(spark, "p_swap3.events") == sorted(expected)
+        assert "recorded FAILED at its swap, but the catalog could not be asked where it is" in logs
+
     @staticmethod
     def spy(
         spark: Any, monkeypatch: Any, database: str, fail_after_first: bool
