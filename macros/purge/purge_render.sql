@@ -52,7 +52,7 @@
         {%- do backups.append([part['values'], part.location]) -%}
     {%- endfor -%}
     {%- set partitions = {} -%}
-    {#- partitions whose swap is not the package's ALTER: with none, the engine makes the swaps in one metastore call -#}
+    {#- partitions whose swap is not the package's ALTER (none: one metastore call for all) -#}
     {%- set overridden = [] -%}
     {%- for part in table.todo -%}
         {%- set swap = compliance.purge_swap_location_sql(db, table.table, part['values'], part.new_location) -%}

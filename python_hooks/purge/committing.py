@@ -143,9 +143,9 @@ def swap(run: TableRun) -> None:
 def swap_together(run: TableRun, checked: list[PartitionRewrite]) -> list[PartitionRewrite]:
     """What the partitions' rendered ALTERs do, as one `alterPartitions` of the catalog: one
     metastore transaction, so a reader sees every partition of the table move at once, and one
-    call instead of one per partition (then the table's refresh, its stale statistics dropped, as
-    each ALTER does).  Returns the partitions still to swap: none, or after an error those that
-    did not move."""
+    alter and one refresh of the table (its stale statistics dropped) instead of one of each per
+    partition.  Returns the partitions still to swap: none, or after an error those that did
+    not move."""
     table = run.table
     statements = ";\n".join(run.partition_sql(part).swap for part in checked)
     console.debug(f"purge step swap together ({table.name}): one metastore call for\n{statements}")
@@ -153,23 +153,35 @@ def swap_together(run: TableRun, checked: list[PartitionRewrite]) -> list[Partit
     try:
         metastore.set_partition_locations(run.spark, table.database, table.table, moves)
     except Exception as exc:  # noqa: BLE001 - those that did not move go one by one
-        left = [part for part in checked if location_now(run, part) != part.new_location]
+        now = locations_now(run, checked)
+        left = [part for part in checked if now[part.path] != part.new_location]
         console.say(
             f"purge: {table.name}: swapping {len(checked)} partition(s) in one call failed"
             f" ({first_line(exc)}); {len(left)} left to swap one by one"
         )
     else:
         left = []
+    remaining = {part.path for part in left}
     for part in checked:
-        if part not in left:
+        if part.path not in remaining:
             run.ledger.move(part, Step.SWAP)
     return left
 
 
 def location_now(run: TableRun, part: PartitionRewrite) -> str | None:
     """Where the catalog says the partition (or the unpartitioned table) is now."""
+    return locations_now(run, [part])[part.path]
+
+
+def locations_now(run: TableRun, parts: list[PartitionRewrite]) -> dict[str, str | None]:
+    """Where the catalog says each of `parts` is now, by path (None: it does not exist), from one
+    listing of the table's partitions."""
     table = run.table
     if not table.partitioned:
         found = metastore.get_table(run.spark, table.database, table.table, with_partitions=False)
-        return found.location if found else None
-    return tables.partition_location(run.spark, table.database, table.table, part.values)
+        return {part.path: found.location if found else None for part in parts}
+    listed = {
+        tuple((str(k), str(v)) for k, v in p["values"]): str(p["location"])
+        for p in tables.list_partitions(run.spark, table.database, table.table)
+    }
+    return {part.path: listed.get(tuple((str(k), str(v)) for k, v in part.pairs)) for part in parts}

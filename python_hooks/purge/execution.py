@@ -16,7 +16,7 @@ states.py says what each partition may go through next):
    check (the partition's files are still the ones fingerprinted);
 6. the swaps, the partitions' rendered ALTERs (the package's own made as one metastore call),
    then the journal's outcome; a partition that failed anywhere is undone (its backup partition
-   dropped, its rewritten copy deleted).
+   dropped, its rewritten copy deleted), unless it failed at its swap and may have moved.
 
 A safe point comes before each table and before a table's first swap: a cancellation stops the
 run there (the table in flight is undone), never between a table's backup and its swaps.  An

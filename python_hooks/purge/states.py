@@ -8,7 +8,8 @@ A partition (or the unpartitioned table) starts PENDING.  Each step of the table
 (table_purge.py) moves the partitions it worked on along one row of TRANSITIONS; a partition
 leaves the line only by `fail` (its reason kept, ending with the step that failed it and the
 state it was in: "(failed in step swap, from CHECKED)"), and a failed partition is undone (its
-backup partition dropped, its rewritten copy deleted) after the journal's outcome is written.
+backup partition dropped, its rewritten copy deleted) after the journal's outcome is written,
+unless it failed from CHECKED and the catalog does not have it at its old location (table_purge).
 SWAPPED is the only state that is committed: `Ledger.outcome` is the one place that decides it.  Any
 other move raises IllegalTransition, naming the partition, its state and the step.
 """
@@ -69,7 +70,7 @@ class Entry:
     reason: str | None = None  # why it FAILED
     fingerprint: str | None = None  # its files before the rewrite (the commit check's reference)
     backup_partition: bool = False  # its backup partition exists (undo drops it)
-    failed_from: State | None = None  # the state it FAILED from (CHECKED: its swap may have been made)
+    failed_from: State | None = None  # the state it FAILED from (CHECKED: it may have moved)
 
 
 class Ledger:

@@ -3,7 +3,8 @@
 Each step (STEPS, in order) works on the partitions in the state it takes and moves each along
 states.TRANSITIONS or fails it; a partition failed anywhere goes through no later step.  Then
 `finish` writes the rows and the journal's outcome from the ledger (SWAPPED is COMMITTED, every
-other partition FAILED with its reason), and undoes what failed.  An error or a cancellation in a
+other partition FAILED with its reason), and undoes what failed (never a partition that failed at
+its swap unless the catalog has it at its old location).  An error or a cancellation in a
 step stops the table: `abort` fails every partition not yet settled and finishes the same way.
 """
 
@@ -122,17 +123,16 @@ def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:
     """Remove what the purge made for partitions it did not swap: their backup partitions (they
     would point at live data), their rewritten copies; with `whole`, the staging table too.  A
     partition that failed at its swap and may be live all the same keeps all of it."""
-    kept = False
+    maybe_live = _maybe_live(run, [p for p in parts if run.ledger.entry(p).failed_from is State.CHECKED])
     for part in parts:
-        if run.ledger.entry(part).failed_from is State.CHECKED and not _not_live(run, part):
-            kept = True
+        if part.path in maybe_live:
             continue
         if run.ledger.entry(part).backup_partition:
             _quietly(run, run.partition_sql(part).drop_backup, f"undo backup partition {part.label}")
         if part.new_location != part.location:
             filesystem.delete(run.spark, part.new_location)
         run.ledger.move(part, Step.UNDO)
-    if whole and not kept:
+    if whole and not maybe_live:
         # nothing of the table went live: the staging table and the backup go (both external:
         # the unpartitioned backup is the live location, whose files stay)
         table = run.table
@@ -144,21 +144,30 @@ def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:
                 filesystem.delete(run.spark, table.backup_location)
 
 
-def _not_live(run: TableRun, part: PartitionRewrite) -> bool:
-    """A partition that failed at its swap may have moved all the same (the call failed after the
-    metastore committed it): its rewrite is deleted only when the catalog says it is not live."""
+def _maybe_live(run: TableRun, at_swap: list[PartitionRewrite]) -> set[str]:
+    """The paths of the partitions that failed at their swap and may have moved all the same
+    (the call failed after the metastore committed it): each is undone only when the catalog has
+    it at its old location, or not at all."""
+    if not at_swap:
+        return set()
+    why = ""
     try:
-        if committing.location_now(run, part) != part.new_location:
-            return True
-        where = "the catalog has it at its new location"
-    except Exception as exc:  # noqa: BLE001 - not known: nothing is deleted
-        where = f"the catalog could not be asked where it is ({first_line(exc)})"
-    console.warn(
-        f"purge: {run.table.name} {part.label}: recorded FAILED at its swap, but {where}: its new"
-        f" directory {part.new_location} and its backup partition are kept; the next run purges"
-        " what it still holds, and retention deletes the backup when it is due"
-    )
-    return False
+        now = committing.locations_now(run, at_swap)
+    except Exception as exc:  # noqa: BLE001 - not known: nothing of theirs is deleted
+        now, why = {}, f"the catalog could not be asked where it is ({first_line(exc)})"
+    kept = set()
+    for part in at_swap:
+        if part.path in now and now[part.path] in (part.location, None):
+            continue
+        kept.add(part.path)
+        where = why if part.path not in now else f"the catalog has it at {now[part.path]}"
+        console.warn(
+            f"purge: {run.table.name} {part.label}: recorded FAILED at its swap, but {where}: its new"
+            f" directory {part.new_location}, its backup partition and the staging table's directory"
+            " are kept; the next run purges what it still holds, and retention deletes the backup"
+            " when it is due"
+        )
+    return kept
 
 
 def _quietly(run: TableRun, sql: str, step: str) -> None:

@@ -53,8 +53,8 @@ def points(kind: str) -> list[tuple[str, Fault]]:
             *common,
             ("backup_partitions", Fault(step("backup partitions", table))),
             ("commit_check", Fault(point("commit check", table))),
-            # the swaps, one metastore call for the table's partitions (committing.swap_together):
-            # killed before it, the next run purges them again; after it, the journal has them
+            # before the swaps, one metastore call for the table's partitions
+            # (committing.swap_together): the next run purges them again
             ("swap", Fault(step("swap", table))),
             *end,
         ]

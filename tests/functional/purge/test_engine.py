@@ -264,11 +264,11 @@ class TestSwapsInOneCall:
             real(spark, db, table, moves)
             raise RuntimeError("the connection dropped after the commit")
 
-        def unknown(run: Any, part: Any) -> str:
+        def unknown(run: Any, parts: Any) -> dict[str, str]:
             raise RuntimeError("the metastore is unreachable")
 
         monkeypatch.setattr(metastore, "set_partition_locations", moved_then_failed)
-        monkeypatch.setattr(committing, "location_now", unknown)
+        monkeypatch.setattr(committing, "locations_now", unknown)
         _, logs = purge("p_swap3", expect_pass=False)
         monkeypatch.undo()
 
