@@ -35,30 +35,20 @@ def start_session(work: Path) -> Any:
     return SparkSession.builder.getOrCreate()
 
 
-# S3A's magic committer through Spark's PathOutputCommitProtocol (spark-hadoop-cloud, on
-# `spark.jars` with `make s3-up`): each task's files are multipart uploads that the job commit
-# completes, so no byte is copied; Spark's default protocol renames, which copies on S3
-MAGIC_COMMITTER = {
-    "spark.sql.sources.commitProtocolClass": "org.apache.spark.internal.io.cloud.PathOutputCommitProtocol",
-    "spark.sql.parquet.output.committer.class": "org.apache.spark.internal.io.cloud.BindingParquetOutputCommitter",
-}
-
-
 @contextmanager
 def copy_free_commit(spark: Any, location: str, on: bool = True) -> Iterator[bool]:
-    """The writes of the block into `location` committed with the magic committer where it is an
-    `s3a://` location (and `on`); yields whether they are.  What a team writing to S3 sets for
-    its own jobs: the benchmarks build their tables and run their floors with it, so that neither
-    pays the default protocol's copies.  It refuses dynamic partition overwrite: write into a
-    fresh directory, or append."""
-    magic = on and str(location).startswith("s3a://")
-    for key, value in MAGIC_COMMITTER.items() if magic else ():
-        spark.conf.set(key, value)
-    try:
-        yield magic
-    finally:
-        for key in MAGIC_COMMITTER if magic else ():
-            spark.conf.unset(key)
+    """The writes of the block into `location` committed as the purge's staging writes are
+    (`python_hooks.catalog.commit.staging_commit`: S3A's magic committer on `s3a://`, no byte
+    copied), when `on`; yields whether the magic committer is used.  The benchmarks build their
+    tables and run their floors with it, so that neither pays the default protocol's copies on
+    S3.  It refuses dynamic partition overwrite: write into a fresh directory, or append."""
+    if not on:
+        yield False
+        return
+    from python_hooks.catalog import commit
+
+    with commit.staging_commit(spark, location) as committer:
+        yield committer != "rename"
 
 
 def running_session() -> Any:

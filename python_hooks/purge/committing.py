@@ -7,7 +7,7 @@ its backup or whose files changed since the rewrite read them.
 
 from __future__ import annotations
 
-from python_hooks.catalog import console, metastore, tables
+from python_hooks.catalog import console, metastore
 from python_hooks.catalog.journal import Intent, PartitionSwap
 from python_hooks.errors import first_line
 from python_hooks.purge.plan import PartitionRewrite, PurgeConfig, TablePlan
@@ -181,7 +181,9 @@ def locations_now(run: TableRun, parts: list[PartitionRewrite]) -> dict[str, str
         found = metastore.get_table(run.spark, table.database, table.table, with_partitions=False)
         return {part.path: found.location if found else None for part in parts}
     listed = {
-        tuple((str(k), str(v)) for k, v in p["values"]): str(p["location"])
-        for p in tables.list_partitions(run.spark, table.database, table.table)
+        tuple(pairs): location
+        for pairs, location in metastore.partition_locations(
+            run.spark, table.database, table.table, table.partition_columns
+        )
     }
-    return {part.path: listed.get(tuple((str(k), str(v)) for k, v in part.pairs)) for part in parts}
+    return {part.path: listed.get(tuple(part.pairs)) for part in parts}
