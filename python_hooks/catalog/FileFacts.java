@@ -8,30 +8,55 @@ package lakehouse;
 //
 // Written for Janino: no generics, lambdas or diamonds; raw collections with casts.  Every call
 // returns one JSON document (a string): a py4j round trip per call, not per file.
+//
+// An instance (`fresh()`, one per FileFacts of Python) remembers the statuses it listed, so that
+// a footer of a listed file is read without asking the store for its length again (on S3A: no
+// HEAD, and the parquet tail in one GET), and the trees `trees` listed, which answer `list` and
+// `samples` under them from memory (on S3A one paged listing per table instead of two or three
+// requests per directory).
 
+import java.io.ByteArrayInputStream;
+import java.io.FileNotFoundException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.orc.ColumnStatistics;
 import org.apache.orc.IntegerColumnStatistics;
 import org.apache.orc.OrcFile;
 import org.apache.orc.Reader;
 import org.apache.orc.TypeDescription;
 import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.PrimitiveType;
 
 public class FileFacts {
+
+    // every file this instance listed, by its path as listed: its status opens it without a probe
+    private final Map statuses = Collections.synchronizedMap(new HashMap());
+    // the trees `trees` listed, by their qualified root: {directory: [its files and directories]}
+    private final Map trees = Collections.synchronizedMap(new HashMap());
+
+    // An instance of its own for one user (this class's shared instance is compiled code only).
+    public FileFacts fresh() {
+        return new FileFacts();
+    }
 
     static String quote(String text) {
         if (text == null) return "null";
@@ -70,12 +95,12 @@ public class FileFacts {
 
     // Lists one location: its data files (recursively when `recursive`), or, not recursively,
     // notes a sub-directory (Spark does not read those in a Hive partition).
-    static String listOne(Configuration conf, String location, boolean recursive, String exclude) throws Exception {
+    String listOne(Configuration conf, String location, boolean recursive, String exclude) throws Exception {
         Path root = new Path(location);
         FileSystem fs = root.getFileSystem(conf);
         StringBuilder out = new StringBuilder();
         out.append("{\"location\":").append(quote(location));
-        if (!fs.exists(root)) {
+        if (!exists(fs, root)) {
             return out.append(",\"exists\":false,\"files\":[],\"subdirectories\":false}").toString();
         }
         String skip = exclude == null ? null : fs.makeQualified(new Path(exclude)).toString();
@@ -86,7 +111,7 @@ public class FileFacts {
         int count = 0;
         while (!pending.isEmpty()) {
             Path directory = (Path) pending.remove(pending.size() - 1);
-            FileStatus[] children = fs.listStatus(directory);
+            FileStatus[] children = children(fs, directory);
             for (int i = 0; i < children.length; i++) {
                 FileStatus child = children[i];
                 String name = child.getPath().getName();
@@ -129,13 +154,13 @@ public class FileFacts {
     // (`col=value` directories, picked in random order, at most `perDirectory` files from each,
     // at every level: from each day of a `ds/hr` table too),
     // without asking the metastore.
-    static String sample(Configuration conf, String location, int depth, int limit, int perDirectory,
-                         long seed) throws Exception {
+    String sample(Configuration conf, String location, int depth, int limit, int perDirectory,
+                  long seed) throws Exception {
         Path root = new Path(location);
         FileSystem fs = root.getFileSystem(conf);
         java.util.Random random = new java.util.Random(seed);
         List found = new ArrayList();
-        if (fs.exists(root)) visit(fs, root, 0, depth, limit, perDirectory, random, found);
+        if (exists(fs, root)) visit(fs, root, 0, depth, limit, perDirectory, random, found);
         StringBuilder out = new StringBuilder("[");
         for (int i = 0; i < found.size(); i++) {
             if (i > 0) out.append(',');
@@ -166,9 +191,9 @@ public class FileFacts {
         return "[" + runAll(tasks, threads) + "]";
     }
 
-    static void visit(FileSystem fs, Path directory, int level, int depth, int limit, int perDirectory,
-                      java.util.Random random, List found) throws Exception {
-        FileStatus[] children = fs.listStatus(directory);
+    void visit(FileSystem fs, Path directory, int level, int depth, int limit, int perDirectory,
+               java.util.Random random, List found) throws Exception {
+        FileStatus[] children = children(fs, directory);
         if (level == depth) {
             int taken = 0;
             for (int i = 0; i < children.length && found.size() < limit && taken < perDirectory; i++) {
@@ -192,64 +217,201 @@ public class FileFacts {
         }
     }
 
-    // ---- footers ---------------------------------------------------------------------------
+    // ---- trees -----------------------------------------------------------------------------
 
-    // One parquet file: rows, and per row group its rows and the column's statistics
-    // [rows, nulls or -1, min or null, max or null, has statistics]; the column's physical and
-    // logical type; `matches` how many columns equal the path ignoring case.
-    static String parquet(Configuration conf, String location, String column) throws Exception {
-        Path path = new Path(location);
-        ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf));
-        try {
-            StringBuilder out = new StringBuilder();
-            out.append("{\"path\":").append(quote(location)).append(",\"rows\":").append(reader.getRecordCount());
-            if (column == null) return out.append('}').toString();
-            List blocks = reader.getFooter().getBlocks();
-            StringBuilder groups = new StringBuilder();
-            int matches = -1;
-            String type = null;
-            for (int b = 0; b < blocks.size(); b++) {
-                BlockMetaData block = (BlockMetaData) blocks.get(b);
-                List columns = block.getColumns();
-                ColumnChunkMetaData chunk = null;
-                int found = 0;
-                for (int c = 0; c < columns.size(); c++) {
-                    ColumnChunkMetaData candidate = (ColumnChunkMetaData) columns.get(c);
-                    if (candidate.getPath().toDotString().equalsIgnoreCase(column)) {
-                        found++;
-                        chunk = candidate;
+    // Lists every file under each root in one listing (`listFiles`, recursive: on S3A a paged
+    // listing of the prefix, elsewhere directory by directory) and keeps it: `list` and `samples`
+    // of a location under a kept root read it instead of the store.  A directory is known by the
+    // files under it, so an empty one is as a missing one.  Returns [error or null] per root.
+    public String trees(final Configuration conf, String[] roots, int threads) throws Exception {
+        List tasks = new ArrayList();
+        for (int i = 0; i < roots.length; i++) {
+            final String location = roots[i];
+            tasks.add(new Callable() {
+                public Object call() throws Exception {
+                    try {
+                        tree(conf, location);
+                        return "null";
+                    } catch (Exception e) {
+                        return quote(location + ": " + e);
                     }
                 }
-                matches = found;
-                if (b > 0) groups.append(',');
-                groups.append('[').append(block.getRowCount()).append(',');
-                if (found != 1) {
-                    groups.append("-1,null,null,false]");
-                    continue;
-                }
-                PrimitiveType primitive = chunk.getPrimitiveType();
-                type = primitive.getPrimitiveTypeName().name() + ":" + String.valueOf(primitive.getLogicalTypeAnnotation());
-                Statistics stats = chunk.getStatistics();
-                if (stats == null || stats.isEmpty()) {
-                    groups.append("-1,null,null,false]");
-                } else if (!stats.hasNonNullValue()) {
-                    groups.append(stats.getNumNulls()).append(",null,null,true]");
-                } else {
-                    groups.append(stats.getNumNulls()).append(',').append(quote(String.valueOf(stats.genericGetMin())))
-                          .append(',').append(quote(String.valueOf(stats.genericGetMax()))).append(",true]");
-                }
+            });
+        }
+        return "[" + runAll(tasks, threads) + "]";
+    }
+
+    void tree(Configuration conf, String location) throws Exception {
+        Path root = new Path(location);
+        FileSystem fs = root.getFileSystem(conf);
+        String key = fs.makeQualified(root).toString();
+        Map children = new HashMap();
+        try {
+            RemoteIterator files = fs.listFiles(root, true);
+            children.put(key, new ArrayList());  // the root exists
+            while (files.hasNext()) {
+                FileStatus file = (FileStatus) files.next();
+                statuses.put(file.getPath().toString(), file);
+                place(children, key, file);
             }
-            return out.append(",\"matches\":").append(matches).append(",\"type\":").append(quote(type))
-                      .append(",\"groups\":[").append(groups).append("]}").toString();
+        } catch (FileNotFoundException e) {
+            children.clear();  // no root: nothing under it
+        }
+        trees.put(key, children);
+    }
+
+    // Adds a file to its directory's children, and each directory not seen yet to its parent's,
+    // up to the root.
+    static void place(Map children, String root, FileStatus file) {
+        FileStatus entry = file;
+        Path parent = file.getPath().getParent();
+        while (parent != null && parent.toString().length() >= root.length()) {
+            String key = parent.toString();
+            List known = (List) children.get(key);
+            boolean seen = known != null;
+            if (!seen) {
+                known = new ArrayList();
+                children.put(key, known);
+            }
+            known.add(entry);
+            if (seen || key.equals(root)) return;
+            entry = new FileStatus(0, true, 0, 0, 0, parent);
+            parent = parent.getParent();
+        }
+    }
+
+    // The kept tree holding `directory`, or null.
+    Map treeOf(Path directory) {
+        for (Path at = directory; at != null; at = at.getParent()) {
+            Map tree = (Map) trees.get(at.toString());
+            if (tree != null) return tree;
+        }
+        return null;
+    }
+
+    boolean exists(FileSystem fs, Path directory) throws Exception {
+        Path qualified = fs.makeQualified(directory);
+        Map tree = treeOf(qualified);
+        return tree == null ? fs.exists(directory) : tree.containsKey(qualified.toString());
+    }
+
+    // A directory's files and directories, from a kept tree or from the store.
+    FileStatus[] children(FileSystem fs, Path directory) throws Exception {
+        Path qualified = fs.makeQualified(directory);
+        Map tree = treeOf(qualified);
+        if (tree != null) {
+            List known = (List) tree.get(qualified.toString());
+            return known == null ? new FileStatus[0] : (FileStatus[]) known.toArray(new FileStatus[known.size()]);
+        }
+        FileStatus[] listed = fs.listStatus(directory);
+        for (int i = 0; i < listed.length; i++) {
+            if (!listed[i].isDirectory()) statuses.put(listed[i].getPath().toString(), listed[i]);
+        }
+        return listed;
+    }
+
+    // ---- footers ---------------------------------------------------------------------------
+
+    // the end of a parquet file read in one request: the footer of a file of a few row groups
+    // and columns is well under it (a larger one is read by parquet-mr's own reader)
+    static final int TAIL = 64 * 1024;
+
+    // A listed file opened with its status (S3A then skips its HEAD), or by path.
+    FSDataInputStream open(FileSystem fs, Path path, FileStatus status) throws Exception {
+        if (status == null) return fs.open(path);
+        return (FSDataInputStream) fs.openFile(path).withFileStatus(status).build().get();
+    }
+
+    // The footer of a listed parquet file from one read of its last TAIL bytes, or null (not
+    // listed, an encrypted footer, a footer larger than the tail).
+    ParquetMetadata tail(Configuration conf, String location) throws Exception {
+        FileStatus status = (FileStatus) statuses.get(location);
+        if (status == null || status.getLen() < 12) return null;
+        long length = status.getLen();
+        int size = (int) Math.min(length, TAIL);
+        byte[] buffer = new byte[size];
+        FSDataInputStream in = open(status.getPath().getFileSystem(conf), status.getPath(), status);
+        try {
+            in.readFully(length - size, buffer);
+        } finally {
+            in.close();
+        }
+        if (buffer[size - 4] != 'P' || buffer[size - 3] != 'A' || buffer[size - 2] != 'R' || buffer[size - 1] != '1') {
+            return null;
+        }
+        long footer = (buffer[size - 8] & 0xffL) | (buffer[size - 7] & 0xffL) << 8
+                      | (buffer[size - 6] & 0xffL) << 16 | (buffer[size - 5] & 0xffL) << 24;
+        if (footer + 8 > size) return null;
+        return new ParquetMetadataConverter().readParquetMetadata(
+            new ByteArrayInputStream(buffer, (int) (size - 8 - footer), (int) footer), ParquetMetadataConverter.NO_FILTER);
+    }
+
+    ParquetMetadata footerOf(Configuration conf, String location) throws Exception {
+        ParquetMetadata found = tail(conf, location);
+        if (found != null) return found;
+        ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(location), conf));
+        try {
+            return reader.getFooter();
         } finally {
             reader.close();
         }
     }
 
+    // One parquet file: rows, and per row group its rows and the column's statistics
+    // [rows, nulls or -1, min or null, max or null, has statistics]; the column's physical and
+    // logical type; `matches` how many columns equal the path ignoring case.
+    String parquet(Configuration conf, String location, String column) throws Exception {
+        List blocks = footerOf(conf, location).getBlocks();
+        long rows = 0;
+        for (int b = 0; b < blocks.size(); b++) rows += ((BlockMetaData) blocks.get(b)).getRowCount();
+        StringBuilder out = new StringBuilder();
+        out.append("{\"path\":").append(quote(location)).append(",\"rows\":").append(rows);
+        if (column == null) return out.append('}').toString();
+        StringBuilder groups = new StringBuilder();
+        int matches = -1;
+        String type = null;
+        for (int b = 0; b < blocks.size(); b++) {
+            BlockMetaData block = (BlockMetaData) blocks.get(b);
+            List columns = block.getColumns();
+            ColumnChunkMetaData chunk = null;
+            int found = 0;
+            for (int c = 0; c < columns.size(); c++) {
+                ColumnChunkMetaData candidate = (ColumnChunkMetaData) columns.get(c);
+                if (candidate.getPath().toDotString().equalsIgnoreCase(column)) {
+                    found++;
+                    chunk = candidate;
+                }
+            }
+            matches = found;
+            if (b > 0) groups.append(',');
+            groups.append('[').append(block.getRowCount()).append(',');
+            if (found != 1) {
+                groups.append("-1,null,null,false]");
+                continue;
+            }
+            PrimitiveType primitive = chunk.getPrimitiveType();
+            type = primitive.getPrimitiveTypeName().name() + ":" + String.valueOf(primitive.getLogicalTypeAnnotation());
+            Statistics stats = chunk.getStatistics();
+            if (stats == null || stats.isEmpty()) {
+                groups.append("-1,null,null,false]");
+            } else if (!stats.hasNonNullValue()) {
+                groups.append(stats.getNumNulls()).append(",null,null,true]");
+            } else {
+                groups.append(stats.getNumNulls()).append(',').append(quote(String.valueOf(stats.genericGetMin())))
+                      .append(',').append(quote(String.valueOf(stats.genericGetMax()))).append(",true]");
+            }
+        }
+        return out.append(",\"matches\":").append(matches).append(",\"type\":").append(quote(type))
+                  .append(",\"groups\":[").append(groups).append("]}").toString();
+    }
+
     // One ORC file: rows, and the column's file statistics as one group.
-    static String orc(Configuration conf, String location, String column) throws Exception {
+    String orc(Configuration conf, String location, String column) throws Exception {
         Path path = new Path(location);
-        Reader reader = OrcFile.createReader(path, OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf)));
+        OrcFile.ReaderOptions options = OrcFile.readerOptions(conf).filesystem(path.getFileSystem(conf));
+        FileStatus status = (FileStatus) statuses.get(location);
+        if (status != null) options = options.maxLength(status.getLen());  // no probe for the length
+        Reader reader = OrcFile.createReader(path, options);
         try {
             StringBuilder out = new StringBuilder();
             long rows = reader.getNumberOfRows();

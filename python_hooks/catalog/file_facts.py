@@ -17,6 +17,7 @@ code path.
     facts.list(["file:/w/t/ds=a"])          -> {location: Listing}
     facts.footers(paths, "parquet", "metadata.guestid")  -> {path: Footer}
     facts.samples([("file:/w/t", 1, 7)], 16, 2)  -> [[path]]
+    facts.tree(["s3a://b/w/t"])             -> {root: error or None}; list/samples under it from memory
     facts.copy([(path, directory)])          -> [error]
 """
 
@@ -92,7 +93,8 @@ class FileFacts:
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.helper = compiled(spark, SOURCE, CLASS_NAME)
+        # an instance of its own: the statuses it listed and the trees it keeps are this object's
+        self.helper = compiled(spark, SOURCE, CLASS_NAME).fresh()
         self.conf = spark._jsc.hadoopConfiguration()
 
     def _strings(self, values: list[str]) -> Any:
@@ -101,6 +103,16 @@ class FileFacts:
         for index, value in enumerate(values):
             array[index] = value
         return array
+
+    def tree(self, roots: list[str]) -> dict[str, str | None]:
+        """List every file under each root at once and keep the listing: `list` and `samples` of
+        the locations under a kept root are answered from it, without the store (on S3A one paged
+        listing per root instead of a HEAD and two LISTs per directory).  A root whose listing
+        failed is not kept (its locations are read from the store); {root: that error or None}."""
+        if not roots:
+            return {}
+        text = self.helper.trees(self.conf, self._strings(list(roots)), THREADS)
+        return dict(zip(roots, json.loads(str(text)), strict=True))
 
     def list(
         self, locations: list[str], recursive: bool = False, exclude: str | None = None

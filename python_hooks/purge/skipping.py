@@ -18,6 +18,11 @@ picked at random (at most SAMPLE_PER_PARTITION from each, at every level), witho
 call; when none of them is ruled out (ids spread over the range) the footers are given up for a
 plain scan.  Otherwise the partitions are listed and every footer read, up to FOOTERS_AT_MOST
 files.
+
+Every table's directory is listed once, whole, before anything else (FileFacts.tree: on an object
+store one paged listing of its prefix); the sample and the partitions' listings are taken from
+that listing, and each footer is read with the size it listed (on S3A without a HEAD, the parquet
+tail in one GET).  A partition outside its table's directory is listed on its own.
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ def narrow(spark: Any, plan: PurgePlan) -> None:
     footers = _Footers(facts)
     flat = [(t, b) for t, b in work if not t.partitioned]
     parted = [(t, b) for t, b in work if t.partitioned]
+    console.debug(f"purge step skipping tables listed ({len(work)} table(s))")
+    facts.tree([t.location for t, _ in work])
     console.debug(
         f"purge step skipping samples ({len(parted)} partitioned, {len(flat)} unpartitioned table(s))"
     )

@@ -162,9 +162,16 @@ class TestScanNarrowedByFooters:
         }
 
     def test_a_partition_the_footers_cannot_vouch_for_is_scanned_whole(self, project, spark, id_table):
+        import pyarrow as pa
+
         narrow_tables(spark)
-        # a sub-directory (Spark does not read it for a Hive partition): the whole table is scanned
-        warehouse_fs.mkdirs(spark, f"{location(spark, NARROW, 'elsewhere', [['ds', 'b']])}/sub")
+        # a sub-directory holding a file (Spark does not read it for a Hive partition): the whole
+        # table is scanned.  (An empty one holds no row: as on an object store, it is as no
+        # directory at all, since the table's listing knows a directory by the files under it.)
+        sub = f"{location(spark, NARROW, 'elsewhere', [['ds', 'b']])}/sub"
+        warehouse_fs.write_parquet(
+            spark, f"{sub}/part-0.parquet", pa.table({"guestid": pa.array([7], pa.int64())})
+        )
         # and a listed id written into a new file of the table that was clean: found by the scan
         spark.sql(f"insert into {NARROW}.clustered partition (ds = 'b') values (1002, 'late')")
         _, logs = purge(f"{NARROW}.elsewhere, {NARROW}.clustered")

@@ -290,3 +290,70 @@ def test_the_embedded_session_runs_a_task_wherever_its_data_is(spark):
     spark.range(0, 1000, 1, 4).write.mode("overwrite").parquet(location)
     assert spark.read.parquet(location).repartition(3).count() == 1000
     warehouse_fs.delete(spark, location)
+
+
+def test_a_listed_table_is_answered_from_memory_and_its_footers_read_without_a_probe(spark):
+    """Data skipping lists a table's directory once, whole (FileFacts.tree), and takes the
+    partitions' listings and the sample from that listing: the same files, hidden ones left out
+    and a sub-directory noted as the store's own listing gives them, without asking the store
+    again (a file written after the listing is not in it).  A listed file's footer is read with
+    the listed size: on S3 one GET per footer and no HEAD, and one LIST for the whole table."""
+    import pyarrow as pa
+
+    from python_hooks.catalog.file_facts import FileFacts
+
+    def counts() -> dict[str, int]:  # S3A's request counters of this process ({} elsewhere)
+        if TEST_FS != "s3a":
+            return {}
+        path = spark._jvm.org.apache.hadoop.fs.Path(root)
+        found = (
+            path.getFileSystem(spark._jsc.hadoopConfiguration()).getStorageStatistics().getLongStatistics()
+        )
+        named = {}
+        while found.hasNext():
+            item = found.next()
+            named[str(item.getName())] = int(item.getValue())
+        return named
+
+    root = warehouse_fs.qualify(spark, f"{WAREHOUSE}/listed")
+    warehouse_fs.delete(spark, root)
+    for ds in range(3):
+        for part in range(2):
+            table = pa.table({"guestid": pa.array([ds * 100 + part * 10 + n for n in range(5)], pa.int64())})
+            warehouse_fs.write_parquet(spark, f"{root}/ds={ds}/part-{part}.parquet", table)
+    warehouse_fs.write_bytes(spark, f"{root}/ds=0/_SUCCESS", b"")
+    warehouse_fs.write_bytes(spark, f"{root}/ds=1/nested/part-9.parquet", b"not read by Spark")
+    warehouse_fs.write_bytes(spark, f"{root}/ds=2/_temporary/0/part-8.parquet", b"not read either")
+    partitions = [f"{root}/ds={ds}" for ds in range(4)]  # ds=3: no directory
+    store = FileFacts(spark).list(partitions)
+    kept = FileFacts(spark)
+    assert kept.tree([f"{root}-missing"]) == {f"{root}-missing": None}  # no root: nothing under it
+    assert not kept.list([f"{root}-missing/ds=0"])[f"{root}-missing/ds=0"].exists
+    before = counts()
+    assert kept.tree([root]) == {root: None}
+    listed = kept.list(partitions)
+    sampled = kept.samples([(root, 1, 7)], 16, 1)
+    paths = [f.path for location in partitions for f in listed[location].files]
+    footers = kept.footers(paths, "parquet", "guestid")
+    after = counts()
+    for location in partitions:
+        mine, theirs = listed[location], store[location]
+        assert (sorted(mine.files, key=str), mine.subdirectories) == (
+            sorted(theirs.files, key=str),
+            theirs.subdirectories,
+        ), location
+    assert [len(listed[p].files) for p in partitions] == [2, 2, 2, 0]
+    assert [listed[p].subdirectories for p in partitions] == [False, True, False, False]
+    assert sorted(re.search(r"/(ds=\d)/", p).group(1) for p in sampled[0]) == ["ds=0", "ds=1", "ds=2"]
+    assert sorted((f.rows, f.groups[0].min, f.groups[0].max) for f in footers.values()) == [
+        (5, str(low), str(low + 4)) for low in (0, 10, 100, 110, 200, 210)
+    ]
+    if TEST_FS == "s3a":
+        spent = {name: after.get(name, 0) - before.get(name, 0) for name in after}
+        assert spent["object_list_request"] + spent.get("object_continue_list_request", 0) == 1, spent
+        assert (spent["action_http_head_request"], spent["action_http_get_request"]) == (0, 6), spent
+    # answered from memory: a file written after the listing is not in it; the store has it
+    warehouse_fs.write_bytes(spark, f"{root}/ds=0/part-late.parquet", b"late")
+    assert len(kept.list([f"{root}/ds=0"])[f"{root}/ds=0"].files) == 2
+    assert len(FileFacts(spark).list([f"{root}/ds=0"])[f"{root}/ds=0"].files) == 3
+    warehouse_fs.delete(spark, root)
