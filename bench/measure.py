@@ -3,6 +3,7 @@ children (the Spark JVM), sampled every 50 ms."""
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,21 @@ class PeakRss:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def ratios(
+    runs: list[dict[str, Any]], name: str, numerator: Callable[[dict[str, Any]], float], floor: str
+) -> None:
+    """Each repetition's `numerator` over the floor measured in the same repetition, kept in the
+    run as `name`; their median is then what the medians of the runs report.  The one way every
+    benchmark here states a ratio: a ratio of two medians would pair figures of different
+    repetitions (a slow floor with a fast purge)."""
+    for run in runs:
+        run[name] = round(numerator(run) / run[floor], 2)
+
+
+def median_of(runs: list[dict[str, Any]], key: str) -> float:
+    return round(statistics.median(run[key] for run in runs), 2)
 
 
 def measure(fn: Callable[[], Any]) -> tuple[float, int, Any]:

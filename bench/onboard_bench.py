@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from measure import median_of, ratios  # noqa: E402
 from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
@@ -106,12 +106,10 @@ def main() -> None:
         results = []
         for count in args.tables:
             runs = [point(spark, work, count) for _ in range(max(1, args.repeat))]
-            median = {
-                key: round(statistics.median(r[key] for r in runs), 2) for key in runs[0] if key != "tables"
-            }
+            ratios(runs, "floor_ratio", lambda r: r["onboard_s"], "floor_alter_s")
+            median = {key: median_of(runs, key) for key in runs[0] if key != "tables"}
             median["tables"] = count
             median["onboard_s_per_100"] = round(median["onboard_s"] * 100 / count, 2)
-            median["floor_ratio"] = round(median["onboard_s"] / median["floor_alter_s"], 2)
             median["target_met"] = median["onboard_s_per_100"] <= 2.0
             median["repetitions"] = len(runs)
             results.append(median)

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from measure import median_of, ratios  # noqa: E402
 from workload import (  # noqa: E402
     DESCRIPTOR,
     REPO,
@@ -147,14 +147,14 @@ def main() -> None:
         ]
         if sorted(kept) != sorted(side):
             raise SystemExit(f"the passes were to delete nothing, but the backups went from {side} to {kept}")
-        median = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0]}
+        ratios(runs, "ratio_to_listing", lambda r: r["retention_node_s"], "listing_s")
+        median = {k: median_of(runs, k) for k in runs[0]}
         median.update(
             tables=args.tables,
             partitions=args.tables * args.partitions,
             side_tables=len(side),
             repetitions=len(runs),
         )
-        median["ratio_to_listing"] = round(median["retention_node_s"] / median["listing_s"], 2)
         median["target_met"] = median["ratio_to_listing"] <= 1.0
         print(
             f"medians of {len(runs)}: retention node {median['retention_node_s']:.1f}s = "
