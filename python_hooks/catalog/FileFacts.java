@@ -247,10 +247,10 @@ public class FileFacts {
         String key = fs.makeQualified(root).toString();
         Map children = new HashMap();
         try {
-            RemoteIterator files = fs.listFiles(root, true);
+            List files = filesUnder(fs, root);
             children.put(key, new ArrayList());  // the root exists
-            while (files.hasNext()) {
-                FileStatus file = (FileStatus) files.next();
+            for (int i = 0; i < files.size(); i++) {
+                FileStatus file = (FileStatus) files.get(i);
                 statuses.put(file.getPath().toString(), file);
                 place(children, key, file);
             }
@@ -260,9 +260,36 @@ public class FileFacts {
         trees.put(key, children);
     }
 
+    // Every file under a directory: Hadoop's recursive `listFiles` (S3A: one paged listing of the
+    // prefix; HDFS: a batched listing per directory), except on the local disk, whose `listFiles`
+    // reads each file's owner and permissions by starting a process per file (RawLocalFileSystem's
+    // LocatedFileStatus): there directory by directory, as `listStatus` lists them.
+    static List filesUnder(FileSystem fs, Path root) throws Exception {
+        List found = new ArrayList();
+        if (!"file".equals(fs.getScheme())) {
+            RemoteIterator files = fs.listFiles(root, true);
+            while (files.hasNext()) found.add(files.next());
+            return found;
+        }
+        List pending = new ArrayList();
+        pending.add(root);
+        while (!pending.isEmpty()) {
+            FileStatus[] children = fs.listStatus((Path) pending.remove(pending.size() - 1));
+            for (int i = 0; i < children.length; i++) {
+                if (children[i].isDirectory()) pending.add(children[i].getPath());
+                else found.add(children[i]);
+            }
+        }
+        return found;
+    }
+
     // Adds a file to its directory's children, and each directory not seen yet to its parent's,
-    // up to the root.
+    // up to the root.  A file named outside the root (another spelling of its scheme or host)
+    // fails the whole tree, which is then not kept: its locations are read from the store.
     static void place(Map children, String root, FileStatus file) {
+        if (!file.getPath().toString().startsWith(root + "/")) {
+            throw new IllegalStateException("listed " + file.getPath() + " outside " + root);
+        }
         FileStatus entry = file;
         Path parent = file.getPath().getParent();
         while (parent != null && parent.toString().length() >= root.length()) {

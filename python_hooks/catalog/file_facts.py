@@ -108,7 +108,9 @@ class FileFacts:
         """List every file under each root at once and keep the listing: `list` and `samples` of
         the locations under a kept root are answered from it, without the store (on S3A one paged
         listing per root instead of a HEAD and two LISTs per directory).  A root whose listing
-        failed is not kept (its locations are read from the store); {root: that error or None}."""
+        failed is not kept (its locations are read from the store); {root: that error or None}.
+        A listing from memory is as old as this call: only data skipping keeps trees, on a
+        FileFacts of its own; the commit check and the rewrite list the store (the node's)."""
         if not roots:
             return {}
         text = self.helper.trees(self.conf, self._strings(list(roots)), THREADS)
