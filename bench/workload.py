@@ -107,17 +107,9 @@ def store_counters(spark: Any) -> dict[str, int]:
     them for the purge's log), {} on a local disk or HDFS.  They count all of this process's use
     of that store (driver and local executors share one S3A instance), so the difference of two
     readings around one job is what that job cost it."""
-    location = os.environ["SPARK_WAREHOUSE_DIR"]
-    if not location.startswith("s3a://"):
-        return {}
-    path = spark._jvm.org.apache.hadoop.fs.Path(location)
-    iterator = path.getFileSystem(spark._jsc.hadoopConfiguration()).getStorageStatistics().getLongStatistics()
-    found: dict[str, int] = {}
-    while iterator.hasNext():
-        item = iterator.next()
-        if str(item.getName()) in STORE_COUNTERS:
-            found[str(item.getName())] = int(item.getValue())
-    return found
+    from python_hooks.catalog.commit import store_statistics
+
+    return store_statistics(spark, os.environ["SPARK_WAREHOUSE_DIR"], STORE_COUNTERS)
 
 
 def counters_between(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:

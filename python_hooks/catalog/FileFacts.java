@@ -219,18 +219,21 @@ public class FileFacts {
 
     // ---- trees -----------------------------------------------------------------------------
 
-    // Lists every file under each root in one listing (`listFiles`, recursive: on S3A a paged
-    // listing of the prefix, elsewhere directory by directory) and keeps it: `list` and `samples`
-    // of a location under a kept root read it instead of the store.  A directory is known by the
-    // files under it, so an empty one is as a missing one.  Returns [error or null] per root.
-    public String trees(final Configuration conf, String[] roots, int threads) throws Exception {
+    // Lists every file under each root and keeps it: `list` and `samples` of a location under a
+    // kept root read it instead of the store.  A `flat` root (an object store) is one recursive
+    // `listFiles`, a paged listing of its prefix; another is walked directory by directory with
+    // `listStatus`, as the store's own listings are (the local disk's `listFiles` would start a
+    // process per file for its owner, HDFS's would fetch every block's locations).  A directory
+    // is known by the files under it, so an empty one is as a missing one.  [error or null] per root.
+    public String trees(final Configuration conf, String[] roots, final boolean[] flat, int threads) throws Exception {
         List tasks = new ArrayList();
         for (int i = 0; i < roots.length; i++) {
             final String location = roots[i];
+            final boolean whole = flat[i];
             tasks.add(new Callable() {
                 public Object call() throws Exception {
                     try {
-                        tree(conf, location);
+                        tree(conf, location, whole);
                         return "null";
                     } catch (Exception e) {
                         return quote(location + ": " + e);
@@ -241,13 +244,13 @@ public class FileFacts {
         return "[" + runAll(tasks, threads) + "]";
     }
 
-    void tree(Configuration conf, String location) throws Exception {
+    void tree(Configuration conf, String location, boolean flat) throws Exception {
         Path root = new Path(location);
         FileSystem fs = root.getFileSystem(conf);
         String key = fs.makeQualified(root).toString();
         Map children = new HashMap();
         try {
-            List files = filesUnder(fs, root);
+            List files = filesUnder(fs, root, flat);
             children.put(key, new ArrayList());  // the root exists
             for (int i = 0; i < files.size(); i++) {
                 FileStatus file = (FileStatus) files.get(i);
@@ -260,13 +263,10 @@ public class FileFacts {
         trees.put(key, children);
     }
 
-    // Every file under a directory: Hadoop's recursive `listFiles` (S3A: one paged listing of the
-    // prefix; HDFS: a batched listing per directory), except on the local disk, whose `listFiles`
-    // reads each file's owner and permissions by starting a process per file (RawLocalFileSystem's
-    // LocatedFileStatus): there directory by directory, as `listStatus` lists them.
-    static List filesUnder(FileSystem fs, Path root) throws Exception {
+    // Every file under a directory: one recursive listing when `flat`, else directory by directory.
+    static List filesUnder(FileSystem fs, Path root, boolean flat) throws Exception {
         List found = new ArrayList();
-        if (!"file".equals(fs.getScheme())) {
+        if (flat) {
             RemoteIterator files = fs.listFiles(root, true);
             while (files.hasNext()) found.add(files.next());
             return found;
@@ -343,12 +343,6 @@ public class FileFacts {
     // and columns is well under it (a larger one is read by parquet-mr's own reader)
     static final int TAIL = 64 * 1024;
 
-    // A listed file opened with its status (S3A then skips its HEAD), or by path.
-    FSDataInputStream open(FileSystem fs, Path path, FileStatus status) throws Exception {
-        if (status == null) return fs.open(path);
-        return (FSDataInputStream) fs.openFile(path).withFileStatus(status).build().get();
-    }
-
     // The footer of a listed parquet file from one read of its last TAIL bytes, or null (not
     // listed, an encrypted footer, a footer larger than the tail).
     ParquetMetadata tail(Configuration conf, String location) throws Exception {
@@ -357,7 +351,9 @@ public class FileFacts {
         long length = status.getLen();
         int size = (int) Math.min(length, TAIL);
         byte[] buffer = new byte[size];
-        FSDataInputStream in = open(status.getPath().getFileSystem(conf), status.getPath(), status);
+        // opened with its listed status: S3A then skips its HEAD
+        FSDataInputStream in = (FSDataInputStream) status.getPath().getFileSystem(conf).openFile(status.getPath())
+            .withFileStatus(status).build().get();
         try {
             in.readFully(length - size, buffer);
         } finally {

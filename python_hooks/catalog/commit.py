@@ -20,7 +20,7 @@ reports what each table's rewrite cost the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlparse
@@ -77,9 +77,10 @@ def staging_commit(spark: Any, location: str) -> Iterator[str]:
                 conf.set(key, value)
 
 
-def store_statistics(spark: Any, location: str) -> dict[str, int]:
-    """S3A's counters of the filesystem of `location` (all of this process's use of that store),
-    or {} where the filesystem keeps none of them (local disk, HDFS)."""
+def store_statistics(spark: Any, location: str, names: Iterable[str] | None = REPORTED) -> dict[str, int]:
+    """S3A's counters of the filesystem of `location` (all of this process's use of that store):
+    those of `names` (None: every one), or {} where the filesystem keeps none of them (local
+    disk, HDFS)."""
     if not is_object_store(location):
         return {}
     path = hadoop_path(spark, str(location))
@@ -89,7 +90,7 @@ def store_statistics(spark: Any, location: str) -> dict[str, int]:
     while iterator.hasNext():
         item = iterator.next()
         name = str(item.getName())
-        if name in REPORTED:
+        if names is None or name in names:
             found[name] = int(item.getValue())
     return found
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from python_hooks.catalog.filesystem import is_object_store
 from python_hooks.catalog.jvm import compiled
 
 SOURCE = Path(__file__).with_name("FileFacts.java")
@@ -113,7 +114,12 @@ class FileFacts:
         FileFacts of its own; the commit check and the rewrite list the store (the node's)."""
         if not roots:
             return {}
-        text = self.helper.trees(self.conf, self._strings(list(roots)), THREADS)
+        # an object store's whole prefix is one paged listing; elsewhere a tree is listed
+        # directory by directory, as the store's own listings would be
+        flat = self.spark.sparkContext._gateway.new_array(self.spark._jvm.boolean, len(roots))
+        for index, root in enumerate(roots):
+            flat[index] = is_object_store(self.spark, root)
+        text = self.helper.trees(self.conf, self._strings(list(roots)), flat, THREADS)
         return dict(zip(roots, json.loads(str(text)), strict=True))
 
     def list(

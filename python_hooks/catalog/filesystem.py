@@ -141,11 +141,17 @@ def move(spark: Any, source: str, destination: str) -> bool:
 OBJECT_STORE_SCHEMES = frozenset({"s3a", "s3", "s3n", "gs", "oss"})
 
 
+def is_object_store(spark: Any, path: str) -> bool:
+    """Whether the filesystem of `path` is an object store: a key space without directories,
+    where a directory is a key prefix (S3A and the others of OBJECT_STORE_SCHEMES)."""
+    fs, _ = _resolve(spark, path)
+    return str(fs.getScheme()).lower() in OBJECT_STORE_SCHEMES
+
+
 def renames_atomically(spark: Any, path: str) -> bool:
     """Whether a directory rename on the filesystem of `path` is one step (local disk, HDFS), not
     a copy and a delete per object (S3A and other object stores)."""
-    fs, _ = _resolve(spark, path)
-    return str(fs.getScheme()).lower() not in OBJECT_STORE_SCHEMES
+    return not is_object_store(spark, path)
 
 
 def copy(spark: Any, source: str, destination: str) -> dict[str, int]:

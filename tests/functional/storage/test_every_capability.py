@@ -300,20 +300,8 @@ def test_a_listed_table_is_answered_from_memory_and_its_footers_read_without_a_p
     the listed size: on S3 one GET per footer and no HEAD, and one LIST for the whole table."""
     import pyarrow as pa
 
+    from python_hooks.catalog.commit import store_statistics
     from python_hooks.catalog.file_facts import FileFacts
-
-    def counts() -> dict[str, int]:  # S3A's request counters of this process ({} elsewhere)
-        if TEST_FS != "s3a":
-            return {}
-        path = spark._jvm.org.apache.hadoop.fs.Path(root)
-        found = (
-            path.getFileSystem(spark._jsc.hadoopConfiguration()).getStorageStatistics().getLongStatistics()
-        )
-        named = {}
-        while found.hasNext():
-            item = found.next()
-            named[str(item.getName())] = int(item.getValue())
-        return named
 
     root = warehouse_fs.qualify(spark, f"{WAREHOUSE}/listed")
     warehouse_fs.delete(spark, root)
@@ -329,13 +317,13 @@ def test_a_listed_table_is_answered_from_memory_and_its_footers_read_without_a_p
     kept = FileFacts(spark)
     assert kept.tree([f"{root}-missing"]) == {f"{root}-missing": None}  # no root: nothing under it
     assert not kept.list([f"{root}-missing/ds=0"])[f"{root}-missing/ds=0"].exists
-    before = counts()
+    before = store_statistics(spark, root, names=None)
     assert kept.tree([root]) == {root: None}
     listed = kept.list(partitions)
     sampled = kept.samples([(root, 1, 7)], 16, 1)
     paths = [f.path for location in partitions for f in listed[location].files]
     footers = kept.footers(paths, "parquet", "guestid")
-    after = counts()
+    after = store_statistics(spark, root, names=None)
     for location in partitions:
         mine, theirs = listed[location], store[location]
         assert (sorted(mine.files, key=str), mine.subdirectories) == (
