@@ -378,6 +378,46 @@ class TestFailureAfterASwap:
         purge("p_iso2")
         assert remaining_ids(spark, "p_iso2.events") == 0
 
+    def test_a_failed_swap_of_a_partition_another_writer_moved_keeps_all_of_it(
+        self, project: Any, spark: Any, id_table: str, monkeypatch: Any
+    ) -> None:
+        """Another writer points d01 somewhere else just before d01's swap fails: the catalog has
+        it neither where the purge found it nor at its rewrite, so what the purge made for it may
+        be live to somebody and is kept (its rewrite, its backup partition), and the log says
+        where the catalog has it."""
+        from python_hooks.purge.table_run import TableRun
+
+        spark.sql("drop database if exists p_iso3 cascade")
+        spark.sql("create database p_iso3")
+        make_table(spark, "p_iso3.events", 4, 3)
+        before = partition_locations(spark, "p_iso3.events")
+        elsewhere = before["ds=d01"] + "_moved_by_another_writer"
+        real = TableRun.execute
+
+        def moved_first(run: Any, sql: str, step: str) -> list[Any]:
+            if run.table.name == "p_iso3.events" and step == "swap ds=d01":
+                spark.sql(f"alter table p_iso3.events partition (ds = 'd01') set location '{elsewhere}'")
+            return real(run, sql, step)
+
+        monkeypatch.setattr(TableRun, "execute", moved_first)
+        _, logs = purge("p_iso3", expect_pass=False, purge_test_bad_swap="p_iso3.events")
+        monkeypatch.undo()
+
+        rows = {r.partition_spec: r for r in last_run(log_rows(spark, project, "p_iso3"))}
+        assert rows["ds=d01"].state == "FAILED"
+        assert rows["ds=d00"].state == rows["ds=d02"].state == "COMMITTED"
+        now = partition_locations(spark, "p_iso3.events")
+        assert now["ds=d01"] == elsewhere  # the other writer's, untouched
+        rewrite = f"{location(spark, 'p_iso3', 'events')}/{rows['ds=d00'].purge_ts}/ds=d01"
+        assert (
+            f"p_iso3.events ds=d01: recorded FAILED at its swap, but the catalog has it at {elsewhere}:"
+            f" its new directory {rewrite}, its backup partition and the staging table's directory are kept"
+        ) in logs
+        # nothing of d01's was undone: its rewrite and its backup partition are there
+        assert warehouse_fs.exists(spark, rewrite)
+        backup = spark.sql(f"show partitions {rows['ds=d00'].backup_table}").collect()
+        assert sorted(r.partition for r in backup) == ["ds=d00", "ds=d01", "ds=d02"]
+
 
 class TestJournalRecovery:
     """A purge that dies after its swaps, before purge_log holds them: the next purge node
