@@ -153,11 +153,13 @@ class Lake:
         census: Path | None = None,
         interrupt: Interrupt | None = None,
         stop_with: int = signal.SIGKILL,
+        project: Path = REPO,
     ) -> Outcome:
         """One dbt command; with `fault`, killed (process group, SIGKILL) at that step, or sent
         `stop_with` (SIGINT, as Ctrl-C in a terminal does: the whole group gets it, then runs on to
         its end, or is killed after FAULTS_INTERRUPT_GRACE seconds); with `interrupt`, signalled
-        when its output shows the pattern, then left to end on its own."""
+        when its output shows the pattern, then left to end on its own.  `project`: the dbt
+        project (the repository, or `overriding_project`'s)."""
         self.runs += 1
         tag = f"{self.runs:03d}"
         hit = self.root / f"hit-{tag}"
@@ -178,7 +180,7 @@ class Lake:
         )
         command = [
             *launcher, "--no-use-colors", *args,
-            "--project-dir", str(REPO), "--profiles-dir", str(REPO),
+            "--project-dir", str(project), "--profiles-dir", str(REPO),
             "--target-path", str(self.root / "target"), "--log-path", str(self.root / "logs"),
         ]  # fmt: skip
         with open(log, "w") as out:
@@ -278,6 +280,22 @@ class Lake:
                 left.append(text)
         # the topmost unreferenced paths only
         return [p for p in left if not any(p.startswith(q + "/") for q in left)]
+
+
+def overriding_project(root: Path, macros: dict[str, str]) -> Path:
+    """The repository's dbt project as a user's copy with macros of their own (file name ->
+    text): under `root`, every part of the project linked, `macros/` a copy of the repository's
+    macros (dbt follows no link below a path it searches) with these added: a root project's
+    macro wins over the package's dispatch default."""
+    project = root / "project"
+    shutil.rmtree(project, ignore_errors=True)
+    project.mkdir(parents=True)
+    for part in ("dbt_project.yml", "models", "seeds", "snapshots", "tests"):
+        (project / part).symlink_to(REPO / part)
+    shutil.copytree(REPO / "macros", project / "macros")
+    for name, text in macros.items():
+        (project / "macros" / name).write_text(text)
+    return project
 
 
 def local_path(location: str) -> str:

@@ -10,10 +10,13 @@ end are the launcher's markers for the calls of python_hooks.purge.results.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.conftest import REPO
 from tests.faults import scenarios
-from tests.faults.harness import Fault, Lake
+from tests.faults.harness import Fault, Lake, overriding_project
 from tests.faults.scenarios import check_tables
 
 # each case starts dbt and Spark processes of its own (`make test-long`)
@@ -87,10 +90,35 @@ def cases() -> list:
 
 @pytest.mark.parametrize("kind, fault", cases())
 def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
-    lake = purge_lake
+    check_kill(purge_lake, fault)
+
+
+# A user's own swap statement (macros/purge/purge_sql.sql's dispatch): the engine then runs it as
+# rendered, one ALTER per partition, so a kill can fall between two swaps of one table
+USERS_SWAP = """
+{% macro lakehouse__purge_swap_location_sql(database, table, partition_pairs, location) %}
+    /* the user's own swap */ {{ compliance.default__purge_swap_location_sql(database, table, partition_pairs, location) }}
+{% endmacro %}
+"""
+
+
+def test_kill_between_two_swaps_of_one_table(purge_lake: Lake) -> None:
+    """Killed after the first of a table's two one-by-one swaps, before the second: readers see
+    one partition purged and one as it was, the next run purges the other, and purge_log accounts
+    for the one the killed run moved (from the journal), once."""
+    project = overriding_project(purge_lake.root, {"users_swap.sql": USERS_SWAP})
+    moved = check_kill(purge_lake, Fault(step("swap", "hive_parquet"), nth=2), project)
+    assert [spec for table, spec in moved if table == "fk.hive_parquet"] == ["ds=2024-01-01"], moved
+
+
+def check_kill(lake: Lake, fault: Fault, project: Path = REPO) -> dict[tuple[str, str], str]:
+    """Kill a purge at `fault`, check what readers see, let the next run finish the work and its
+    retention pass clean up; returns the partitions the killed run moved (`moved_partitions`)."""
     lake.restore()
     before = lake.inspect("fk")
-    killed = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault)
+    killed = lake.dbt(
+        "run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault, project=project
+    )
     assert killed.killed_at
 
     # what a reader sees after the crash: every row of every partition pre- or post-purge, once
@@ -104,7 +132,7 @@ def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
     )
 
     # the next run (whose retention pass has every policy at zero) finishes the work
-    again = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars())
+    again = lake.dbt("run", "--select", "purge+", "--vars", scenarios.purge_vars(), project=project)
     assert again.ok, again.output[-4000:]
     final = lake.inspect("fk", scenarios.SCHEMA)
     problems = check_tables(final, finished=True)
@@ -120,3 +148,4 @@ def test_kill_purge(purge_lake: Lake, kind: str, fault: Fault) -> None:
     assert not left, "data or directories no table references, left after the retention pass:\n" + "\n".join(
         left
     )
+    return moved
