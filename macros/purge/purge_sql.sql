@@ -2,8 +2,8 @@
 {#
     The SQL of one purge, clause by clause (Gobblin's five Hive steps).  These macros only build
     text: purge_render.sql composes them into a plan's statements and the engine
-    (python_hooks/purge/execution.py) runs exactly what they return, so overriding one of them
-    (`<project>__purge_rewrite_sql`, ...) changes what runs.  Names and literals go through compliance.quote_ident /
+    (python_hooks/purge/execution.py) runs exactly what they return, so overriding a dispatched
+    one (`lakehouse__purge_rewrite_sql`, ... in the root project) changes what runs.  Names and literals go through compliance.quote_ident /
     compliance.sql_string, so partition values with spaces, colons or quotes are safe.
 #}
 
