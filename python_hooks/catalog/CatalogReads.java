@@ -1,17 +1,27 @@
 package lakehouse;
 
 // Reads of Spark's session catalog that cost py4j round trips per object when walked from Python
-// (about six per partition): the partitions of many tables, answered in one call as one JSON
-// document.  Compiled against the running Spark by Janino (catalog/jvm.py `compiled`).
+// (about six per partition), or metastore calls per object: the partitions of many tables,
+// answered in one call as one JSON document; the partitions of one table by their specs, in one
+// filtered listing.  Compiled against the running Spark by Janino (catalog/jvm.py `compiled`).
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogTablePartition;
 import org.apache.spark.sql.catalyst.catalog.ExternalCatalog;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.IsNull;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.internal.SQLConf;
 
 public class CatalogReads {
 
@@ -57,5 +67,92 @@ public class CatalogReads {
             out.add(entry);
         }
         return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out);
+    }
+
+    // The partitions of one table whose specs are given (values unescaped, as the catalog holds
+    // them, row after row in `values`), in one call: a filter `(c1 = v1 and c2 = v2) or ...` with
+    // each value typed as its column (as Spark types a partition's values), which Hive answers with
+    // its direct-SQL path, where a `getPartition` per spec costs an ORM query each.  The filter only
+    // narrows: what is returned, for each spec in order, is the partition whose spec equals it
+    // string for string, or null when the catalog has none.
+    public CatalogTablePartition[] partitionsBySpecs(SessionCatalog catalog, CatalogTable table,
+                                                     String[] columns, String[] values, SQLConf conf)
+            throws Exception {
+        scala.collection.Seq attributes =
+            org.apache.spark.sql.catalyst.types.DataTypeUtils.toAttributes(table.partitionSchema());
+        AttributeReference[] keys = new AttributeReference[columns.length];  // as the catalog spells them
+        for (int c = 0; c < columns.length; c++) {
+            for (int a = 0; a < attributes.length(); a++) {
+                AttributeReference candidate = (AttributeReference) attributes.apply(a);
+                if (candidate.name().equalsIgnoreCase(columns[c])) {
+                    keys[c] = candidate;
+                }
+            }
+            if (keys[c] == null) {
+                throw new IllegalArgumentException(table.identifier() + " has no partition column " + columns[c]);
+            }
+        }
+        java.util.List predicates = new ArrayList();
+        Expression filter = specsFilter(keys, values, conf);
+        if (filter != null) {
+            predicates.add(filter);
+        }
+        scala.collection.Iterator found = catalog.listPartitionsByFilter(table.identifier(),
+            org.apache.spark.api.python.PythonUtils.toSeq(predicates)).iterator();
+        Map byKey = new java.util.HashMap();
+        while (found.hasNext()) {
+            CatalogTablePartition part = (CatalogTablePartition) found.next();
+            StringBuilder key = new StringBuilder();
+            for (int c = 0; c < keys.length; c++) {
+                scala.Option value = part.spec().get(keys[c].name());
+                key.append(value.isDefined() ? (String) value.get() : "\u0001").append('\u0000');
+            }
+            byKey.put(key.toString(), part);
+        }
+        CatalogTablePartition[] out = new CatalogTablePartition[values.length / Math.max(1, keys.length)];
+        for (int row = 0; row < out.length; row++) {
+            StringBuilder key = new StringBuilder();
+            for (int c = 0; c < keys.length; c++) {
+                key.append(values[row * keys.length + c]).append('\u0000');
+            }
+            out[row] = (CatalogTablePartition) byKey.get(key.toString());
+        }
+        return out;
+    }
+
+    // `(k1 = v1 and k2 = v2) or ...` over the rows of `values`, each value cast to its key's type;
+    // the null partition's name as `is null`.  A value that is not one of its type narrows nothing
+    // (the caller matches it as held); null when a row is narrowed by nothing: every partition.
+    private Expression specsFilter(AttributeReference[] keys, String[] values, SQLConf conf) {
+        Expression any = null;
+        for (int row = 0; row * keys.length < values.length; row++) {
+            Expression all = null;
+            for (int c = 0; c < keys.length; c++) {
+                String value = values[row * keys.length + c];
+                Expression test = null;
+                if ("__HIVE_DEFAULT_PARTITION__".equals(value)) {
+                    test = new IsNull(keys[c]);
+                } else {
+                    Object typed = null;
+                    try {
+                        typed = org.apache.spark.sql.util.PartitioningUtils
+                            .castPartitionSpec(value, keys[c].dataType(), conf).eval(null);
+                    } catch (RuntimeException e) {
+                        typed = null;
+                    }
+                    if (typed != null) {
+                        test = new EqualTo(keys[c], new Literal(typed, keys[c].dataType()));
+                    }
+                }
+                if (test != null) {
+                    all = all == null ? test : new And(all, test);
+                }
+            }
+            if (all == null) {
+                return null;
+            }
+            any = any == null ? all : new Or(any, all);
+        }
+        return any;
     }
 }

@@ -285,16 +285,17 @@ def set_partition_locations(
 
     `moves` is [(pairs, location), ...], the values unescaped.  Does what `alter table ...
     partition (...) set location` does for each (the same catalog calls: read the partition,
-    alter it, refresh the table, drop its now stale statistics), reading each partition by its
-    spec, not the table's whole listing (a table may hold thousands).
+    alter it, refresh the table, drop its now stale statistics), reading the partitions by their
+    specs in one filtered listing (`partitions_by_specs`), not the table's whole listing (a table
+    may hold thousands) nor one `getPartition` each.
     """
     jvm = jvm_view(spark)
     catalog = session_catalog(spark)
     ident = identifier(spark, database, table)
     table_meta = catalog.getTableRawMetadata(ident)
+    found = partitions_by_specs(spark, database, table, [pairs for pairs, _ in moves], table_meta)
     changed = []
-    for pairs, location in moves:
-        part = catalog.getPartition(ident, scala_map(spark, [(str(k), str(v)) for k, v in pairs]))
+    for (_, location), part in zip(moves, found, strict=True):
         storage = part.storage()
         moved = storage.copy(
             jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
@@ -313,6 +314,49 @@ def set_partition_locations(
     # the public refresh also drops cached data of the table, as ALTER TABLE does
     spark.catalog.refreshTable(table_name(database, table))
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
+
+
+SPECS_PER_CALL = 200  # the filter of one listing stays small enough for Hive's filter parser
+
+
+def partitions_by_specs(
+    spark: Any, database: str, table: str, specs: list[list[tuple[str, str]]], meta: Any = None
+) -> list[Any]:
+    """The CatalogTablePartition of each spec ([(column, unescaped value)], every partition column),
+    in order, from one filtered listing per SPECS_PER_CALL specs (CatalogReads.java); raises
+    StatementError naming the partition when the catalog has none with that spec.  `meta`: the
+    table's CatalogTable when the caller has it."""
+    if not specs:
+        return []
+    gateway, strings = spark.sparkContext._gateway, jvm_view(spark).java.lang.String
+    columns = [str(column) for column, _ in specs[0]]
+    reads = compiled(spark, READS, "lakehouse.CatalogReads")
+    if meta is None:
+        meta = session_catalog(spark).getTableRawMetadata(identifier(spark, database, table))
+    conf = spark._jsparkSession.sessionState().conf()
+    found: list[Any] = []
+    for start in range(0, len(specs), SPECS_PER_CALL):
+        chunk = specs[start : start + SPECS_PER_CALL]
+        names, values = (
+            gateway.new_array(strings, len(columns)),
+            gateway.new_array(strings, len(chunk) * len(columns)),
+        )
+        for index, column in enumerate(columns):
+            names[index] = column
+        for row, pairs in enumerate(chunk):
+            if [str(column) for column, _ in pairs] != columns:
+                raise StatementError(
+                    f"{database}.{table}: the partition spec {pairs} does not name the columns {columns}"
+                )
+            for index, (_, value) in enumerate(pairs):
+                values[row * len(columns) + index] = str(value)
+        parts = reads.partitionsBySpecs(session_catalog(spark), meta, names, values, conf)
+        for pairs, part in zip(chunk, parts, strict=True):
+            if part is None:
+                spec = "/".join(f"{column}={value}" for column, value in pairs)
+                raise StatementError(f"{database}.{table} has no partition {spec}")
+            found.append(part)
+    return found
 
 
 def set_partition_location(

@@ -5,6 +5,7 @@ one Partition class's two spellings of a spec."""
 from __future__ import annotations
 
 from python_hooks.catalog import metastore
+from python_hooks.errors import StatementError
 from python_hooks.purge.plan import PartitionRewrite
 
 
@@ -68,3 +69,50 @@ def test_a_partition_has_one_spec_users_type_and_one_directory_path():
     assert part.label == part.path
     whole = PartitionRewrite([], "file:/w/t")
     assert (whole.spec, whole.path, whole.label) == ("", "", "(unpartitioned)")
+
+
+def test_partitions_are_read_by_spec_in_one_listing_and_swapped_together(spark, tmp_path, monkeypatch):
+    """A table's swaps read its partitions by spec in one filtered listing (CatalogReads.java):
+    each spec gets its own partition, whatever its column's type and however its value is escaped
+    on disk, the null partition by its name; a spec the catalog does not hold is an error that
+    names it, never another partition with an equal typed value."""
+    spark.sql("drop database if exists m_specs cascade")
+    spark.sql("create database m_specs")
+    spark.sql("create table m_specs.t (g bigint) partitioned by (ds string, hr int) stored as parquet")
+    specs = [
+        [("ds", "2024-01-01 10:00"), ("hr", "1")],
+        [("ds", "2024-01-01 10:00"), ("hr", "2")],
+        [("ds", "o'b/c%d"), ("hr", "1")],
+        [("ds", "__HIVE_DEFAULT_PARTITION__"), ("hr", "2")],
+        [("ds", "plain"), ("hr", "3")],
+    ]
+    for pairs in specs:
+        spark.sql(
+            "alter table m_specs.t add partition ("
+            + ", ".join(f"{c} = '{v.replace(chr(39), chr(92) + chr(39))}'" for c, v in pairs)
+            + ")"
+        )
+    asked = [specs[1], specs[2], specs[3], specs[0]]
+    monkeypatch.setattr(metastore, "SPECS_PER_CALL", 3)  # two listings: their answers kept in order
+
+    found = metastore.partitions_by_specs(spark, "m_specs", "t", asked)
+
+    assert [metastore.partition_pairs(p, ["ds", "hr"]) for p in found] == asked
+    assert len({str(p.location()) for p in found}) == 4
+
+    moves = [(pairs, str(tmp_path / f"moved{index}")) for index, pairs in enumerate(asked)]
+    metastore.set_partition_locations(spark, "m_specs", "t", moves)
+
+    listed = metastore.partition_locations(spark, "m_specs", "t", ["ds", "hr"])
+    now = {tuple(pairs): location for pairs, location in listed}
+    for index, pairs in enumerate(asked):
+        assert now[tuple(pairs)].endswith(f"/moved{index}")
+    assert "/moved" not in now[tuple(specs[4])]
+    for missing in ([("ds", "plain"), ("hr", "4")], [("ds", "plain"), ("hr", "03")]):
+        try:
+            metastore.partitions_by_specs(spark, "m_specs", "t", [specs[4], missing])
+        except StatementError as exc:
+            assert f"m_specs.t has no partition ds=plain/hr={missing[1][1]}" in str(exc)
+        else:
+            raise AssertionError(f"the missing partition {missing} was not reported")
+    spark.sql("drop database m_specs cascade")
