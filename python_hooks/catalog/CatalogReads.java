@@ -121,8 +121,10 @@ public class CatalogReads {
     }
 
     // `(k1 = v1 and k2 = v2) or ...` over the rows of `values`, each value cast to its key's type;
-    // the null partition's name as `is null`.  A value that is not one of its type narrows nothing
-    // (the caller matches it as held); null when a row is narrowed by nothing: every partition.
+    // the null partition's name as `is null`.  A value that is not one of its type, or that Hive's
+    // filter cannot carry, narrows nothing (the caller matches it as held); null when a row is
+    // narrowed by nothing: every partition.  (`is null`, and a part Hive cannot carry, are
+    // filtered by Spark after Hive lists every partition.)
     private Expression specsFilter(AttributeReference[] keys, String[] values, SQLConf conf) {
         Expression any = null;
         for (int row = 0; row * keys.length < values.length; row++) {
@@ -132,7 +134,7 @@ public class CatalogReads {
                 Expression test = null;
                 if ("__HIVE_DEFAULT_PARTITION__".equals(value)) {
                     test = new IsNull(keys[c]);
-                } else {
+                } else if (pushable(keys[c].dataType(), value)) {
                     Object typed = null;
                     try {
                         typed = org.apache.spark.sql.util.PartitioningUtils
@@ -154,5 +156,18 @@ public class CatalogReads {
             any = any == null ? all : new Or(any, all);
         }
         return any;
+    }
+
+    // Only what Hive's metastore filter carries (Spark's HiveShim: integral, string and date
+    // columns; a string holding both quote characters it refuses): a comparison on another type
+    // is evaluated by Spark over every partition, in the session's time zone, where a partition's
+    // own may differ.
+    private static boolean pushable(org.apache.spark.sql.types.DataType type, String value) {
+        if (type instanceof org.apache.spark.sql.types.IntegralType
+                || type instanceof org.apache.spark.sql.types.DateType) {
+            return true;
+        }
+        return type instanceof org.apache.spark.sql.types.StringType
+            && !(value.indexOf('\'') >= 0 && value.indexOf('"') >= 0);
     }
 }

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from py4j.protocol import Py4JJavaError
+
+from python_hooks.catalog import console
 from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.partitions import spec_path
-from python_hooks.errors import StatementError, error_message
+from python_hooks.errors import StatementError, error_message, first_line
 
 
 @dataclass
@@ -316,47 +319,73 @@ def set_partition_locations(
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
 
 
-SPECS_PER_CALL = 200  # the filter of one listing stays small enough for Hive's filter parser
+SPECS_PER_CALL = 100  # the filter of one listing stays small for Hive's parser and its direct SQL
 
 
 def partitions_by_specs(
     spark: Any, database: str, table: str, specs: list[list[tuple[str, str]]], meta: Any = None
 ) -> list[Any]:
-    """The CatalogTablePartition of each spec ([(column, unescaped value)], every partition column),
-    in order, from one filtered listing per SPECS_PER_CALL specs (CatalogReads.java); raises
-    StatementError naming the partition when the catalog has none with that spec.  `meta`: the
-    table's CatalogTable when the caller has it."""
+    """The CatalogTablePartition of each spec ([(column, unescaped value)], every partition column
+    once), in order, from one filtered listing per SPECS_PER_CALL specs (CatalogReads.java), or,
+    where the metastore refuses the filter (a column name its filter grammar cannot parse, a filter
+    its ORM cannot run), one `getPartition` each; raises StatementError naming the partition when
+    the catalog has none with that spec.  `meta`: the table's CatalogTable when the caller has it."""
     if not specs:
         return []
-    gateway, strings = spark.sparkContext._gateway, jvm_view(spark).java.lang.String
-    columns = [str(column) for column, _ in specs[0]]
-    reads = compiled(spark, READS, "lakehouse.CatalogReads")
     if meta is None:
         meta = session_catalog(spark).getTableRawMetadata(identifier(spark, database, table))
-    conf = spark._jsparkSession.sessionState().conf()
+    columns = [str(column) for column, _ in specs[0]]
+    held = sorted(str(c).lower() for c in scala_list(meta.partitionColumnNames()))
+    for pairs in specs:
+        named = [str(column) for column, _ in pairs]
+        if named != columns or sorted(c.lower() for c in named) != held:
+            raise StatementError(
+                f"{database}.{table}: the partition spec {pairs} does not name each of its partition"
+                f" columns ({', '.join(held)}) once"
+            )
     found: list[Any] = []
     for start in range(0, len(specs), SPECS_PER_CALL):
         chunk = specs[start : start + SPECS_PER_CALL]
-        names, values = (
-            gateway.new_array(strings, len(columns)),
-            gateway.new_array(strings, len(chunk) * len(columns)),
-        )
-        for index, column in enumerate(columns):
-            names[index] = column
-        for row, pairs in enumerate(chunk):
-            if [str(column) for column, _ in pairs] != columns:
-                raise StatementError(
-                    f"{database}.{table}: the partition spec {pairs} does not name the columns {columns}"
-                )
-            for index, (_, value) in enumerate(pairs):
-                values[row * len(columns) + index] = str(value)
-        parts = reads.partitionsBySpecs(session_catalog(spark), meta, names, values, conf)
+        try:
+            parts = list(_listed_by_specs(spark, meta, columns, chunk))
+        except Py4JJavaError as exc:
+            console.debug(
+                f"{database}.{table}: reading {len(chunk)} partition(s) in one filtered listing failed"
+                f" ({first_line(exc)}); one by one"
+            )
+            parts = [_partition_or_none(spark, meta, pairs) for pairs in chunk]
         for pairs, part in zip(chunk, parts, strict=True):
             if part is None:
                 spec = "/".join(f"{column}={value}" for column, value in pairs)
                 raise StatementError(f"{database}.{table} has no partition {spec}")
             found.append(part)
     return found
+
+
+def _listed_by_specs(spark: Any, meta: Any, columns: list[str], chunk: list[list[tuple[str, str]]]) -> Any:
+    gateway, strings = spark.sparkContext._gateway, jvm_view(spark).java.lang.String
+    names = gateway.new_array(strings, len(columns))
+    values = gateway.new_array(strings, len(chunk) * len(columns))
+    for index, column in enumerate(columns):
+        names[index] = column
+    for row, pairs in enumerate(chunk):
+        for index, (_, value) in enumerate(pairs):
+            values[row * len(columns) + index] = str(value)
+    return compiled(spark, READS, "lakehouse.CatalogReads").partitionsBySpecs(
+        session_catalog(spark), meta, names, values, spark._jsparkSession.sessionState().conf()
+    )
+
+
+def _partition_or_none(spark: Any, meta: Any, pairs: list[tuple[str, str]]) -> Any:
+    ident = meta.identifier()
+    found = (
+        session_catalog(spark)
+        .externalCatalog()
+        .getPartitionOption(
+            ident.database().get(), ident.table(), scala_map(spark, [(str(k), str(v)) for k, v in pairs])
+        )
+    )
+    return found.get() if found.isDefined() else None
 
 
 def set_partition_location(

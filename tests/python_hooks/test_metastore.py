@@ -4,6 +4,8 @@ one Partition class's two spellings of a spec."""
 
 from __future__ import annotations
 
+import pytest
+
 from python_hooks.catalog import metastore
 from python_hooks.errors import StatementError
 from python_hooks.purge.plan import PartitionRewrite
@@ -85,20 +87,24 @@ def test_partitions_are_read_by_spec_in_one_listing_and_swapped_together(spark, 
         [("ds", "o'b/c%d"), ("hr", "1")],
         [("ds", "__HIVE_DEFAULT_PARTITION__"), ("hr", "2")],
         [("ds", "plain"), ("hr", "3")],
+        [("ds", """both ' and " quotes"""), ("hr", "4")],  # a filter Hive refuses: Spark's own
     ]
     for pairs in specs:
         spark.sql(
             "alter table m_specs.t add partition ("
-            + ", ".join(f"{c} = '{v.replace(chr(39), chr(92) + chr(39))}'" for c, v in pairs)
+            + ", ".join(
+                f"{c} = '{v.replace(chr(39), chr(92) + chr(39)).replace(chr(34), chr(92) + chr(34))}'"
+                for c, v in pairs
+            )
             + ")"
         )
-    asked = [specs[1], specs[2], specs[3], specs[0]]
+    asked = [specs[1], specs[2], specs[3], specs[0], specs[5]]
     monkeypatch.setattr(metastore, "SPECS_PER_CALL", 3)  # two listings: their answers kept in order
 
     found = metastore.partitions_by_specs(spark, "m_specs", "t", asked)
 
     assert [metastore.partition_pairs(p, ["ds", "hr"]) for p in found] == asked
-    assert len({str(p.location()) for p in found}) == 4
+    assert len({str(p.location()) for p in found}) == 5
 
     moves = [(pairs, str(tmp_path / f"moved{index}")) for index, pairs in enumerate(asked)]
     metastore.set_partition_locations(spark, "m_specs", "t", moves)
@@ -108,11 +114,47 @@ def test_partitions_are_read_by_spec_in_one_listing_and_swapped_together(spark, 
     for index, pairs in enumerate(asked):
         assert now[tuple(pairs)].endswith(f"/moved{index}")
     assert "/moved" not in now[tuple(specs[4])]
+    for partial in ([("ds", "plain")], [("ds", "plain"), ("ds", "plain")]):
+        with pytest.raises(StatementError, match="does not name each of its partition columns"):
+            metastore.partitions_by_specs(spark, "m_specs", "t", [partial])
     for missing in ([("ds", "plain"), ("hr", "4")], [("ds", "plain"), ("hr", "03")]):
-        try:
+        with pytest.raises(StatementError, match=f"m_specs.t has no partition ds=plain/hr={missing[1][1]}"):
             metastore.partitions_by_specs(spark, "m_specs", "t", [specs[4], missing])
-        except StatementError as exc:
-            assert f"m_specs.t has no partition ds=plain/hr={missing[1][1]}" in str(exc)
-        else:
-            raise AssertionError(f"the missing partition {missing} was not reported")
     spark.sql("drop database m_specs cascade")
+
+
+def fetched(spark) -> int:
+    """Partitions the metastore has returned to this process so far (Spark's own counter)."""
+    metrics = spark._jvm.org.apache.spark.metrics.source.HiveCatalogMetrics
+    return int(metrics.METRIC_PARTITIONS_FETCHED().getCount())
+
+
+def test_the_listing_fetches_only_the_partitions_asked_for(spark):
+    """Asked for 101 of 130 partitions (two listings of at most 100), the metastore returns those
+    101 and no other, on every type its filter carries; where it cannot parse the filter (a column
+    named `like`), each partition is read by its spec instead, and still found."""
+    spark.sql("drop database if exists m_fetch cascade")
+    spark.sql("create database m_fetch")
+    spark.sql("create table m_fetch.s (g bigint) partitioned by (ds string) stored as parquet")
+    spark.sql("alter table m_fetch.s add " + " ".join(f"partition (ds = 'd{i:03}')" for i in range(130)))
+    spark.sql("create table m_fetch.d (g bigint) partitioned by (day date, n bigint) stored as parquet")
+    spark.sql(
+        "alter table m_fetch.d add partition (day = '2024-01-01', n = 7) partition (day = '2024-01-02', n = 7)"
+    )
+    spark.sql("create table m_fetch.k (g bigint) partitioned by (`like` string) stored as parquet")
+    spark.sql("alter table m_fetch.k add partition (`like` = 'a') partition (`like` = 'b')")
+    asked = [[("ds", f"d{i:03}")] for i in range(3, 104)]
+
+    before = fetched(spark)
+    found = metastore.partitions_by_specs(spark, "m_fetch", "s", asked)
+    assert fetched(spark) - before == len(asked)
+    assert [metastore.partition_pairs(p, ["ds"]) for p in found] == asked
+
+    before = fetched(spark)
+    (day,) = metastore.partitions_by_specs(spark, "m_fetch", "d", [[("day", "2024-01-02"), ("n", "7")]])
+    assert fetched(spark) - before == 1
+    assert metastore.partition_pairs(day, ["day", "n"]) == [("day", "2024-01-02"), ("n", "7")]
+
+    (like,) = metastore.partitions_by_specs(spark, "m_fetch", "k", [[("like", "b")]])
+    assert metastore.partition_pairs(like, ["like"]) == [("like", "b")]
+    spark.sql("drop database m_fetch cascade")
