@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from python_hooks.catalog.filesystem import is_object_store
-from python_hooks.catalog.jvm import compiled
+from python_hooks.catalog.jvm import compiled, string_array
 
 SOURCE = Path(__file__).with_name("FileFacts.java")
 CLASS_NAME = "lakehouse.FileFacts"
@@ -98,13 +98,6 @@ class FileFacts:
         self.helper = compiled(spark, SOURCE, CLASS_NAME).fresh()
         self.conf = spark._jsc.hadoopConfiguration()
 
-    def _strings(self, values: list[str]) -> Any:
-        gateway = self.spark.sparkContext._gateway
-        array = gateway.new_array(self.spark._jvm.java.lang.String, len(values))
-        for index, value in enumerate(values):
-            array[index] = value
-        return array
-
     def tree(self, roots: list[str]) -> dict[str, str | None]:
         """List every file under each root at once and keep the listing: `list` and `samples` of
         the locations under a kept root are answered from it, without the store (on S3A one paged
@@ -119,7 +112,7 @@ class FileFacts:
         flat = self.spark.sparkContext._gateway.new_array(self.spark._jvm.boolean, len(roots))
         for index, root in enumerate(roots):
             flat[index] = is_object_store(self.spark, root)
-        text = self.helper.trees(self.conf, self._strings(list(roots)), flat, THREADS)
+        text = self.helper.trees(self.conf, string_array(self.spark, list(roots)), flat, THREADS)
         return dict(zip(roots, json.loads(str(text)), strict=True))
 
     def list(
@@ -128,7 +121,9 @@ class FileFacts:
         """{location: Listing} of each location (recursively for an unpartitioned table's)."""
         if not locations:
             return {}
-        text = self.helper.list(self.conf, self._strings(list(locations)), recursive, exclude, THREADS)
+        text = self.helper.list(
+            self.conf, string_array(self.spark, list(locations)), recursive, exclude, THREADS
+        )
         found = {}
         for item in json.loads(str(text)):
             found[item["location"]] = Listing(
@@ -146,7 +141,9 @@ class FileFacts:
         """{path: Footer}: rows, and `column`'s statistics (a dotted path; None: rows only)."""
         if not paths:
             return {}
-        text = self.helper.footers(self.conf, self._strings(list(paths)), storage_format, column, THREADS)
+        text = self.helper.footers(
+            self.conf, string_array(self.spark, list(paths)), storage_format, column, THREADS
+        )
         found = {}
         for item in json.loads(str(text)):
             found[item["path"]] = Footer(
@@ -167,8 +164,8 @@ class FileFacts:
         file's name; the errors, one per file that could not be copied."""
         if not copies:
             return []
-        sources = self._strings([source for source, _ in copies])
-        directories = self._strings([directory for _, directory in copies])
+        sources = string_array(self.spark, [source for source, _ in copies])
+        directories = string_array(self.spark, [directory for _, directory in copies])
         text = self.helper.copy(self.conf, sources, directories, THREADS)
         return [str(error) for error in json.loads(str(text)) if error is not None]
 
@@ -199,7 +196,7 @@ class FileFacts:
         seeds = gateway.new_array(jvm.long, len(tables))
         for index, (_, depth, seed) in enumerate(tables):
             depths[index], seeds[index] = depth, seed
-        locations = self._strings([location for location, _, _ in tables])
+        locations = string_array(self.spark, [location for location, _, _ in tables])
         text = self.helper.samples(self.conf, locations, depths, limit, per_directory, seeds, THREADS)
         return [[str(p) for p in found] for found in json.loads(str(text))]
 

@@ -88,6 +88,15 @@ def compiled(spark: Any, source: Path, class_name: str) -> Any:
     return helpers[class_name]
 
 
+def string_array(spark: Any, values: list[str]) -> Any:
+    """A Java String[] of `values` (what the compiled helpers take: one py4j object, where a
+    Python list would be converted element by element at every call)."""
+    array = spark.sparkContext._gateway.new_array(jvm(spark).java.lang.String, len(values))
+    for index, value in enumerate(values):
+        array[index] = value
+    return array
+
+
 def scala_seq(spark: Any, items: list[Any]) -> Any:
     """A Scala Seq of `items`."""
     return jvm(spark).org.apache.spark.api.python.PythonUtils.toSeq(items)

@@ -17,7 +17,7 @@ from typing import Any
 from py4j.protocol import Py4JJavaError
 
 from python_hooks.catalog import console
-from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq
+from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq, string_array
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.partitions import spec_path
 from python_hooks.errors import StatementError, error_message, first_line
@@ -163,15 +163,10 @@ def partition_locations_of(
     `jvm.path_string` gives them."""
     if not tables:
         return []
-    gateway = spark.sparkContext._gateway
-    strings = jvm_view(spark).java.lang.String
-    databases, names = gateway.new_array(strings, len(tables)), gateway.new_array(strings, len(tables))
-    for index, (database, table, _) in enumerate(tables):
-        databases[index], names[index] = database, table
     text = compiled(spark, READS, "lakehouse.CatalogReads").partitionLocations(
         session_catalog(spark),
-        databases,
-        names,
+        string_array(spark, [database for database, _, _ in tables]),
+        string_array(spark, [table for _, table, _ in tables]),
         scala_seq(spark, []),
         str(spark.conf.get("spark.sql.session.timeZone")),
     )
@@ -363,16 +358,13 @@ def partitions_by_specs(
 
 
 def _listed_by_specs(spark: Any, meta: Any, columns: list[str], chunk: list[list[tuple[str, str]]]) -> Any:
-    gateway, strings = spark.sparkContext._gateway, jvm_view(spark).java.lang.String
-    names = gateway.new_array(strings, len(columns))
-    values = gateway.new_array(strings, len(chunk) * len(columns))
-    for index, column in enumerate(columns):
-        names[index] = column
-    for row, pairs in enumerate(chunk):
-        for index, (_, value) in enumerate(pairs):
-            values[row * len(columns) + index] = str(value)
+    values = [str(value) for pairs in chunk for _, value in pairs]  # row after row
     return compiled(spark, READS, "lakehouse.CatalogReads").partitionsBySpecs(
-        session_catalog(spark), meta, names, values, spark._jsparkSession.sessionState().conf()
+        session_catalog(spark),
+        meta,
+        string_array(spark, columns),
+        string_array(spark, values),
+        spark._jsparkSession.sessionState().conf(),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from python_hooks.catalog import metastore
+from python_hooks.catalog.literals import string_literal
 from python_hooks.errors import StatementError
 from python_hooks.purge.plan import PartitionRewrite
 
@@ -92,10 +93,7 @@ def test_partitions_are_read_by_spec_in_one_listing_and_swapped_together(spark, 
     for pairs in specs:
         spark.sql(
             "alter table m_specs.t add partition ("
-            + ", ".join(
-                f"{c} = '{v.replace(chr(39), chr(92) + chr(39)).replace(chr(34), chr(92) + chr(34))}'"
-                for c, v in pairs
-            )
+            + ", ".join(f"{c} = {string_literal(v)}" for c, v in pairs)
             + ")"
         )
     asked = [specs[1], specs[2], specs[3], specs[0], specs[5]]
