@@ -3,7 +3,9 @@
 The settings come from the environment (HIVE_METASTORE_URIS, SPARK_MASTER_URL, SPARK_WAREHOUSE_DIR)
 or, when unset, from `.cluster/env`.  `--executors N` caps the application at N one-core executors
 (`spark.cores.max`): 1 uses one of the two workers, 2 uses both.  The benchmark's tables go under
-`<warehouse>/bench/`, in databases it drops first, so it never touches anything else.
+`<warehouse>/bench/`, in databases it drops first, and dbt's own tables (the purge's records, the
+verifier's results) in the schema `bench_lakehouse` (DBT_SCHEMA), never in the cluster's
+`lakehouse`; `drop_databases` removes them all at the end, so it never touches anything else.
 
 `MetastoreCalls` counts the metastore service's calls from its audit log
 (`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
@@ -22,6 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER_DIR = Path(os.environ.get("CLUSTER_DIR") or REPO / ".cluster")
 AUDIT_LOG = CLUSTER_DIR / "logs" / "metastore-audit.log"
+# dbt's target schema for a benchmark on the cluster (the profile reads DBT_SCHEMA)
+SCHEMA = "bench_lakehouse"
 _CALL = re.compile(r"cmd=(?:source:\S+ )?([a-z][a-z0-9_]*)")  # not "Cleaning up ..." / "Done ..."
 
 
@@ -55,10 +59,27 @@ def use_cluster(name: str, executors: int) -> str:
             "SPARK_CORES_MAX": str(executors),
             "SPARK_EXECUTOR_CORES": "1",
             "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+            "DBT_SCHEMA": SCHEMA,
         }
     )
     os.environ.pop("SPARK_METASTORE_DIR", None)
     return warehouse
+
+
+def drop_databases(*databases: str) -> None:
+    """Drop the benchmark's databases and dbt's schema on the cluster, then its warehouse
+    directory (`use_cluster`'s, its own: what is left there is the purge's journal), if a
+    session runs."""
+    from workload import running_session
+
+    spark = running_session()
+    if spark is None:
+        return
+    for database in (*databases, SCHEMA):
+        spark.sql(f"drop database if exists {database} cascade")
+    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    warehouse = jvm.org.apache.hadoop.fs.Path(os.environ["SPARK_WAREHOUSE_DIR"])
+    warehouse.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(warehouse, True)  # type: ignore[attr-defined]
 
 
 def spark_settings() -> dict[str, str]:

@@ -17,8 +17,13 @@ The two must count the same rows.  The verifier reads every partition of every o
 and every copy, whatever the purge did: its cost grows with the data under onboarded tables and
 their copies, as the floor's does; the ratio says what its bookkeeping costs on top.
 
+With --cluster (bench/cluster.py) both run as the `cluster` target on the cluster of `make
+cluster-up`: the verifier's Spark join and the floor's scan run on its executors, so the memory
+figures are this process's, the driver's, only.
+
     .venv/bin/python bench/erasure_verify_bench.py                         # 5M and 50M rows
     .venv/bin/python bench/erasure_verify_bench.py --rows 5000000 --repeat 5
+    .venv/bin/python bench/erasure_verify_bench.py --cluster --executors 2 --rows 5000000
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
+import cluster  # noqa: E402
 from measure import measure  # noqa: E402
 from workload import (  # noqa: E402
     add_fs_argument,
@@ -48,6 +54,7 @@ from workload import (  # noqa: E402
     local_warehouse,
     result_name,
     run_dbt,
+    session_settings,
     store_counters,
 )
 
@@ -64,13 +71,18 @@ VARIABLES = {
 }
 
 
+def schema() -> str:
+    """Where dbt writes the records and the verifier's results (the target's schema)."""
+    return os.environ.get("DBT_SCHEMA", "lakehouse")
+
+
 def dbt(*args: str) -> Any:
     return run_dbt(Path(os.environ["VERIFY_BENCH_DIR"]), *args, "--vars", json.dumps(VARIABLES))
 
 
 def purge(spark: Any) -> str:
     dbt("run", "--select", "purge+")
-    row = spark.sql("select distinct request_id from lakehouse.erasure_request_log").collect()
+    row = spark.sql(f"select distinct request_id from {schema()}.erasure_request_log").collect()
     return str(row[0][0])
 
 
@@ -114,8 +126,8 @@ def latest(spark: Any, request_id: str) -> dict[str, Any]:
     row = spark.sql(f"""
         select v.live_rows + v.copy_rows as rows, r.files_total, r.files_read, r.bytes_total, r.partitions_read,
                r.locations_total
-        from lakehouse.erasure_verification as v
-        inner join lakehouse.erasure_verification_runs as r on v.verification_id = r.verification_id
+        from {schema()}.erasure_verification as v
+        inner join {schema()}.erasure_verification_runs as r on v.verification_id = r.verification_id
         where v.request_id = '{request_id}' order by v.started_at desc limit 1""").collect()[0]
     return row.asDict()
 
@@ -207,17 +219,26 @@ def main() -> None:
     parser.add_argument("--touched", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep-work", action="store_true")
+    cluster.add_arguments(parser)
     add_fs_argument(parser)
     args = parser.parse_args()
+    if args.cluster and args.fs != "file":
+        raise SystemExit("--cluster uses the cluster's own warehouse (SPARK_WAREHOUSE_DIR): drop --fs")
 
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
-    local_warehouse(work, args.fs)
+    if args.cluster:
+        cluster.use_cluster("verify", args.executors)
+        session_settings()
+    else:
+        local_warehouse(work, args.fs)
     try:
         run_dbt(work, "seed")
         from pyspark.sql import SparkSession
 
         spark = SparkSession.builder.getOrCreate()
+        if args.cluster:
+            cluster.wait_for_executors(spark, args.executors)
         points = [series(spark, rows, args.partitions, args.touched, args.repeat) for rows in args.rows]
         if len(points) > 1:
             first, last = points[0], points[-1]
@@ -227,10 +248,13 @@ def main() -> None:
             )
         RESULTS.mkdir(parents=True, exist_ok=True)
         summary = {"points": points, "fs": args.fs, "load_average_1m": round(os.getloadavg()[0], 2)}
-        (RESULTS / result_name("erasure_verify.json", args.fs)).write_text(
-            json.dumps(summary, indent=2) + "\n"
-        )
+        name = f"erasure_verify-cluster-{args.executors}.json" if args.cluster else "erasure_verify.json"
+        if args.cluster:
+            summary["executors"] = args.executors
+        (RESULTS / result_name(name, args.fs)).write_text(json.dumps(summary, indent=2) + "\n")
     finally:
+        if args.cluster:
+            cluster.drop_databases(DATABASE, "bench_ids")
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:

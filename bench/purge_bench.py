@@ -400,12 +400,7 @@ def main() -> None:
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:
-            from workload import running_session
-
-            active = running_session()
-            for database in ("bench_purge", "bench_floor", "bench_ids"):
-                if active is not None:
-                    active.sql(f"drop database if exists {database} cascade")
+            cluster.drop_databases("bench_purge", "bench_floor", "bench_ids")
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:

@@ -22,7 +22,11 @@ out and the purge does not scan those tables (python_hooks/purge/scan.py); `--id
 puts them inside every table's range (the tables hold even ids, the listed ones are odd), where
 no footer can rule them out and every table is scanned.
 
+With --cluster (bench/cluster.py) the same comparison runs as the `cluster` target on the cluster
+of `make cluster-up`, and it also counts the metastore calls of each purge command.
+
     .venv/bin/python bench/purge_many_bench.py [--sizes 50 100 200] [--rows 2000] [--repeat 3] [--ids-in-range]
+    .venv/bin/python bench/purge_many_bench.py --cluster --executors 2 --sizes 200 --repeat 3
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cluster  # noqa: E402
 from measure import median_of, ratios  # noqa: E402
 from workload import (  # noqa: E402
     DESCRIPTOR,
@@ -51,6 +56,7 @@ from workload import (  # noqa: E402
     local_warehouse,
     result_name,
     run_dbt,
+    session_settings,
     start_session,
     store_counters,
     warehouse_uri,
@@ -147,6 +153,7 @@ def run_purge(work: Path, size: int, parallelism: int) -> dict[str, float]:
         "audit_enabled": False,
         "purge_scan_parallelism": parallelism,
     }
+    calls = cluster.MetastoreCalls().start() if os.environ.get("DBT_TARGET") == "cluster" else None
     started = time.perf_counter()
     result = run_dbt(
         work,
@@ -159,11 +166,15 @@ def run_purge(work: Path, size: int, parallelism: int) -> dict[str, float]:
     )
     wall = time.perf_counter() - started
     nodes = {r.node.name: r.execution_time for r in result.result.results}
-    return {
+    found = {
         "command_s": wall,
         "purge_node_s": nodes["purge"],
         "verification_node_s": nodes["purge_verification"],
     }
+    if calls is not None:
+        calls.stop()
+        found["metastore_calls"] = calls.total
+    return found
 
 
 def run_floor(spark: Any, size: int) -> dict[str, float]:
@@ -263,16 +274,25 @@ def main() -> None:
         action="store_true",
         help="keep the temporary warehouse and dbt's logs (bench/purge_profile.py reads logs/dbt.log)",
     )
+    cluster.add_arguments(parser)
     add_fs_argument(parser)
     args = parser.parse_args()
+    if args.cluster and args.fs != "file":
+        raise SystemExit("--cluster uses the cluster's own warehouse (SPARK_WAREHOUSE_DIR): drop --fs")
     if args.ids_in_range:
         IN_RANGE["on"] = True
         IDS[:] = [args.rows + 1 + 2 * n for n in range(20)]  # odd, inside [0, 2 * rows)
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
-    local_warehouse(work, args.fs)
+    if args.cluster:
+        cluster.use_cluster("purge_many", args.executors)
+        session_settings()
+    else:
+        local_warehouse(work, args.fs)
     try:
         spark = start_session(work)
+        if args.cluster:
+            cluster.wait_for_executors(spark, args.executors)
         make_tables(spark, args.rows)
         run_purge(work, min(args.sizes), args.parallelism)  # warm-up, not reported
         dirty(spark)
@@ -302,7 +322,8 @@ def main() -> None:
                 print(
                     f"{size} tables, repetition {repetition + 1}: purge node {node['purge_node_s']:.1f}s, "
                     f"verification {node['verification_node_s']:.1f}s, command {node['command_s']:.1f}s; "
-                    f"floor {floor['floor_s']:.1f}s, union scan {union:.1f}s",
+                    f"floor {floor['floor_s']:.1f}s, union scan {union:.1f}s"
+                    + (f"; {node['metastore_calls']} metastore calls" if "metastore_calls" in node else ""),
                     flush=True,
                 )
                 if purge_store:
@@ -334,11 +355,15 @@ def main() -> None:
                 f" ratios are medians of each repetition's ({', '.join(map(str, median['node_ratio_per_repetition']))})"
             )
         RESULTS.mkdir(parents=True, exist_ok=True)
-        suffix = ("" if args.parallelism == 4 else f"-parallelism-{args.parallelism}") + (
-            "-ids-in-range" if args.ids_in_range else ""
+        suffix = (
+            ("" if args.parallelism == 4 else f"-parallelism-{args.parallelism}")
+            + ("-ids-in-range" if args.ids_in_range else "")
+            + (f"-cluster-{args.executors}" if args.cluster else "")
         )
         for median in results:
             median.update(fs=args.fs, load_average_1m=round(os.getloadavg()[0], 2))
+            if args.cluster:
+                median["executors"] = args.executors
         (RESULTS / result_name(f"purge_many{suffix}.json", args.fs)).write_text(
             json.dumps(results, indent=2) + "\n"
         )
@@ -346,6 +371,8 @@ def main() -> None:
             plot(results, RESULTS / result_name(f"purge_many{suffix}.png", args.fs))
             print(f"curve: {RESULTS / result_name(f'purge_many{suffix}.png', args.fs)}")
     finally:
+        if args.cluster:
+            cluster.drop_databases(*(database for database, _ in GROUPS), "bench_ids")
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:
