@@ -6,6 +6,8 @@ or, when unset, from `.cluster/env`.  `--executors N` caps the application at N 
 `<warehouse>/bench/`, in databases it drops first, and dbt's own tables (the purge's records, the
 verifier's results) in the schema `bench_lakehouse` (DBT_SCHEMA), never in the cluster's
 `lakehouse`; `drop_databases` removes them all at the end, so it never touches anything else.
+With `--fs hdfs` (or `s3a`) the warehouse is on the HDFS (object store) that `make hdfs-up`
+(`make s3-up`) started, as a production cluster keeps it, instead of the cluster's directory.
 
 `MetastoreCalls` counts the metastore service's calls from its audit log
 (`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
@@ -20,6 +22,8 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
+
+from workload import store_environment
 
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER_DIR = Path(os.environ.get("CLUSTER_DIR") or REPO / ".cluster")
@@ -40,8 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def use_cluster(name: str, executors: int) -> str:
-    """Point this process's dbt and Spark at the cluster; returns the benchmark's warehouse URI."""
+def use_cluster(name: str, executors: int, fs: str = "file") -> str:
+    """Point this process's dbt and Spark at the cluster; returns the benchmark's warehouse URI.
+
+    `fs` hdfs or s3a: the warehouse on the HDFS or object store `make hdfs-up` / `make s3-up`
+    started (its export lines in the environment, or .hdfs/env, .s3/env), as production keeps
+    a cluster's warehouse, instead of the cluster's own shared directory."""
     env_file = CLUSTER_DIR / "env"
     if not os.environ.get("HIVE_METASTORE_URIS"):
         if not env_file.is_file():
@@ -50,7 +58,7 @@ def use_cluster(name: str, executors: int) -> str:
             if line.startswith("export "):
                 key, _, value = line[len("export ") :].partition("=")
                 os.environ[key] = value
-    base = os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/")
+    base = os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/") if fs == "file" else store_environment(fs)
     warehouse = f"{base}/bench/{name}-{int(time.time())}"
     os.environ.update(
         {

@@ -222,13 +222,11 @@ def main() -> None:
     cluster.add_arguments(parser)
     add_fs_argument(parser)
     args = parser.parse_args()
-    if args.cluster and args.fs != "file":
-        raise SystemExit("--cluster uses the cluster's own warehouse (SPARK_WAREHOUSE_DIR): drop --fs")
 
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
     if args.cluster:
-        cluster.use_cluster("verify", args.executors)
+        cluster.use_cluster("verify", args.executors, args.fs)
         session_settings()
     else:
         local_warehouse(work, args.fs)

@@ -17,6 +17,7 @@ in the same invocation compare.  Then a small sweep over k and P (draws bench/re
     .venv/bin/python bench/purge_bench.py                 # 5M rows, P=24, k=4 (x5, medians), then the sweep
     .venv/bin/python bench/purge_bench.py --rows 1000000 --sweep-rows 500000 --repeat 1
     .venv/bin/python bench/purge_bench.py --cluster --executors 2 --rows 1000000 --sweep-rows 0 --repeat 1
+    .venv/bin/python bench/purge_bench.py --cluster --fs hdfs --sweep-rows 0 --repeat 3   # warehouse on HDFS
     .venv/bin/python bench/purge_bench.py --clustered --rows 50000000 --repeat 3   # ids ordered in the data
     .venv/bin/python bench/purge_bench.py --clustered --files-per-partition 16 --rows 50000000 --repeat 3
 
@@ -341,7 +342,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
     if args.cluster:
-        cluster.use_cluster("purge", args.executors)
+        cluster.use_cluster("purge", args.executors, args.fs)
         session_settings()
     else:
         local_warehouse(work, args.fs)

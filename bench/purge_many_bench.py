@@ -277,15 +277,13 @@ def main() -> None:
     cluster.add_arguments(parser)
     add_fs_argument(parser)
     args = parser.parse_args()
-    if args.cluster and args.fs != "file":
-        raise SystemExit("--cluster uses the cluster's own warehouse (SPARK_WAREHOUSE_DIR): drop --fs")
     if args.ids_in_range:
         IN_RANGE["on"] = True
         IDS[:] = [args.rows + 1 + 2 * n for n in range(20)]  # odd, inside [0, 2 * rows)
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
     if args.cluster:
-        cluster.use_cluster("purge_many", args.executors)
+        cluster.use_cluster("purge_many", args.executors, args.fs)
         session_settings()
     else:
         local_warehouse(work, args.fs)

@@ -131,7 +131,7 @@ def describe_counters(cost: dict[str, int]) -> str:
     return f"{cost.get('requests', 0):,} requests: " + ", ".join(parts)
 
 
-def _store_environment(fs: str) -> str:
+def store_environment(fs: str) -> str:
     """The warehouse URI of the running HDFS or object store, its settings put in os.environ."""
     prefix = {"hdfs": "hdfs://", "s3a": "s3a://"}[fs]
     if not os.environ.get("SPARK_WAREHOUSE_DIR", "").startswith(prefix):
@@ -153,7 +153,7 @@ def local_warehouse(work: Path, fs: str = "file") -> None:
     if fs == "file":
         os.environ["SPARK_WAREHOUSE_DIR"] = str(work / "warehouse")
     else:
-        os.environ["SPARK_WAREHOUSE_DIR"] = f"{_store_environment(fs)}/bench/{work.name}"
+        os.environ["SPARK_WAREHOUSE_DIR"] = f"{store_environment(fs)}/bench/{work.name}"
     os.environ["SPARK_METASTORE_DIR"] = str(work / "metastore_db")
     session_settings()
 
