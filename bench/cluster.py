@@ -6,8 +6,9 @@ or, when unset, from `.cluster/env`.  `--executors N` caps the application at N 
 `<warehouse>/bench/`, in databases it drops first, and dbt's own tables (the purge's records, the
 verifier's results) in the schema `bench_lakehouse` (DBT_SCHEMA), never in the cluster's
 `lakehouse`; `drop_databases` removes them all at the end, so it never touches anything else.
-With `--fs hdfs` (or `s3a`) the warehouse is on the HDFS (object store) that `make hdfs-up`
-(`make s3-up`) started, as a production cluster keeps it, instead of the cluster's directory.
+With `--fs hdfs` the warehouse is on the HDFS that `make hdfs-up` started, as a production
+cluster keeps it, instead of the cluster's directory.  `--fs s3a` points it at `make s3-up`'s
+store but is untried: the executors would need the S3A jars and the credentials too.
 
 `MetastoreCalls` counts the metastore service's calls from its audit log
 (`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def use_cluster(name: str, executors: int, fs: str = "file") -> str:
     """Point this process's dbt and Spark at the cluster; returns the benchmark's warehouse URI.
 
-    `fs` hdfs or s3a: the warehouse on the HDFS or object store `make hdfs-up` / `make s3-up`
+    `fs` hdfs (or, untried, s3a): the warehouse on the store `make hdfs-up` (`make s3-up`)
     started (its export lines in the environment, or .hdfs/env, .s3/env), as production keeps
     a cluster's warehouse, instead of the cluster's own shared directory."""
     env_file = CLUSTER_DIR / "env"
