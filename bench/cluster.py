@@ -7,8 +7,8 @@ or, when unset, from `.cluster/env`.  `--executors N` caps the application at N 
 verifier's results) in the schema `bench_lakehouse` (DBT_SCHEMA), never in the cluster's
 `lakehouse`; `drop_databases` removes them all at the end, so it never touches anything else.
 With `--fs hdfs` the warehouse is on the HDFS that `make hdfs-up` started, as a production
-cluster keeps it, instead of the cluster's directory.  `--fs s3a` points it at `make s3-up`'s
-store but is untried: the executors would need the S3A jars and the credentials too.
+cluster keeps it, instead of the cluster's directory.  `--fs s3a` is refused: the cluster's
+executors get neither the S3A jars nor the credentials.
 
 `MetastoreCalls` counts the metastore service's calls from its audit log
 (`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from workload import store_environment
+from workload import running_session, store_environment
 
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER_DIR = Path(os.environ.get("CLUSTER_DIR") or REPO / ".cluster")
@@ -46,11 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def use_cluster(name: str, executors: int, fs: str = "file") -> str:
-    """Point this process's dbt and Spark at the cluster; returns the benchmark's warehouse URI.
+    """Point this process's dbt and Spark at the cluster; returns the filesystem its warehouse is
+    on (`file`, `hdfs`, ...: what the results file is named after).
 
-    `fs` hdfs (or, untried, s3a): the warehouse on the store `make hdfs-up` (`make s3-up`)
-    started (its export lines in the environment, or .hdfs/env, .s3/env), as production keeps
-    a cluster's warehouse, instead of the cluster's own shared directory."""
+    `fs` hdfs: the warehouse on the HDFS `make hdfs-up` started (its export line in the
+    environment, or .hdfs/env), as production keeps a cluster's warehouse, instead of the
+    cluster's own shared directory (which may itself be on HDFS: CLUSTER_WAREHOUSE_FS=hdfs)."""
+    if fs == "s3a":
+        raise SystemExit(
+            "--cluster --fs s3a: not supported: the cluster's executors get neither the S3A jars nor the credentials"
+        )
+    store = store_environment(fs) if fs != "file" else None  # before .cluster/env sets its own
     env_file = CLUSTER_DIR / "env"
     if not os.environ.get("HIVE_METASTORE_URIS"):
         if not env_file.is_file():
@@ -59,7 +65,7 @@ def use_cluster(name: str, executors: int, fs: str = "file") -> str:
             if line.startswith("export "):
                 key, _, value = line[len("export ") :].partition("=")
                 os.environ[key] = value
-    base = os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/") if fs == "file" else store_environment(fs)
+    base = store or os.environ["SPARK_WAREHOUSE_DIR"].rstrip("/")
     warehouse = f"{base}/bench/{name}-{int(time.time())}"
     os.environ.update(
         {
@@ -72,23 +78,30 @@ def use_cluster(name: str, executors: int, fs: str = "file") -> str:
         }
     )
     os.environ.pop("SPARK_METASTORE_DIR", None)
-    return warehouse
+    return warehouse.split("://", 1)[0] if "://" in warehouse else "file"
 
 
-def drop_databases(*databases: str) -> None:
-    """Drop the benchmark's databases and dbt's schema on the cluster, then its warehouse
-    directory (`use_cluster`'s, its own: what is left there is the purge's journal), if a
-    session runs."""
-    from workload import running_session
-
+def drop_databases(*databases: str, keep_warehouse: bool = False) -> None:
+    """Drop the benchmark's databases and dbt's schema on the cluster, then, unless kept, its
+    warehouse directory (`use_cluster`'s, its own: what is left there is the purge's journal),
+    if a session runs.  A failure is printed, not raised: the benchmark's own error, if any,
+    is the one to see."""
     spark = running_session()
     if spark is None:
         return
-    for database in (*databases, SCHEMA):
-        spark.sql(f"drop database if exists {database} cascade")
-    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
-    warehouse = jvm.org.apache.hadoop.fs.Path(os.environ["SPARK_WAREHOUSE_DIR"])
-    warehouse.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(warehouse, True)  # type: ignore[attr-defined]
+    warehouse = os.environ["SPARK_WAREHOUSE_DIR"]
+    try:
+        for database in (*databases, SCHEMA):
+            spark.sql(f"drop database if exists {database} cascade")
+        if keep_warehouse:
+            print(f"the benchmark's warehouse kept: {warehouse}")
+            return
+        path = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(warehouse)  # type: ignore[attr-defined]
+        path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(path, True)  # type: ignore[attr-defined]
+    except Exception as error:  # noqa: BLE001 - cleaning up after the benchmark
+        print(
+            f"cleaning up the cluster failed ({error}); drop the databases {databases + (SCHEMA,)} and {warehouse} by hand"
+        )
 
 
 def spark_settings() -> dict[str, str]:

@@ -226,7 +226,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
     if args.cluster:
-        cluster.use_cluster("verify", args.executors, args.fs)
+        args.fs = cluster.use_cluster("verify", args.executors, args.fs)
         session_settings()
     else:
         local_warehouse(work, args.fs)
@@ -252,7 +252,7 @@ def main() -> None:
         (RESULTS / result_name(name, args.fs)).write_text(json.dumps(summary, indent=2) + "\n")
     finally:
         if args.cluster:
-            cluster.drop_databases(DATABASE, "bench_ids")
+            cluster.drop_databases(DATABASE, "bench_ids", keep_warehouse=args.keep_work)
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:

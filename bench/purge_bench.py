@@ -342,7 +342,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
     if args.cluster:
-        cluster.use_cluster("purge", args.executors, args.fs)
+        args.fs = cluster.use_cluster("purge", args.executors, args.fs)
         session_settings()
     else:
         local_warehouse(work, args.fs)
@@ -401,7 +401,7 @@ def main() -> None:
         (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
     finally:
         if args.cluster:
-            cluster.drop_databases("bench_purge", "bench_floor", "bench_ids")
+            cluster.drop_databases("bench_purge", "bench_floor", "bench_ids", keep_warehouse=args.keep_work)
         if args.keep_work:
             print(f"work directory kept: {work}")
         else:
