@@ -43,7 +43,7 @@
     {{ return(adapter.dispatch('purge_scan_sql', 'compliance')(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds, source)) }}
 {%- endmacro %}
 
-{#- `source`: what to read instead of the table (a view over the files whose footers admit a listed id, python_hooks/purge/scan.py). -#}
+{#- `source`: what to read instead of the table (a view over the files whose footers admit a listed id, python_hooks/purge/skipping.py). -#}
 {% macro default__purge_scan_sql(database, table, partition_columns, identifier_path, id_database, id_table, id_column, id_bounds=none, source=none) -%}
 select /*+ BROADCAST(b) */
     {%- for column in partition_columns %}

@@ -35,7 +35,7 @@
 {#-
     The policy of one table: the defaults, overridden by the most specific matching seed row
     (`db.table` beats `db.table*` beats `db` beats `db*`; the pattern grammar and its parser are
-    the purge whitelist's, macros/purge/purge_patterns.sql).
+    the purge whitelist's, macros/common/table_patterns.sql).
 -#}
 {% macro retention_policy(database, table, rows, defaults) -%}
     {%- set policy = {} -%}
