@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from workload import running_session, store_environment
+from workload import local_warehouse, running_session, session_settings, store_environment
 
 REPO = Path(__file__).resolve().parents[1]
 CLUSTER_DIR = Path(os.environ.get("CLUSTER_DIR") or REPO / ".cluster")
@@ -81,6 +81,16 @@ def use_cluster(name: str, executors: int, fs: str = "file") -> str:
     return warehouse.split("://", 1)[0] if "://" in warehouse else "file"
 
 
+def choose_warehouse(args: argparse.Namespace, name: str, work: Path) -> None:
+    """With --cluster the cluster's (`use_cluster`; `args.fs` becomes its warehouse's
+    filesystem), otherwise the embedded default's, its metastore in `work` (workload.py)."""
+    if args.cluster:
+        args.fs = use_cluster(name, args.executors, args.fs)
+        session_settings()
+    else:
+        local_warehouse(work, args.fs)
+
+
 def drop_databases(*databases: str, keep_warehouse: bool = False) -> None:
     """Drop the benchmark's databases and dbt's schema on the cluster, then, unless kept, its
     warehouse directory (`use_cluster`'s, its own: what is left there is the purge's journal),
@@ -96,8 +106,9 @@ def drop_databases(*databases: str, keep_warehouse: bool = False) -> None:
         if keep_warehouse:
             print(f"the benchmark's warehouse kept: {warehouse}")
             return
-        path = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(warehouse)  # type: ignore[attr-defined]
-        path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(path, True)  # type: ignore[attr-defined]
+        from python_hooks.catalog import filesystem
+
+        filesystem.delete(spark, warehouse)
     except Exception as error:  # noqa: BLE001 - cleaning up after the benchmark
         print(
             f"cleaning up the cluster failed ({error}); drop the databases {databases + (SCHEMA,)} and {warehouse} by hand"

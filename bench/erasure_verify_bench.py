@@ -51,10 +51,8 @@ from workload import (  # noqa: E402
     describe_counters,
     events_table,
     listed_ids,
-    local_warehouse,
     result_name,
     run_dbt,
-    session_settings,
     store_counters,
 )
 
@@ -225,11 +223,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="verify-bench-"))
     os.environ["VERIFY_BENCH_DIR"] = str(work)
-    if args.cluster:
-        args.fs = cluster.use_cluster("verify", args.executors, args.fs)
-        session_settings()
-    else:
-        local_warehouse(work, args.fs)
+    cluster.choose_warehouse(args, "verify", work)
     try:
         run_dbt(work, "seed")
         from pyspark.sql import SparkSession

@@ -58,10 +58,8 @@ from workload import (  # noqa: E402
     describe_counters,
     events_table,
     listed_ids,
-    local_warehouse,
     result_name,
     run_dbt,
-    session_settings,
     store_counters,
 )
 
@@ -341,11 +339,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="purge-bench-"))
     os.environ["PURGE_BENCH_DIR"] = str(work)
-    if args.cluster:
-        args.fs = cluster.use_cluster("purge", args.executors, args.fs)
-        session_settings()
-    else:
-        local_warehouse(work, args.fs)
+    cluster.choose_warehouse(args, "purge", work)
     try:
         # starts the session with the profile's settings
         dbt("run-operation", "warehouse_databases")

@@ -53,10 +53,8 @@ from workload import (  # noqa: E402
     copy_free_commit,
     counters_between,
     describe_counters,
-    local_warehouse,
     result_name,
     run_dbt,
-    session_settings,
     start_session,
     store_counters,
     warehouse_uri,
@@ -284,12 +282,8 @@ def main() -> None:
         IDS[:] = [args.rows + 1 + 2 * n for n in range(20)]  # odd, inside [0, 2 * rows)
     plan_groups(args.sizes)
     work = Path(tempfile.mkdtemp(prefix="purge-many-bench-"))
-    if args.cluster:
-        args.fs = cluster.use_cluster("purge_many", args.executors, args.fs)
-        COUNT_CALLS["on"] = True
-        session_settings()
-    else:
-        local_warehouse(work, args.fs)
+    cluster.choose_warehouse(args, "purge_many", work)
+    COUNT_CALLS["on"] = args.cluster
     try:
         spark = start_session(work)
         if args.cluster:
