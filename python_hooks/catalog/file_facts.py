@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from python_hooks.catalog.filesystem import is_object_store
-from python_hooks.catalog.jvm import compiled, string_array
+from python_hooks.catalog.jvm import compiled, java_array, string_array
 
 SOURCE = Path(__file__).with_name("FileFacts.java")
 CLASS_NAME = "lakehouse.FileFacts"
@@ -109,9 +109,7 @@ class FileFacts:
             return {}
         # an object store's whole prefix is one paged listing; elsewhere a tree is listed
         # directory by directory, as the store's own listings would be
-        flat = self.spark.sparkContext._gateway.new_array(self.spark._jvm.boolean, len(roots))
-        for index, root in enumerate(roots):
-            flat[index] = is_object_store(self.spark, root)
+        flat = java_array(self.spark, "boolean", [is_object_store(self.spark, root) for root in roots])
         text = self.helper.trees(self.conf, string_array(self.spark, list(roots)), flat, THREADS)
         return dict(zip(roots, json.loads(str(text)), strict=True))
 
@@ -191,11 +189,8 @@ class FileFacts:
         the location cannot be read).  One call for all."""
         if not tables:
             return []
-        gateway, jvm = self.spark.sparkContext._gateway, self.spark._jvm
-        depths = gateway.new_array(jvm.int, len(tables))
-        seeds = gateway.new_array(jvm.long, len(tables))
-        for index, (_, depth, seed) in enumerate(tables):
-            depths[index], seeds[index] = depth, seed
+        depths = java_array(self.spark, "int", [depth for _, depth, _ in tables])
+        seeds = java_array(self.spark, "long", [seed for _, _, seed in tables])
         locations = string_array(self.spark, [location for location, _, _ in tables])
         text = self.helper.samples(self.conf, locations, depths, limit, per_directory, seeds, THREADS)
         return [[str(p) for p in found] for found in json.loads(str(text))]

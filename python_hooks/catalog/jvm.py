@@ -88,13 +88,22 @@ def compiled(spark: Any, source: Path, class_name: str) -> Any:
     return helpers[class_name]
 
 
-def string_array(spark: Any, values: list[str]) -> Any:
-    """A Java String[] of `values` (what the compiled helpers take: one py4j object, where a
-    Python list would be converted element by element at every call)."""
-    array = spark.sparkContext._gateway.new_array(jvm(spark).java.lang.String, len(values))
+def java_array(spark: Any, element: str, values: list[Any]) -> Any:
+    """A Java array of `values` (what the compiled helpers take: one py4j object, where a Python
+    list would be converted element by element at every call); `element` is a primitive type's
+    name (`boolean`, `int`, `long`) or a class's (`java.lang.String`)."""
+    kind = jvm(spark)
+    for part in element.split("."):
+        kind = getattr(kind, part)
+    array = spark.sparkContext._gateway.new_array(kind, len(values))
     for index, value in enumerate(values):
         array[index] = value
     return array
+
+
+def string_array(spark: Any, values: list[str]) -> Any:
+    """A Java String[] of `values`."""
+    return java_array(spark, "java.lang.String", values)
 
 
 def scala_seq(spark: Any, items: list[Any]) -> Any:
