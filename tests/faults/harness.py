@@ -114,10 +114,14 @@ class Lake:
             self.remote = Remote(f"{REMOTE_ROOT}/{name}")
             self.warehouse = self.remote / "live" / "warehouse"
         self.runs = 0
+        # what `inspect` saw of the saved template, by databases: every case restores the same
+        # template, so its "before" is read once (a Spark process less per case)
+        self.template_views: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
 
     # ---- state -------------------------------------------------------------------------------
     def reset(self) -> None:
         """An empty warehouse and metastore."""
+        self.template_views.clear()
         for path in (self.live, self.template):
             shutil.rmtree(path, ignore_errors=True)
         if self.remote is not None:
@@ -125,6 +129,7 @@ class Lake:
         self.live.mkdir(parents=True)
 
     def save(self) -> None:
+        self.template_views.clear()
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.copytree(self.live, self.template, symlinks=True)
         if self.remote is not None:
@@ -243,6 +248,13 @@ class Lake:
 
     def sql(self, statements: list[str]) -> None:
         self.tool({"sql": statements})
+
+    def inspect_template(self, *databases: str) -> dict[str, dict[str, Any]]:
+        """`inspect` of the saved template, as `restore` puts it back: read once per template."""
+        if databases not in self.template_views:
+            self.restore()
+            self.template_views[databases] = self.inspect(*databases)
+        return self.template_views[databases]
 
     def inspect(self, *databases: str) -> dict[str, dict[str, Any]]:
         """{`db.table`: what the tool saw} for every table of `databases`."""

@@ -114,8 +114,8 @@ def test_kill_between_two_swaps_of_one_table(purge_lake: Lake) -> None:
 def check_kill(lake: Lake, fault: Fault, project: Path = REPO) -> dict[tuple[str, str], str]:
     """Kill a purge at `fault`, check what readers see, let the next run finish the work and its
     retention pass clean up; returns the partitions the killed run moved (`moved_partitions`)."""
+    before = lake.inspect_template("fk")
     lake.restore()
-    before = lake.inspect("fk")
     killed = lake.dbt(
         "run", "--select", "purge+", "--vars", scenarios.purge_vars(), fault=fault, project=project
     )
