@@ -10,6 +10,7 @@ section naming the files as they were when it was measured.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -21,8 +22,13 @@ PATH = re.compile(
 HISTORY = {"docs/benchmarks.md"}
 
 
+def markdown() -> list[Path]:
+    """The README and docs/*.md, history included."""
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
 def documents() -> list[Path]:
-    found = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    found = markdown()
     for pattern in ("macros/**/*.yml", "macros/**/*.sql", "models/**/*.yml", "models/**/*.sql"):
         found += sorted(REPO.glob(pattern))
     return [path for path in found if path.relative_to(REPO).as_posix() not in HISTORY]
@@ -76,6 +82,7 @@ def slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
+@functools.cache
 def anchors(document: Path) -> set[str]:
     """Every heading's anchor in `document` (a repeated heading's second is `<slug>-1`, ...),
     outside fenced code."""
@@ -103,7 +110,7 @@ def test_a_heading_gives_githubs_anchor() -> None:
 
 def test_every_section_the_docs_link_exists() -> None:
     broken = []
-    for document in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+    for document in markdown():
         for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1):
             for target, anchor in LINK.findall(line):
                 linked = (document.parent / target).resolve() if target else document
