@@ -7,8 +7,11 @@ or, when unset, from `.cluster/env`.  `--executors N` caps the application at N 
 verifier's results) in the schema `bench_lakehouse` (DBT_SCHEMA), never in the cluster's
 `lakehouse`; `drop_databases` removes them all at the end, so it never touches anything else.
 With `--fs hdfs` the warehouse is on the HDFS that `make hdfs-up` started, as a production
-cluster keeps it, instead of the cluster's directory.  `--fs s3a` is refused: the cluster's
-executors get neither the S3A jars nor the credentials.
+cluster keeps it, instead of the cluster's directory.  On S3 the cluster keeps its own store:
+`CLUSTER_WAREHOUSE_FS=s3a make cluster-up` gives the metastore, the workers and .cluster/env the
+S3A jars, endpoint and credentials of a bucket of its own, and `--cluster` alone then runs there
+(the results file named `s3a`); `--fs s3a`, the store of `make s3-up`, is refused: the cluster's
+executors have none of its credentials.
 
 `MetastoreCalls` counts the metastore service's calls from its audit log
 (`.cluster/logs/metastore-audit.log`, one line per thrift call, written by
@@ -54,7 +57,9 @@ def use_cluster(name: str, executors: int, fs: str = "file") -> str:
     cluster's own shared directory (which may itself be on HDFS: CLUSTER_WAREHOUSE_FS=hdfs)."""
     if fs == "s3a":
         raise SystemExit(
-            "--cluster --fs s3a: not supported: the cluster's executors get neither the S3A jars nor the credentials"
+            "--cluster --fs s3a: the cluster's executors have no credentials for the store of `make s3-up`;"
+            " start the cluster on an object store of its own (`CLUSTER_WAREHOUSE_FS=s3a make cluster-up`)"
+            " and run with --cluster alone"
         )
     store = store_environment(fs) if fs != "file" else None  # before .cluster/env sets its own
     env_file = CLUSTER_DIR / "env"

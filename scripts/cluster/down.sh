@@ -39,6 +39,9 @@ fi
 if [ -d "$CLUSTER_DIR/hdfs/run" ]; then
   cluster_hdfs down
 fi
+if [ -d "$CLUSTER_DIR/s3/run" ]; then
+  cluster_s3 down
+fi
 
 # nothing of this cluster may be left: its executors, daemons and PostgreSQL all name $CLUSTER_DIR
 left=$(pgrep -f -- "$CLUSTER_DIR" || true)

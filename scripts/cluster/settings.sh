@@ -24,6 +24,18 @@ cluster_hdfs() {  # up|down ... : the cluster's HDFS, on its own ports and direc
     HDFS_DATANODE_HTTP_PORT=$((CLUSTER_HDFS_PORT + 54)) HDFS_DATANODE_IPC_PORT=$((CLUSTER_HDFS_PORT + 57)) \
     HDFS_WAREHOUSE=/cluster/warehouse scripts/storage/hdfs.sh "$@"
 }
+# CLUSTER_WAREHOUSE_FS=s3a: the warehouse in a bucket of an object store of the cluster's own
+# (moto's server, scripts/storage/s3.sh, on its own port, state in $CLUSTER_DIR/s3), which the
+# metastore, the drivers and the executors all reach through S3A, as a cloud cluster does
+CLUSTER_S3_PORT=${CLUSTER_S3_PORT:-7170}
+CLUSTER_S3_BUCKET=${CLUSTER_S3_BUCKET:-cluster}
+if [ "$CLUSTER_WAREHOUSE_FS" = s3a ]; then
+  WAREHOUSE_URI="s3a://$CLUSTER_S3_BUCKET/warehouse"
+fi
+cluster_s3() {  # up|down|env ... : the cluster's object store, on its own port and directory
+  S3_DIR="$CLUSTER_DIR/s3" S3_PORT=$CLUSTER_S3_PORT S3_BUCKET=$CLUSTER_S3_BUCKET S3_PREFIX=warehouse \
+    scripts/storage/s3.sh "$@"
+}
 PG_JDBC_JAR=${PG_JDBC_JAR:-/usr/share/java/postgresql.jar}
 PYSPARK_PYTHON=${PYSPARK_PYTHON:-$PWD/.venv/bin/python}
 SPARK_HOME=${SPARK_HOME:-$("$PYSPARK_PYTHON" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))' 2>/dev/null || true)}
