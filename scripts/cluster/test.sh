@@ -12,6 +12,7 @@ export CLUSTER_METASTORE_PORT=${CLUSTER_TEST_METASTORE_PORT:-9093}
 export CLUSTER_MASTER_PORT=${CLUSTER_TEST_MASTER_PORT:-7087}
 export CLUSTER_MASTER_UI_PORT=${CLUSTER_TEST_MASTER_UI_PORT:-8090}
 export CLUSTER_HDFS_PORT=${CLUSTER_TEST_HDFS_PORT:-9840}
+export CLUSTER_S3_PORT=${CLUSTER_TEST_S3_PORT:-7172}
 
 stop() {
   status=$?
@@ -35,8 +36,8 @@ scripts/cluster/up.sh
 source "$CLUSTER_DIR/env"
 unset DBT_TARGET   # the in-process tests use their own profile; the cluster-only tests set it per process
 export LAKEHOUSE_TEST_TARGET=cluster
-if [ "${CLUSTER_WAREHOUSE_FS:-file}" = hdfs ]; then
-  export LAKEHOUSE_TEST_FS=hdfs LAKEHOUSE_TEST_WAREHOUSE=${SPARK_WAREHOUSE_DIR%/warehouse}/tests
+if [ "${CLUSTER_WAREHOUSE_FS:-file}" != file ]; then   # hdfs or s3a: the tests' warehouses beside the cluster's
+  export LAKEHOUSE_TEST_FS=$CLUSTER_WAREHOUSE_FS LAKEHOUSE_TEST_WAREHOUSE=${SPARK_WAREHOUSE_DIR%/warehouse}/tests
 fi
 export TEST_WAREHOUSE_ROOT=$CLUSTER_DIR/tests
 mkdir -p "$TEST_WAREHOUSE_ROOT"

@@ -21,10 +21,13 @@ from tests.conftest import cluster_parameters
 
 
 def session(root: Path):
+    from dbt.adapters.lakehouse.storage import object_store_settings
     from pyspark.sql import SparkSession
 
+    params = {**cluster_parameters(root, "concurrent-reader"), "spark.ui.enabled": "false"}
+    params.update(object_store_settings(params))  # S3A's jars and endpoint, as the adapter adds them
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in {**cluster_parameters(root, "concurrent-reader"), "spark.ui.enabled": "false"}.items():
+    for key, value in params.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
 
