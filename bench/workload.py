@@ -106,7 +106,8 @@ def store_counters(spark: Any) -> dict[str, int]:
     """S3A's own counters for the warehouse's store (as python_hooks/catalog/commit.py reads
     them for the purge's log), {} on a local disk or HDFS.  They count all of this process's use
     of that store (driver and local executors share one S3A instance), so the difference of two
-    readings around one job is what that job cost it."""
+    readings around one job is what that job cost it.  On a cluster the executors are processes
+    of their own: the counters are then the driver's requests only (`describe_counters` says so)."""
     from python_hooks.catalog.commit import store_statistics
 
     return store_statistics(spark, os.environ["SPARK_WAREHOUSE_DIR"], STORE_COUNTERS)
@@ -128,7 +129,9 @@ def describe_counters(cost: dict[str, int]) -> str:
         for name, label in STORE_COUNTERS.items()
         if cost.get(name) or name == "files_copied_bytes"
     ]
-    return f"{cost.get('requests', 0):,} requests: " + ", ".join(parts)
+    on_cluster = os.environ.get("DBT_TARGET") == "cluster"
+    whose = " (the driver's only: the cluster's executors are not counted)" if on_cluster else ""
+    return f"{cost.get('requests', 0):,} requests{whose}: " + ", ".join(parts)
 
 
 def store_environment(fs: str) -> str:
