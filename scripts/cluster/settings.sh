@@ -14,6 +14,10 @@ WAREHOUSE_URI="file:$WAREHOUSE_PATH"
 # DataNode, scripts/storage/hdfs.sh, state in $CLUSTER_DIR/hdfs), as a multi-host cluster keeps it:
 # the metastore, the drivers and the executors then share nothing but the network
 CLUSTER_WAREHOUSE_FS=${CLUSTER_WAREHOUSE_FS:-file}
+case "$CLUSTER_WAREHOUSE_FS" in
+  file | hdfs | s3a) ;;
+  *) echo "cluster: CLUSTER_WAREHOUSE_FS='$CLUSTER_WAREHOUSE_FS' is not file, hdfs or s3a" >&2; exit 2 ;;
+esac
 CLUSTER_HDFS_PORT=${CLUSTER_HDFS_PORT:-9830}   # the NameNode's; its HTTP and the DataNode's follow it
 if [ "$CLUSTER_WAREHOUSE_FS" = hdfs ]; then
   WAREHOUSE_URI="hdfs://127.0.0.1:$CLUSTER_HDFS_PORT/cluster/warehouse"

@@ -26,6 +26,14 @@ command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 [ -x "$SPARK_HOME/bin/spark-class" ] || { echo "cluster-up: $SPARK_HOME/bin/spark-class is missing: run 'make setup' first" >&2; exit 1; }
 
 mkdir -p "$CLUSTER_DIR"/{logs,run,conf,work} "$WAREHOUSE_PATH"
+# the metastore's tables point into one warehouse: a cluster made on one filesystem is not
+# started again on another (its metastore and daemons would keep the first's settings)
+if [ -f "$CLUSTER_DIR/warehouse-fs" ] && [ "$(cat "$CLUSTER_DIR/warehouse-fs")" != "$CLUSTER_WAREHOUSE_FS" ]; then
+  echo "cluster-up: $CLUSTER_DIR was made with CLUSTER_WAREHOUSE_FS=$(cat "$CLUSTER_DIR/warehouse-fs")," \
+    "not $CLUSTER_WAREHOUSE_FS: start it with that, or remove it first (scripts/cluster/down.sh --purge)" >&2
+  exit 1
+fi
+echo "$CLUSTER_WAREHOUSE_FS" >"$CLUSTER_DIR/warehouse-fs"
 
 # ---- helpers -----------------------------------------------------------------------------------
 alive() { [ -f "$CLUSTER_DIR/run/$1.pid" ] && kill -0 "$(cat "$CLUSTER_DIR/run/$1.pid")" 2>/dev/null; }
@@ -57,6 +65,8 @@ start_daemon() {  # name command... : detached, its own session, pid file, log
 PGBIN=$(pg_bindir)
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 PGDATA="$CLUSTER_DIR/pgdata"
+metastore_kept=no   # a metastore from an earlier start, whose tables name the warehouse's files
+[ -f "$PGDATA/PG_VERSION" ] && metastore_kept=yes
 if [ ! -f "$PGDATA/PG_VERSION" ]; then
   log "initdb $PGDATA"
   mkdir -p "$PGDATA" "$CLUSTER_DIR/pgsock"
@@ -99,10 +109,17 @@ fi
 # drivers (.cluster/env, mode 600: it then holds the credentials)
 s3a_classpath=""
 if [ "$CLUSTER_WAREHOUSE_FS" = s3a ]; then
+  # moto keeps its objects in memory: a store started again is empty, while the metastore (in
+  # PostgreSQL) still names tables in it
+  if [ $metastore_kept = yes ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$CLUSTER_S3_PORT") 2>/dev/null; then
+    log "warning: the object store starts empty; the metastore's tables in s3a://$CLUSTER_S3_BUCKET have" \
+      "lost their files (scripts/cluster/down.sh --purge starts afresh)"
+  fi
   log "starting the warehouse's object store on 127.0.0.1:$CLUSTER_S3_PORT"
   cluster_s3 up >/dev/null
-  eval "$(cluster_s3 env)"
-  [ -n "$LAKEHOUSE_JARS" ] || { echo "cluster-up: no S3A jars: run 'make jars'" >&2; exit 1; }
+  s3_exports=$(cluster_s3 env)   # its own line: a failure stops here, under set -e
+  eval "$s3_exports"
+  [ -n "${LAKEHOUSE_JARS:-}" ] || { echo "cluster-up: no S3A jars: run 'make jars'" >&2; exit 1; }
   s3a_classpath=":${LAKEHOUSE_JARS//,/:}"
   cat >"$CLUSTER_DIR/conf/core-site.xml" <<EOF
 <?xml version="1.0"?>
@@ -177,7 +194,9 @@ EOF
 done
 
 # ---- what a driver needs --------------------------------------------------------------------------
-cat >"$CLUSTER_DIR/env" <<EOF
+rm -f "$CLUSTER_DIR/env"
+(umask 077; : >"$CLUSTER_DIR/env")   # it holds the object store's secret with s3a
+cat >>"$CLUSTER_DIR/env" <<EOF
 # source this file to use the cluster: DBT_TARGET=cluster reads these
 export DBT_TARGET=cluster
 export HIVE_METASTORE_URIS=thrift://127.0.0.1:$METASTORE_PORT
@@ -187,7 +206,6 @@ export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON=$PYSPARK_PYTHON
 EOF
 if [ "$CLUSTER_WAREHOUSE_FS" = s3a ]; then
-  chmod 600 "$CLUSTER_DIR/env"
   cluster_s3 env | grep -v '^export SPARK_WAREHOUSE_DIR=' >>"$CLUSTER_DIR/env"
 fi
 cat <<EOF

@@ -57,8 +57,7 @@ up() {
 import sys, urllib.request
 urllib.request.urlopen(urllib.request.Request(sys.argv[1], method="PUT"), timeout=10).read()
 PY
-  exports >"$S3_DIR/env"
-  chmod 600 "$S3_DIR/env"
+  (umask 077; exports >"$S3_DIR/env.tmp") && mv "$S3_DIR/env.tmp" "$S3_DIR/env"   # it holds the secret
   echo "s3-up: ready; a warehouse at s3a://$S3_BUCKET/$S3_PREFIX. Point the profiles at it with:" >&2
   exports
 }
