@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, TEST_FS, WAREHOUSE, WAREHOUSE_ROOT, cluster_only
+from tests.conftest import REPO, TEST_FS, WAREHOUSE_ROOT, beside_warehouse, cluster_only
 from tests.functional.cluster.reader import scans
 
 pytestmark = [cluster_only, pytest.mark.slow]
@@ -88,7 +88,7 @@ def dbt_environment(tmp_path: Path) -> dict[str, str]:
         # on the filesystem of the tables it purges, as a user's is (S3A's jars come with an s3a one)
         "SPARK_WAREHOUSE_DIR": f"file:{tmp_path / 'purge-warehouse'}"
         if TEST_FS == "file"
-        else f"{WAREHOUSE.rsplit('/', 1)[0]}/purge-warehouse",
+        else beside_warehouse(f"purge-warehouse-{tmp_path.name}"),
         "SPARK_CORES_MAX": "1",
         "SPARK_DRIVER_MEMORY": "1g",
         "SPARK_SHUFFLE_PARTITIONS": "2",
