@@ -8,6 +8,10 @@ its certificate verifies.
 The kill point is the third table's swaps (one metastore call for its partitions,
 `committing.swap_together`): two tables are swapped, with their backups registered, and nothing
 of the run reaches purge_log or erasure_request_log.
+
+On a local disk the files are read with the OS's calls; on HDFS and S3 (LAKEHOUSE_TEST_FS)
+through the Hadoop FileSystem of this process's own session, whose metastore is the tests' and
+never the lake's: pyarrow decodes the bytes either way.
 """
 
 from __future__ import annotations
@@ -15,15 +19,15 @@ from __future__ import annotations
 import json
 import re
 import signal
-from pathlib import Path
 from typing import Any
 
-import pyarrow.dataset as ds
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import TEST_FS
+from tests.conftest import TEST_FS, assertion_session
 from tests.faults.harness import SCHEMA, Fault, Lake
-from tests.functional.erasure.files_scan import LocalDisk, local_directory, scan
+from tests.functional.erasure.files_scan import Hadoop, LocalDisk, scan
 from tests.policies import RETENTION_ZERO
 
 DB = "fe"
@@ -70,12 +74,12 @@ def setup_sql() -> list[str]:
     return statements
 
 
-# the ledger's kill cases read the files with pyarrow from local paths (`make test-faults`, a local
-# disk); on HDFS and S3 the ledger's path to `erased` is held by tests/functional/storage
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(TEST_FS != "file", reason=f"reads the lake's files from a local disk, not {TEST_FS}"),
-]
+pytestmark = pytest.mark.slow
+
+
+def lake_files() -> Hadoop | LocalDisk:
+    """The lake's files: the local disk's, or those of HDFS or S3 through this process's session."""
+    return LocalDisk() if TEST_FS == "file" else Hadoop(assertion_session())
 
 
 @pytest.fixture(scope="session")
@@ -90,16 +94,24 @@ def erasure_lake() -> Lake:
 
 
 def ledger(lake: Lake) -> dict[str, dict[str, Any]]:
-    """erasure_requests, read from its files (no Spark beside dbt)."""
-    rows = ds.dataset(str(lake.warehouse / f"{SCHEMA}.db" / "erasure_requests"), format="parquet").to_table()
-    return {r["request_id"]: r for r in rows.to_pylist()}
+    """erasure_requests, read from its files (no Spark job beside dbt)."""
+    reader = lake_files()
+    parts = [
+        pq.read_table(pa.BufferReader(reader.read(name)))
+        for name, _, size in reader.files(str(lake.warehouse / f"{SCHEMA}.db" / "erasure_requests"))
+        if size
+    ]
+    assert parts, f"no file of erasure_requests under {lake.warehouse}"
+    return {r["request_id"]: r for r in pa.concat_tables(parts).to_pylist()}
 
 
 def live_directories(lake: Lake) -> set[str]:
     """The partitions of the onboarded tables, as the metastore lists them now (the harness's own
     Spark process)."""
+    reader = lake_files()
+    name = reader.name if TEST_FS == "file" else reader.from_uri  # the catalog's percent-encoded URIs
     return {
-        local_directory(location)
+        name(location)
         for table in lake.inspect(DB).values()
         if "dataset.descriptor" in (table.get("properties") or {})
         for location in (table.get("partitions") or {}).values()
@@ -109,8 +121,8 @@ def live_directories(lake: Lake) -> set[str]:
 def files(lake: Lake, ids: list[int], live: set[str] | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """(live files, other files) holding the ids, read directly with pyarrow."""
     return scan(
-        LocalDisk(),
-        [lake.warehouse / f"{DB}.db"],
+        lake_files(),
+        [str(lake.warehouse / f"{DB}.db")],
         live if live is not None else live_directories(lake),
         set(ids),
     )
@@ -211,4 +223,7 @@ def test_the_test_reads_the_files_it_says_it_reads(erasure_lake: Lake) -> None:
     lake.restore()
     live, copies = files(lake, REQUESTS["REQ-A"])
     assert len(live) == 2 * len(TABLES) and not copies
-    assert all(Path(path).exists() for path in live)
+    # the lake's own files (not the tests' warehouse), in its tables' partitions a and b
+    root = lake_files().name(str(lake.warehouse / f"{DB}.db"))
+    assert {path.rsplit("/", 3)[0] for path in live} == {root}, (root, sorted(live))
+    assert {path.rsplit("/", 2)[1] for path in live} == {"ds=a", "ds=b"}, sorted(live)

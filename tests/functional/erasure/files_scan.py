@@ -13,8 +13,9 @@ to names *under* a location, never to the location itself: an unpartitioned tabl
 It lists and reads through the session's Hadoop FileSystem (`Hadoop`), so the same scan reads a
 warehouse on the local disk, on HDFS or on an object store; pyarrow decodes the bytes read there.
 Files are named by their qualified URI as the filesystem lists them (`file:/w/db.db/t/ds=a/part-0`,
-`hdfs://nn:port/...`, `s3a://bucket/...`).  Only the crash harness, whose warehouse no Spark of
-the test process may open, scans a local directory (`LocalDisk`).
+`hdfs://nn:port/...`, `s3a://bucket/...`).  The crash harness's lakes, whose metastore no Spark of
+the test process may open, are scanned with the OS's calls on a local disk (`LocalDisk`), and
+through the test process's own session (`Hadoop`, never the lake's metastore) on HDFS and S3.
 
 A file is *live* when it lies directly in the location of an onboarded table (one with a
 `dataset.descriptor`) or of one of its partitions, as the metastore lists them now (Spark's own
@@ -111,8 +112,8 @@ class Hadoop:
 
 
 class LocalDisk:
-    """A local directory read with the OS's calls: for the crash harness only, whose warehouse is
-    on the local disk by design and read with no Spark in the test process."""
+    """A local directory read with the OS's calls: for the crash harness's lakes on a local disk,
+    read with no Spark in the test process."""
 
     @staticmethod
     def name(location: str) -> str:
