@@ -116,8 +116,7 @@ if [ "$CLUSTER_WAREHOUSE_FS" = s3a ]; then
       "lost their files (scripts/cluster/down.sh --purge starts afresh)"
   fi
   log "starting the warehouse's object store on 127.0.0.1:$CLUSTER_S3_PORT"
-  cluster_s3 up >/dev/null
-  s3_exports=$(cluster_s3 env)   # its own line: a failure stops here, under set -e
+  s3_exports=$(cluster_s3 up)   # the export lines it prints; its own line: a failure stops here
   eval "$s3_exports"
   [ -n "${LAKEHOUSE_JARS:-}" ] || { echo "cluster-up: no S3A jars: run 'make jars'" >&2; exit 1; }
   s3a_classpath=":${LAKEHOUSE_JARS//,/:}"
@@ -206,7 +205,7 @@ export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON=$PYSPARK_PYTHON
 EOF
 if [ "$CLUSTER_WAREHOUSE_FS" = s3a ]; then
-  cluster_s3 env | grep -v '^export SPARK_WAREHOUSE_DIR=' >>"$CLUSTER_DIR/env"
+  grep -v '^export SPARK_WAREHOUSE_DIR=' <<<"$s3_exports" >>"$CLUSTER_DIR/env"
 fi
 cat <<EOF
 cluster-up: ready

@@ -109,9 +109,8 @@ def live_directories(lake: Lake) -> set[str]:
     """The partitions of the onboarded tables, as the metastore lists them now (the harness's own
     Spark process)."""
     reader = lake_files()
-    name = reader.name if TEST_FS == "file" else reader.from_uri  # the catalog's percent-encoded URIs
     return {
-        name(location)
+        reader.from_uri(location)  # the catalog's percent-encoded URIs
         for table in lake.inspect(DB).values()
         if "dataset.descriptor" in (table.get("properties") or {})
         for location in (table.get("partitions") or {}).values()

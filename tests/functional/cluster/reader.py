@@ -21,11 +21,11 @@ from tests.conftest import cluster_parameters
 
 
 def session(root: Path):
-    from dbt.adapters.lakehouse.storage import object_store_settings
+    from dbt.adapters.lakehouse.connections import session_parameters
     from pyspark.sql import SparkSession
 
-    params = {**cluster_parameters(root, "concurrent-reader"), "spark.ui.enabled": "false"}
-    params.update(object_store_settings(params))  # S3A's jars and endpoint, as the adapter adds them
+    # completed as the adapter completes every session's (S3A's jars and endpoint on an s3a warehouse)
+    params = session_parameters(cluster_parameters(root, "concurrent-reader"))
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in params.items():
         builder = builder.config(key, value)

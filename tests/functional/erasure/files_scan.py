@@ -119,6 +119,8 @@ class LocalDisk:
     def name(location: str) -> str:
         return local_directory(location)
 
+    from_uri = name  # a percent-encoded URI is decoded by `local_directory` too
+
     @staticmethod
     def files(root: Any) -> list[tuple[str, str, int]]:
         root = str(root)
