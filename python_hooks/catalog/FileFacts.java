@@ -27,11 +27,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.orc.ColumnStatistics;
 import org.apache.orc.IntegerColumnStatistics;
 import org.apache.orc.OrcFile;
@@ -124,12 +126,27 @@ public class FileFacts {
                     continue;
                 }
                 if (count++ > 0) listed.append(',');
+                String version = version(child);
                 listed.append('[').append(quote(path)).append(',').append(child.getLen()).append(',')
-                      .append(child.getModificationTime()).append(']');
+                      .append(child.getModificationTime()).append(',')
+                      .append(version == null ? "null" : quote(version)).append(']');
             }
         }
         return out.append(",\"exists\":true,\"subdirectories\":").append(subdirectories)
                   .append(",\"files\":[").append(listed).append("]}").toString();
+    }
+
+    // What tells two writes of one file apart where its size and modification time may not:
+    // an object store's entity tag (new with every write of the key, even within the second its
+    // Last-Modified keeps), HDFS's file id (a file replaced under its name is a new file, whatever
+    // times are put back).  null where the filesystem has neither (the local disk).
+    static String version(FileStatus status) {
+        if (status instanceof EtagSource) {
+            String tag = ((EtagSource) status).getEtag();
+            if (tag != null && tag.length() > 0) return "etag:" + tag;
+        }
+        if (status instanceof HdfsFileStatus) return "id:" + ((HdfsFileStatus) status).getFileId();
+        return null;
     }
 
     public String list(final Configuration conf, String[] locations, final boolean recursive,

@@ -43,6 +43,9 @@ class DataFile:
     path: str
     size: int
     modified: int
+    # the store's own mark of this write of the file (FileFacts.version): an object store's
+    # entity tag, HDFS's file id; None on the local disk
+    version: str | None = None
 
 
 @dataclass
@@ -58,10 +61,12 @@ class Listing:
     error: str | None = None
 
     def fingerprint(self) -> str:
-        """The digest of every file's path, size and modification time (the commit check's)."""
+        """The digest of every file's path, size, modification time and version (the commit
+        check's): a file replaced keeping its size and time differs by its version where the
+        store has one (an entity tag, an HDFS file id), not on the local disk (docs/safety.md)."""
         digest = hashlib.sha256()
         for item in sorted(self.files, key=lambda f: f.path):
-            digest.update(f"{item.path}\t{item.size}\t{item.modified}\n".encode())
+            digest.update(f"{item.path}\t{item.size}\t{item.modified}\t{item.version or ''}\n".encode())
         return digest.hexdigest()
 
 
@@ -128,7 +133,8 @@ class FileFacts:
                 location=item["location"],
                 exists=bool(item.get("exists", True)),
                 files=[
-                    DataFile(path, int(size), int(modified)) for path, size, modified in item.get("files", [])
+                    DataFile(path, int(size), int(modified), version)
+                    for path, size, modified, version in item.get("files", [])
                 ],
                 subdirectories=bool(item.get("subdirectories", False)),
                 error=item.get("error"),

@@ -19,12 +19,13 @@ case "$CLUSTER_WAREHOUSE_FS" in
   *) echo "cluster: CLUSTER_WAREHOUSE_FS='$CLUSTER_WAREHOUSE_FS' is not file, hdfs or s3a" >&2; exit 2 ;;
 esac
 CLUSTER_HDFS_PORT=${CLUSTER_HDFS_PORT:-9830}   # the NameNode's; its HTTP and the DataNode's follow it
+CLUSTER_HDFS_HTTP_PORT=$((CLUSTER_HDFS_PORT + 50))   # the NameNode's web server (WebHDFS)
 if [ "$CLUSTER_WAREHOUSE_FS" = hdfs ]; then
   WAREHOUSE_URI="hdfs://127.0.0.1:$CLUSTER_HDFS_PORT/cluster/warehouse"
 fi
 cluster_hdfs() {  # up|down ... : the cluster's HDFS, on its own ports and directory
   HDFS_DIR="$CLUSTER_DIR/hdfs" HDFS_NAMENODE_PORT=$CLUSTER_HDFS_PORT \
-    HDFS_NAMENODE_HTTP_PORT=$((CLUSTER_HDFS_PORT + 50)) HDFS_DATANODE_PORT=$((CLUSTER_HDFS_PORT + 56)) \
+    HDFS_NAMENODE_HTTP_PORT=$CLUSTER_HDFS_HTTP_PORT HDFS_DATANODE_PORT=$((CLUSTER_HDFS_PORT + 56)) \
     HDFS_DATANODE_HTTP_PORT=$((CLUSTER_HDFS_PORT + 54)) HDFS_DATANODE_IPC_PORT=$((CLUSTER_HDFS_PORT + 57)) \
     HDFS_WAREHOUSE=/cluster/warehouse scripts/storage/hdfs.sh "$@"
 }

@@ -39,6 +39,9 @@ export LAKEHOUSE_TEST_TARGET=cluster
 if [ "${CLUSTER_WAREHOUSE_FS:-file}" != file ]; then   # hdfs or s3a: the tests' warehouses beside the cluster's
   export LAKEHOUSE_TEST_FS=$CLUSTER_WAREHOUSE_FS LAKEHOUSE_TEST_WAREHOUSE=${SPARK_WAREHOUSE_DIR%/warehouse}/tests
 fi
+if [ "${CLUSTER_WAREHOUSE_FS:-file}" = hdfs ]; then   # the concurrent writer's own client (its REST API)
+  export LAKEHOUSE_TEST_WEBHDFS=http://127.0.0.1:$(source scripts/cluster/settings.sh && echo "$CLUSTER_HDFS_HTTP_PORT")
+fi
 export TEST_WAREHOUSE_ROOT=$CLUSTER_DIR/tests
 mkdir -p "$TEST_WAREHOUSE_ROOT"
 echo "test-cluster: cluster up in $((SECONDS - started))s; running the suites on it"

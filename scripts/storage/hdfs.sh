@@ -14,8 +14,10 @@ export SPARK_WAREHOUSE_DIR=$HDFS_URI$HDFS_WAREHOUSE
 OUT
 }
 
-# a Hadoop class with the daemons' classpath and this HDFS's conf
-HADOOP_JAVA=(java -Xmx512m -Dhadoop.log.dir="$HDFS_DIR/logs" -Dhadoop.home.dir="$HDFS_DIR"
+# a Hadoop class with the daemons' classpath and this HDFS's conf; on Java 17 the NameNode's REST
+# API (WebHDFS: JAXB through Jersey) fails unless java.lang is opened to it
+HADOOP_JAVA=(java -Xmx512m --add-opens=java.base/java.lang=ALL-UNNAMED
+  -Dhadoop.log.dir="$HDFS_DIR/logs" -Dhadoop.home.dir="$HDFS_DIR"
   -Dlog4j.configuration="file:$HDFS_DIR/conf/log4j.properties" -cp "$HDFS_DIR/conf:$JARS_DIR/hdfs/*")
 hadoop_java() { "${HADOOP_JAVA[@]}" "$@"; }
 

@@ -16,6 +16,7 @@ case "$fs" in
     export HDFS_DIR=$PWD/.hdfs-test HDFS_NAMENODE_PORT=$nn HDFS_NAMENODE_HTTP_PORT=$nn_http
     export HDFS_DATANODE_PORT=$dn HDFS_DATANODE_HTTP_PORT=$dn_http HDFS_DATANODE_IPC_PORT=$dn_ipc
     ports="$nn $nn_http $dn $dn_http $dn_ipc"
+    export LAKEHOUSE_TEST_WEBHDFS=http://127.0.0.1:$nn_http   # the concurrent writer's own client
     service=scripts/storage/hdfs.sh ;;
   s3a)
     export S3_DIR=$PWD/.s3-test S3_PORT=${TEST_S3_PORT:-7071}
