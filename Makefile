@@ -37,7 +37,7 @@ help:
 	@echo "make hdfs-up / hdfs-down - a loopback HDFS (NameNode + DataNode); prints the export lines"
 	@echo "make s3-up / s3-down - a loopback S3-compatible object store; prints the export lines"
 	@echo "make test-hdfs / test-s3 - the functional suites with the warehouse on HDFS / on S3 (s3a://)"
-	@echo "make test-storage-smoke - what CI runs on HDFS and S3 at once: tests/functional/storage on each"
+	@echo "make test-storage-smoke - what CI runs on HDFS and S3 at once: tests/functional/storage and the concurrent writer on each"
 
 # ---- setup ---------------------------------------------------------------------------------
 $(VENV)/.installed: requirements.txt constraints.txt pyproject.toml

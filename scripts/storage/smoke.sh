@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test-storage-smoke` (CI): tests/functional/storage on a loopback HDFS and on an S3-compatible
-# store at once (each on its own ports and directory, started and stopped by test.sh however the
+# `make test-storage-smoke` (CI): tests/functional/storage and the purge's commit check against a
+# concurrent writer (tests/functional/purge/test_concurrent_writer.py) on a loopback HDFS and on an
+# S3-compatible store at once (each on its own ports and directory, started and stopped by test.sh however the
 # tests end); each one's output is printed whole when it ends, and the smoke fails if either does.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -8,7 +9,8 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 pids=()
 for fs in hdfs s3a; do
-  scripts/storage/test.sh "$fs" tests/functional/storage "$@" >"$logs/$fs.log" 2>&1 &
+  scripts/storage/test.sh "$fs" tests/functional/storage tests/functional/purge/test_concurrent_writer.py "$@" \
+    >"$logs/$fs.log" 2>&1 &
   pids+=($!)
 done
 status=0
