@@ -137,8 +137,8 @@ public class FileFacts {
     }
 
     // What tells two writes of one file apart where its size and modification time may not:
-    // an object store's entity tag (new with every write of the key, even within the second its
-    // Last-Modified keeps), HDFS's file id (a file replaced under its name is a new file, whatever
+    // an object store's entity tag (other bytes under the key, another tag, even within the
+    // second its Last-Modified keeps), HDFS's file id (a file replaced under its name is a new file, whatever
     // times are put back).  null where the filesystem has neither (the local disk).
     static String version(FileStatus status) {
         if (status instanceof EtagSource) {
