@@ -198,7 +198,8 @@ test-s3: setup
 	scripts/storage/test.sh s3a
 
 # What CI runs on each (tests/functional/storage): a purge interrupted and finished, a restore,
-# retention's deletes and the erasure ledger to `erased`, on HDFS and on S3 at once.
+# retention's deletes and the erasure ledger to `erased`, and the commit check against a
+# concurrent writer (tests/functional/purge/test_concurrent_writer.py), on HDFS and on S3 at once.
 test-storage-smoke: setup
 	scripts/storage/smoke.sh
 

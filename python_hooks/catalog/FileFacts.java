@@ -17,6 +17,7 @@ package lakehouse;
 
 import java.io.ByteArrayInputStream;
 import java.io.FileNotFoundException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -27,13 +28,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 import org.apache.orc.ColumnStatistics;
 import org.apache.orc.IntegerColumnStatistics;
 import org.apache.orc.OrcFile;
@@ -138,14 +137,39 @@ public class FileFacts {
 
     // What tells two writes of one file apart where its size and modification time may not:
     // an object store's entity tag (other bytes under the key, another tag, even within the
-    // second its Last-Modified keeps), HDFS's file id (a file replaced under its name is a new file, whatever
-    // times are put back).  null where the filesystem has neither (the local disk).
-    static String version(FileStatus status) {
-        if (status instanceof EtagSource) {
-            String tag = ((EtagSource) status).getEtag();
-            if (tag != null && tag.length() > 0) return "etag:" + tag;
+    // second its Last-Modified keeps: S3A's and ABFS's statuses carry it), HDFS's file id (a file
+    // replaced under its name is a new file, whatever times are put back).  null where the
+    // status has neither (the local disk; viewfs:// and other wrapping filesystems).  Both are
+    // looked up by name: EtagSource is Hadoop 3.3.2's, and an older client must still list.
+    static final Class ETAG_SOURCE = load("org.apache.hadoop.fs.EtagSource");
+    static final Method GET_ETAG = method(ETAG_SOURCE, "getEtag");
+    static final Class HDFS_STATUS = load("org.apache.hadoop.hdfs.protocol.HdfsFileStatus");
+    static final Method GET_FILE_ID = method(HDFS_STATUS, "getFileId");
+
+    static Class load(String name) {
+        try {
+            return Class.forName(name, false, FileSystem.class.getClassLoader());
+        } catch (Throwable missing) {
+            return null;
         }
-        if (status instanceof HdfsFileStatus) return "id:" + ((HdfsFileStatus) status).getFileId();
+    }
+
+    static Method method(Class type, String name) {
+        try {
+            return type == null ? null : type.getMethod(name, new Class[0]);
+        } catch (Throwable missing) {
+            return null;
+        }
+    }
+
+    static String version(FileStatus status) throws Exception {
+        if (GET_ETAG != null && ETAG_SOURCE.isInstance(status)) {
+            Object tag = GET_ETAG.invoke(status, new Object[0]);
+            if (tag != null && tag.toString().length() > 0) return "etag:" + tag;
+        }
+        if (GET_FILE_ID != null && HDFS_STATUS.isInstance(status)) {
+            return "id:" + GET_FILE_ID.invoke(status, new Object[0]);
+        }
         return null;
     }
 

@@ -69,6 +69,28 @@ class Listing:
             digest.update(f"{item.path}\t{item.size}\t{item.modified}\t{item.version or ''}\n".encode())
         return digest.hexdigest()
 
+    def changes_since(self, before: list[DataFile], most: int = 3) -> str:
+        """What differs from the files `before`, for a person: "part-1 added; part-0 written
+        again (modification time, version changed)", the first `most` of it."""
+        then, now = {f.path: f for f in before}, {f.path: f for f in self.files}
+        changes = [f"{_name(p)} added" for p in sorted(now.keys() - then.keys())]
+        changes += [f"{_name(p)} removed" for p in sorted(then.keys() - now.keys())]
+        for path in sorted(now.keys() & then.keys()):
+            old, new = then[path], now[path]
+            what = [said for key, said in _SAID.items() if getattr(old, key) != getattr(new, key)]
+            if what:
+                changes.append(f"{_name(path)} written again ({', '.join(what)} changed)")
+        more = f"; {len(changes) - most} more change(s)" if len(changes) > most else ""
+        return "; ".join(changes[:most]) + more
+
+
+# a DataFile's fields as Listing.changes_since names them
+_SAID = {"size": "size", "modified": "modification time", "version": "version"}
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
 
 @dataclass
 class Group:

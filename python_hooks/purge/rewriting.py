@@ -48,6 +48,7 @@ def take_facts(run: TableRun) -> None:
             )
             continue
         run.ledger.entry(part).fingerprint = listing.fingerprint()
+        run.ledger.entry(part).files = list(listing.files)
         part.rows_before = split[0][part.location] if split else _rows(run, part, listing, table.table)
     if split is not None:
         _, rewrite, copy = split

@@ -16,9 +16,10 @@ other move raises IllegalTransition, naming the partition, its state and the ste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
+from python_hooks.catalog.file_facts import DataFile
 from python_hooks.catalog.journal import Outcome
 from python_hooks.errors import LakehouseError
 from python_hooks.purge.plan import PartitionRewrite
@@ -69,6 +70,7 @@ class Entry:
     state: State = State.PENDING
     reason: str | None = None  # why it FAILED
     fingerprint: str | None = None  # its files before the rewrite (the commit check's reference)
+    files: list[DataFile] = field(default_factory=list)  # those files, to say what changed
     backup_partition: bool = False  # its backup partition exists (undo drops it)
     failed_from: State | None = None  # the state it FAILED from (CHECKED: it may have moved)
 

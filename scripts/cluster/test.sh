@@ -40,7 +40,8 @@ if [ "${CLUSTER_WAREHOUSE_FS:-file}" != file ]; then   # hdfs or s3a: the tests'
   export LAKEHOUSE_TEST_FS=$CLUSTER_WAREHOUSE_FS LAKEHOUSE_TEST_WAREHOUSE=${SPARK_WAREHOUSE_DIR%/warehouse}/tests
 fi
 if [ "${CLUSTER_WAREHOUSE_FS:-file}" = hdfs ]; then   # the concurrent writer's own client (its REST API)
-  export LAKEHOUSE_TEST_WEBHDFS=http://127.0.0.1:$(source scripts/cluster/settings.sh && echo "$CLUSTER_HDFS_HTTP_PORT")
+  webhdfs_port=$(source scripts/cluster/settings.sh && echo "$CLUSTER_HDFS_HTTP_PORT")
+  export LAKEHOUSE_TEST_WEBHDFS=http://127.0.0.1:$webhdfs_port
 fi
 export TEST_WAREHOUSE_ROOT=$CLUSTER_DIR/tests
 mkdir -p "$TEST_WAREHOUSE_ROOT"

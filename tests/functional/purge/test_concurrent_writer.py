@@ -160,7 +160,7 @@ class TestConcurrentWriter:
         for table in {"replace_p", "replace_u", "keep_mtime_p"} & set(TABLES):
             change = changes[table]
             assert change["size"] == store().stat(change["file"])[0]  # same name, same size
-        if store().keeps_mtime:  # S3's Last-Modified has whole seconds: its entity tag tells them apart
+        if store().keeps_mtime:  # S3's Last-Modified has whole seconds: two writes may share one
             assert changes["replace_p"]["mtime_after"] != changes["replace_p"]["mtime_before"]
         if "keep_mtime_p" in TABLES:
             assert changes["keep_mtime_p"]["mtime_after"] == changes["keep_mtime_p"]["mtime_before"]
@@ -175,6 +175,10 @@ class TestConcurrentWriter:
         assert (row.state, row.new_location, row.rows_after) == ("FAILED", None, None)
         assert "purge" in first_run["failed"]  # a FAILED partition fails the node
         assert row.reason.startswith(REASON)
+        # the reason names the writer's file and what it did
+        name = change["file"].rsplit("/", 1)[1]
+        did = {"append": "added", "delete": "removed"}.get(change["action"], "written again (")
+        assert f"{name} {did}" in row.reason, row.reason
         assert row.reason.endswith("(failed in step check_commit, from BACKED_UP)"), row.reason
         assert (
             f"{DB}.{table} {'ds=a' if partitioned else '(unpartitioned)'}: FAILED: {REASON}"

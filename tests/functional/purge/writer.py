@@ -39,7 +39,7 @@ import sys
 import uuid
 from typing import Any
 from urllib.error import HTTPError
-from urllib.parse import quote, unquote, urlencode, urlparse
+from urllib.parse import quote, urlencode, urlparse
 from urllib.request import Request, urlopen
 
 ACTIONS = ("append", "replace", "replace_keep_mtime", "delete")
@@ -47,7 +47,9 @@ APPENDED_IDS = (4242, 1001)
 
 
 def local(location: str) -> str:
-    return unquote(urlparse(location).path) if location.startswith("file:") else location
+    # a catalog location is a Hadoop path: an escaped partition value (`ds=10%3A00`) is the
+    # directory's own name, never to be unquoted
+    return urlparse(location).path if location.startswith("file:") else location
 
 
 class LocalStore:
@@ -105,7 +107,7 @@ class WebHdfsStore:
         self.user = getpass.getuser()
 
     def path(self, location: str) -> str:
-        return unquote(urlparse(location).path)
+        return urlparse(location).path
 
     def _url(self, path: str, op: str, **params: Any) -> str:
         query = urlencode({"op": op, "user.name": self.user, **params})
@@ -115,8 +117,12 @@ class WebHdfsStore:
         request = Request(url, data=data, method=method)
         if data is not None:
             request.add_header("Content-Type", "application/octet-stream")
-        with urlopen(request, timeout=60) as response:  # noqa: S310 - the loopback NameNode
-            return response.read()
+        try:
+            with urlopen(request, timeout=60) as response:  # noqa: S310 - the loopback NameNode
+                return response.read()
+        except HTTPError as exc:
+            # WebHDFS says why in its body (a RemoteException as JSON)
+            raise RuntimeError(f"WebHDFS {method} {url}: HTTP {exc.code}: {exc.read()[:500]!r}") from exc
 
     def data_files(self, directory: str) -> list[str]:
         listed = json.loads(self._call("GET", self._url(directory, "LISTSTATUS")))
@@ -141,12 +147,12 @@ class WebHdfsStore:
 
     def exists(self, path: str) -> bool:
         try:
-            self._call("GET", self._url(path, "GETFILESTATUS"))
+            with urlopen(self._url(path, "GETFILESTATUS"), timeout=60):  # noqa: S310 - the loopback NameNode
+                return True
         except HTTPError as exc:
             if exc.code == 404:
                 return False
             raise
-        return True
 
     def stat(self, path: str) -> tuple[int, int]:
         status = json.loads(self._call("GET", self._url(path, "GETFILESTATUS")))["FileStatus"]
@@ -164,6 +170,13 @@ class S3Store:
     def __init__(self, endpoint: str) -> None:
         from pyarrow import fs
 
+        missing = [k for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY") if not os.environ.get(k)]
+        if not endpoint or missing:
+            raise RuntimeError(
+                "the concurrent writer reaches S3 with the adapter's settings: set LAKEHOUSE_S3_ENDPOINT,"
+                " AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (scripts/storage/test.sh s3a does);"
+                f" missing: {', '.join(missing + ([] if endpoint else ['LAKEHOUSE_S3_ENDPOINT']))}"
+            )
         parsed = urlparse(endpoint)
         self.fs = fs.S3FileSystem(
             access_key=os.environ["AWS_ACCESS_KEY_ID"],
@@ -176,7 +189,7 @@ class S3Store:
 
     def path(self, location: str) -> str:
         parsed = urlparse(location)
-        return f"{parsed.netloc}{unquote(parsed.path)}"
+        return f"{parsed.netloc}{parsed.path}"
 
     def data_files(self, directory: str) -> list[str]:
         from pyarrow import fs
@@ -224,8 +237,8 @@ def store_for(location: str) -> LocalStore | WebHdfsStore | S3Store:
             )
         return WebHdfsStore(base)
     if scheme == "s3a":
-        return S3Store(os.environ["LAKEHOUSE_S3_ENDPOINT"])
-    raise RuntimeError(f"the concurrent writer has no client for {scheme}: ({location})")
+        return S3Store(os.environ.get("LAKEHOUSE_S3_ENDPOINT", ""))
+    raise RuntimeError(f"the concurrent writer has no client for {scheme}:// (the location {location})")
 
 
 def run(spark: Any, action: str, location: str, report: str) -> dict[str, Any]:

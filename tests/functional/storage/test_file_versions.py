@@ -28,6 +28,9 @@ def test_a_file_written_again_with_its_size_and_time_is_told_apart_where_the_sto
     store.write(path, b"A" * 64)
     facts = FileFacts(spark)
     before = facts.list([directory])[directory]
+    # listed again, unchanged: the same version, the same fingerprint (no false alarm)
+    again = FileFacts(spark).list([directory])[directory]
+    assert again.files == before.files and again.fingerprint() == before.fingerprint()
     _, mtime = store.stat(path)
     store.write(path, b"B" * 64, replace=True)
     if store.keeps_mtime:
@@ -41,9 +44,14 @@ def test_a_file_written_again_with_its_size_and_time_is_told_apart_where_the_sto
     if TEST_FS == "file":
         # no version on the local disk: the replacement passes the commit check (the stated limit)
         assert before.files[0].version is None and after.files[0].version is None
-        assert after.fingerprint() == before.fingerprint()
+        assert after.fingerprint() == before.fingerprint() and after.changes_since(before.files) == ""
     else:
         prefix = {"hdfs": "id:", "s3a": "etag:"}[TEST_FS]
         assert before.files[0].version.startswith(prefix), before.files[0]
         assert after.files[0].version.startswith(prefix) and after.files[0].version != before.files[0].version
         assert after.fingerprint() != before.fingerprint()
+        said = after.changes_since(before.files)  # what the commit check's FAILED reason says
+        assert said.startswith("part-00000.parquet written again ("), said
+        assert said.endswith("version changed)"), said
+        if store.keeps_mtime:
+            assert said == "part-00000.parquet written again (version changed)"
