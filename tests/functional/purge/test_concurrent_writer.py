@@ -232,7 +232,9 @@ class TestConcurrentWriter:
         the old bytes; the writer's bytes stay in the old directory, which the backup keeps."""
         table = "keep_mtime_p"
         before, change, ts = first_run["before"][table], first_run["changes"][table], first_run["ts"]
-        assert first_run["rows"][(table, "ds=a")].state == "COMMITTED"
+        mine = {k: (r.state, r.reason) for k, r in first_run["rows"].items() if k[0] == table}
+        assert (table, "ds=a") in first_run["rows"], mine
+        assert first_run["rows"][(table, "ds=a")].state == "COMMITTED", mine
         assert location(spark, DB, table, A) == f"{before['table_location']}/{ts}/ds=a"
         live = partition_rows(table_rows(spark, f"{DB}.{table}"), "a")
         assert live == kept_rows(partition_rows(before["rows"], "a"))  # the change is not live
