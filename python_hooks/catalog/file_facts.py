@@ -61,17 +61,18 @@ class Listing:
     error: str | None = None
 
     def fingerprint(self) -> str:
-        """The digest of every file's path, size, modification time and version (the commit
-        check's): a file replaced keeping its size and time differs by its version where the
-        store has one (an entity tag, an HDFS file id), not on the local disk (docs/safety.md)."""
+        """The digest of every file's path, size, modification time and version: a file replaced
+        keeping its size and time differs by its version where the store has one (an entity tag,
+        an HDFS file id), not on the local disk (docs/safety.md)."""
         digest = hashlib.sha256()
         for item in sorted(self.files, key=lambda f: f.path):
             digest.update(f"{item.path}\t{item.size}\t{item.modified}\t{item.version or ''}\n".encode())
         return digest.hexdigest()
 
     def changes_since(self, before: list[DataFile], most: int = 3) -> str:
-        """What differs from the files `before`, for a person: "part-1 added; part-0 written
-        again (modification time, version changed)", the first `most` of it."""
+        """What differs from the files `before` (the commit check's test: "" when nothing does,
+        every field compared as the fingerprint compares it), for a person: "part-1 added;
+        part-0 written again (modification time, version changed)", the first `most` of it."""
         then, now = {f.path: f for f in before}, {f.path: f for f in self.files}
         changes = [f"{_name(p)} added" for p in sorted(now.keys() - then.keys())]
         changes += [f"{_name(p)} removed" for p in sorted(then.keys() - now.keys())]

@@ -99,7 +99,7 @@ def fingerprint(spark: Any, path: str) -> str:
 def digest(files: Iterable[tuple[str, int, int]]) -> str:
     """The fingerprint of data files given as (path, size, modification time): equal digests mean
     the same files, unchanged, short of a file rewritten with its size and time kept (the purge's
-    commit check uses file_facts.Listing.fingerprint, which adds each file's version)."""
+    commit check also compares each file's version: file_facts.Listing.changes_since)."""
     sha = hashlib.sha1(usedforsecurity=False)
     for path, size, modified in files:
         sha.update(f"{path}|{size}|{modified}\n".encode())

@@ -111,18 +111,18 @@ def check_commit(run: TableRun) -> None:
         [p.location for p in backed_up], recursive=not run.table.partitioned, exclude=exclude
     )
     for part in backed_up:
-        listing, entry = listings[part.location], run.ledger.entry(part)
+        listing = listings[part.location]
         if listing.error is not None:
             run.ledger.fail(
                 part,
                 f"the files of the partition could not be listed for the commit check ({listing.error}):"
                 " not swapped, the next run purges it again",
             )
-        elif listing.fingerprint() != entry.fingerprint:
+        elif changed := listing.changes_since(run.ledger.entry(part).files):
             run.ledger.fail(
                 part,
                 "the files of the partition changed between the start of the rewrite and the swap (a concurrent"
-                f" write? {listing.changes_since(entry.files)}): not swapped, the next run purges it again",
+                f" write? {changed}): not swapped, the next run purges it again",
             )
         else:
             run.ledger.move(part, Step.COMMIT_CHECK)

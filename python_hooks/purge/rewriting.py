@@ -47,7 +47,6 @@ def take_facts(run: TableRun) -> None:
                 f"could not list the files of {part.location}: {listing.error}; nothing was written, the next run tries again",
             )
             continue
-        run.ledger.entry(part).fingerprint = listing.fingerprint()
         run.ledger.entry(part).files = list(listing.files)
         part.rows_before = split[0][part.location] if split else _rows(run, part, listing, table.table)
     if split is not None:

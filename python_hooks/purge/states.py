@@ -69,8 +69,8 @@ class Entry:
     part: PartitionRewrite
     state: State = State.PENDING
     reason: str | None = None  # why it FAILED
-    fingerprint: str | None = None  # its files before the rewrite (the commit check's reference)
-    files: list[DataFile] = field(default_factory=list)  # those files, to say what changed
+    # its files before the rewrite, each with its size, time and version (the commit check's reference)
+    files: list[DataFile] = field(default_factory=list)
     backup_partition: bool = False  # its backup partition exists (undo drops it)
     failed_from: State | None = None  # the state it FAILED from (CHECKED: it may have moved)
 
