@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test-storage-smoke` (CI): tests/functional/storage and the purge's commit check against a
 # concurrent writer (tests/functional/purge/test_concurrent_writer.py) on a loopback HDFS and on an
-# S3-compatible store at once (each on its own ports and directory, started and stopped by test.sh however the
-# tests end); each one's output is printed whole when it ends, and the smoke fails if either does.
+# S3-compatible store at once (each on its own ports and directory, started and stopped by test.sh
+# however the tests end); each one's output is printed whole when it ends, and the smoke fails if
+# either does.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=$(mktemp -d)

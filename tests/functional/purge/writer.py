@@ -12,7 +12,8 @@ the files as another writer would (`store_for`):
 - S3: pyarrow's S3 client, with the endpoint and credentials the adapter reads
   (`LAKEHOUSE_S3_ENDPOINT`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`).
 
-It appends one JSON line per change to the report file, which the test reads:
+It appends one JSON line per change to the report file, which the test reads (the location it
+was given, and the file it changed under that location):
 
 - `append`: a new parquet file with two rows (4242, and 1001, a purged id);
 - `replace`: the first data file written again under its name with the same size and other bytes
@@ -327,7 +328,9 @@ def main(action: str, location: str, report: str) -> None:
         content = store.read(change["file"])
         change["sha256"] = sha256(content)
         change["size"] = len(content)
-    change.update(action=action, directory=directory, pid=os.getpid())
+    # the file as the catalog spells its directory, for the test's own reads through Hadoop
+    change["file"] = f"{location.rstrip('/')}/{change['file'].rsplit('/', 1)[1]}"
+    change.update(action=action, location=location, pid=os.getpid())
     with open(report, "a") as handle:
         handle.write(json.dumps(change) + "\n")
     print(os.getpid(), flush=True)
