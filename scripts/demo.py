@@ -10,7 +10,7 @@ The story: seed the ids, build `tracking.event` and the compaction inputs (onboa
 models' config), compact hourly data with duplicates and late records and take a snapshot, purge
 the ids (`purge+`: purge, log, verification, retention) from `tracking.event`, the hourly input
 and its compacted tables, restore one partition from its backup (the ids come back), purge again
-(they go again), run a retention pass as if ten days had passed (the backups and trash expire),
+(they go again), run a retention pass with the copies' policies at zero (the backups and trash go),
 list what else may hold ids, verify the bytes of every onboarded table and every copy, write
 DSR-2026-001's certificate and check it against the tables, generate the docs, and print what
 happened from the audit tables.
@@ -23,7 +23,6 @@ import os
 import shutil
 import sys
 import time
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -205,11 +204,16 @@ def main() -> None:
     dbt("run", "--select", "purge+")
     ids_after_second_purge = ids_left()
 
-    # 5. retention as if ten days had passed: backups and trash past their policy go
-    later = datetime.now(timezone.utc) + timedelta(days=10)
-    dbt(
-        "run", "--select", "retention+", "--vars", json.dumps({"retention_now": f"{later:%Y-%m-%dT%H:%M:%S}"})
-    )
+    # 5. retention with the copies' policies at zero (as a request that must not wait for the
+    # policies does): the backups, trash and stale copies of the purges go now
+    at_zero = {
+        "backup_retention_days": 0,
+        "trash_retention_days": 0,
+        "staging_retention_hours": 0,
+        "stale_retention_days": 0,
+        "retention_allow_short": True,
+    }
+    dbt("run", "--select", "retention+", "--vars", json.dumps(at_zero))
 
     # 6. coverage (docs/erasure.md): what else may hold ids (only the excepted count tables here)
     dbt("run", "--select", "pii_coverage")

@@ -8,7 +8,8 @@
     Every check runs before the first change (python_hooks/restore/plan.py).
 #}
 {% macro restore(table, partition=none, backup=none) -%}
-    {%- set plan = adapter.restore_plan(table, partition, backup, var('retention_now', none)) -%}
+    {%- set plan = adapter.restore_plan(table, partition, backup, var('retention_now', none),
+        compliance.bool_var('retention_allow_future_now')) -%}
     {%- if plan['current_location'] -%}
         {%- call statement('restore_create_trash') -%}
             {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table'],

@@ -10,8 +10,6 @@ table that merely looks like `orders_backup_202401151200` is a user's table and 
 from __future__ import annotations
 
 import re
-import time
-from datetime import datetime, timezone
 from typing import Any
 
 from python_hooks.catalog import metastore
@@ -73,18 +71,6 @@ def looks_like_side_table(table: Any) -> bool:
     """Named like a side table but not registered as one (a user's table, or one made before
     registration existed: `dbt run-operation adopt_side_tables` lists and adopts those)."""
     return side_table(table.name) is not None and registration(table) is None
-
-
-def now_ms(value: Any) -> int:
-    """`retention_now` (epoch ms, or an ISO timestamp in UTC), or the current time."""
-    if value in (None, ""):
-        return int(time.time() * 1000)
-    if isinstance(value, (int, float)) or str(value).isdigit():
-        return int(value)
-    parsed = datetime.fromisoformat(str(value))
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return int(parsed.timestamp() * 1000)
 
 
 def adoption_candidates(spark: Any, databases: list[str] | None = None) -> list[dict[str, Any]]:

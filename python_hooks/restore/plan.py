@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import filesystem, metastore
-from python_hooks.catalog.side_tables import named_side_tables, now_ms
+from python_hooks.catalog.clock import retention_clock
+from python_hooks.catalog.side_tables import named_side_tables
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
 
 # a registered backup: (its timestamp, its table)
@@ -180,10 +181,18 @@ def _newest_backup(
 
 
 def plan_restore(
-    spark: Any, table: str, partition: str | None = None, backup: str | None = None, now: Any = None
+    spark: Any,
+    table: str,
+    partition: str | None = None,
+    backup: str | None = None,
+    now: Any = None,
+    allow_future: Any = False,
 ) -> dict[str, Any]:
     """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
-    partition or backup that does not exist is a NotFoundError naming the nearest that do."""
+    partition or backup that does not exist is a NotFoundError naming the nearest that do.  `now`
+    (var retention_now) names and dates the trash table; in the future it is refused unless
+    `allow_future` (policy.retention_clock)."""
+    clock = retention_clock(now, allow_future)
     database, name, live = _live_table(spark, table, partition)
     pairs = parse_partition(partition, live.partition_columns, table)
     spec = "/".join(f"{k}={v}" for k, v in pairs)
@@ -196,7 +205,7 @@ def plan_restore(
         )
     else:
         chosen, location = _newest_backup(spark, table, spec, pairs, live, current, backups, current_location)
-    ts = now_ms(now)
+    ts = clock.ms
     while metastore.table_exists(spark, database, f"{name}_trash_{ts}"):
         ts += 1
     return {

@@ -23,9 +23,10 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import console, filesystem, layout, metastore
+from python_hooks.catalog.clock import retention_clock
 from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Table
-from python_hooks.catalog.side_tables import looks_like_side_table, now_ms, registration, side_table
+from python_hooks.catalog.side_tables import looks_like_side_table, registration, side_table
 from python_hooks.errors import ConfigError
 from python_hooks.retention.attempts import AttemptLog, report
 from python_hooks.retention.deletion import Deleter
@@ -414,13 +415,16 @@ def run_retention(
     stale_relation: list[str] | None = None,
     view_name: str = "retention_attempts",
     progress_seconds: Any = 10,
+    allow_future: Any = False,
 ) -> dict[str, Any]:
     """Run every retention operation; register the attempts as temp view `view_name`; return totals
     and the report of what went (or, dry, would go), per kind.
 
     `dry_run` arrives parsed (the macro reads retention_dry_run and purge_dry_run with
     compliance.bool_var, the one boolean parser): anything but a boolean is refused.  Progress is
-    told every `progress_seconds` (var retention_progress_seconds) while the pass runs."""
+    told every `progress_seconds` (var retention_progress_seconds) while the pass runs.  `now` is
+    var retention_now (policy.retention_clock: refused in the future unless `allow_future`); a pass
+    whose clock it overrode records that clock in its log, a row of kind `clock`, whatever it deleted."""
     if not isinstance(dry_run, bool):
         raise ConfigError(
             f"Retention: dry_run is {dry_run!r}, not a boolean: read retention_dry_run with compliance.bool_var "
@@ -435,7 +439,13 @@ def run_retention(
             f"Var retention_progress_seconds is {progress_seconds!r}: expected a number of seconds > 0 (default 10)."
             " Nothing was deleted."
         ) from None
-    retention = Retention(spark, invocation_id, now_ms(now), dry_run, policies or {}, defaults)
+    clock = retention_clock(now, allow_future)
+    retention = Retention(spark, invocation_id, clock.ms, dry_run, policies or {}, defaults)
+    if clock.overridden:
+        retention.log.add("clock", "override_clock", None, None, None, None, note=clock.describe())
+        console.say(
+            f"Retention: ages are judged at {clock.describe()} (recorded in retention_log, kind clock)"
+        )
     if stale_relation:
         retention.load_stale(stale_relation[0], stale_relation[1])
     retention.protect_pending_stale()
@@ -449,7 +459,7 @@ def run_retention(
     if not retention.dry_run:
         filesystem.delete(spark, retention.scratch_root)
     retention.log.frame(spark).createOrReplaceTempView(view_name)
-    attempts = retention.attempts
+    attempts = [a for a in retention.attempts if a["kind"] != "clock"]
     return {
         "dry_run": retention.dry_run,
         "attempts": len(attempts),

@@ -2,6 +2,7 @@
 
 import pytest
 
+from python_hooks.catalog.clock import Clock, retention_clock
 from python_hooks.errors import LakehouseError
 from python_hooks.retention.policy import check_policies, validate_policies
 
@@ -122,3 +123,30 @@ def test_a_pattern_that_matches_no_table_is_a_warning_with_the_nearest_names():
         "retention_policies row 3 (table_pattern): 'nowhere*' matches no table",
         "Var retention_scope: 'salse' matches no table (did you mean sales?)",
     ]
+
+
+def test_a_clock_in_the_future_is_refused_unless_allowed():
+    """`retention_now` beyond a few minutes ahead of the driver's clock would make every copy due
+    at once: refused, saying what to do; allowed only with retention_allow_future_now (a test or a
+    demo that simulates a later day), and then marked as overridden, for retention_log."""
+    driver = 1_800_000_000_000  # 2027-01-15T08:00:00Z
+    later = "2027-01-25T08:00:00"  # ten days ahead
+    with pytest.raises(LakehouseError) as refused:
+        retention_clock(later, driver_ms=driver)
+    message = str(refused.value)
+    assert "Var retention_now is 2027-01-25T08:00:00Z, 10.0 day(s) ahead of this driver's clock" in message
+    assert "Nothing was deleted" in message and "retention_allow_future_now: true" in message
+    assert "backup_retention_days: 0 with retention_allow_short: true" in message
+    # the same clock, allowed: taken, and said to be an override
+    allowed = retention_clock(later, allow_future=True, driver_ms=driver)
+    assert (allowed.ms, allowed.overridden) == (driver + 10 * 86_400_000, True)
+    assert allowed.describe() == (
+        "retention_now 2027-01-25T08:00:00Z, in place of the driver's clock 2027-01-15T08:00:00Z"
+    )
+    # a clock skew of a minute, and any time in the past, are taken without being allowed
+    assert retention_clock(driver + 60_000, driver_ms=driver).ms == driver + 60_000
+    assert retention_clock(str(driver - 86_400_000), driver_ms=driver).overridden
+    # no retention_now: the driver's clock, not an override
+    assert retention_clock("", driver_ms=driver) == Clock(driver, driver, overridden=False)
+    with pytest.raises(LakehouseError, match="Var retention_now is 'next week': expected epoch milliseconds"):
+        retention_clock("next week", driver_ms=driver)

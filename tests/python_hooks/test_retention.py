@@ -2,7 +2,7 @@
 
 import pytest
 
-from python_hooks.catalog import layout, side_tables
+from python_hooks.catalog import clock, layout, side_tables
 from python_hooks.catalog.filesystem import path_within
 from python_hooks.errors import LakehouseError
 from python_hooks.restore import plan as restore
@@ -53,8 +53,9 @@ def test_roots_strip_the_run_directories_of_unpartitioned_purges():
 def test_partition_dates_and_now():
     assert retention.partition_time_ms("2017-02-16-01", "yyyy-MM-dd-HH") == 1487206800000
     assert retention.partition_time_ms("not-a-date", "yyyy-MM-dd") is None
-    assert side_tables.now_ms("1700000000000") == 1700000000000
-    assert side_tables.now_ms("2023-11-14T22:13:20") == 1700000000000
+    assert clock.parse_time_ms("1700000000000") == 1700000000000
+    assert clock.parse_time_ms("2023-11-14T22:13:20") == 1700000000000
+    assert clock.parse_time_ms("2023-11-14T23:13:20+01:00") == 1700000000000
 
 
 def test_restore_partition_parsing_names_the_columns():

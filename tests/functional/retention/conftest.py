@@ -26,8 +26,9 @@ SEED_TYPES = RETENTION_POLICY_TYPES
 
 
 def retention(now: int, expect_pass: bool = True, scope: str = "r_*", **extra: Any) -> tuple[Any, str]:
-    """`dbt run --select retention` at time `now` (epoch ms) limited to the test databases."""
-    variables = {"retention_now": now, "retention_scope": scope, **extra}
+    """`dbt run --select retention` at time `now` (epoch ms, a day of the tests' lakes in 2030:
+    allowed by retention_allow_future_now) limited to the test databases."""
+    variables = {"retention_now": now, "retention_scope": scope, "retention_allow_future_now": True, **extra}
     return run_dbt_and_capture(
         ["run", "--select", "retention", "--vars", json.dumps(variables)], expect_pass=expect_pass
     )
@@ -36,7 +37,7 @@ def retention(now: int, expect_pass: bool = True, scope: str = "r_*", **extra: A
 def restore(expect_pass: bool = True, now: int | None = None, **args: Any) -> tuple[Any, str]:
     command = ["run-operation", "restore", "--args", json.dumps(args)]
     if now is not None:
-        command += ["--vars", json.dumps({"retention_now": now})]
+        command += ["--vars", json.dumps({"retention_now": now, "retention_allow_future_now": True})]
     return run_dbt_and_capture(command, expect_pass=expect_pass)
 
 

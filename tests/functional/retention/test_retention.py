@@ -128,6 +128,13 @@ def world(built, spark):
     }
     tree = warehouse_tree(spark, built.test_schema)
     stale_records = stale_record_count(spark, built.test_schema)
+    # the tests' clock is a day of 2030: without retention_allow_future_now it is refused
+    _, refused = retention(NOW, expect_pass=False, retention_allow_future_now=False)
+    refused_files = every_file(spark, list(lakes))
+    # a backup_dir that climbs out of its directory: refused before any delete
+    climbing = f"{REAPED}/../elsewhere"
+    _, refused_dir = retention(NOW, expect_pass=None, backup_dir=climbing)
+    refused_dir_tree = warehouse_tree(spark, built.test_schema)
     _, dry_log = retention(NOW, expect_pass=False, retention_dry_run=True, retention_progress_seconds=0.05)
     dry = {
         "log": dry_log,
@@ -149,6 +156,8 @@ def world(built, spark):
     yield {
         "lakes": lakes,
         "state": state,
+        "refused": (refused, refused_files),
+        "refused_dir": (climbing, refused_dir, refused_dir_tree, tree),
         "dry": dry,
         "log": log,
         "before": before,
@@ -166,6 +175,24 @@ def rows_of(world: dict, database: str) -> list[Any]:
 
 
 class TestRetention:
+    def test_a_clock_in_the_future_deletes_nothing_and_an_allowed_one_is_logged(self, world):
+        log, files = world["refused"]
+        assert "Var retention_now is 2030-04-16T17:46:40Z" in log and "ahead of this driver's clock" in log
+        assert "Nothing was deleted" in log
+        assert files == world["state"]["files"]
+        # the passes that were allowed record the clock they judged ages by
+        (clock,) = [r for r in world["attempts"] if r.kind == "clock"]
+        assert (clock.action, clock.succeeded, clock.files_deleted) == ("override_clock", True, 0)
+        assert clock.note.startswith("retention_now 2030-04-16T17:46:40Z, in place of the driver's clock 20")
+        assert "Retention: ages are judged at retention_now 2030-04-16T17:46:40Z" in world["log"]
+
+    def test_a_backup_dir_with_dots_is_refused_naming_it_and_nothing_is_deleted(self, world):
+        climbing, log, tree, tree_before = world["refused_dir"]
+        assert "Retention policies refused; nothing was deleted" in log
+        assert f"Var backup_dir: backup_dir is '{climbing}': a path with '..' is refused" in log
+        # not a file or directory more or less under the warehouse or the reaped backups' directory
+        assert tree == tree_before
+
     def test_dry_run_deletes_nothing_and_logs_what_it_would(self, world):
         dry = world["dry"]
         assert dry["tables"] == world["state"]["tables"]

@@ -216,9 +216,11 @@ class _Lifecycle(_Session):
         stale_relation: list[str],
         view_name: str,
         progress_seconds: Any = 10,
+        allow_future: Any = False,
     ) -> dict[str, Any]:
         """One retention pass: deletes (or lists) what is past its policy, never anything live;
-        tells its progress every `progress_seconds`."""
+        tells its progress every `progress_seconds`; `now` (var retention_now) in the future is
+        refused unless `allow_future`."""
         from python_hooks.retention import engine
 
         return engine.run_retention(
@@ -231,6 +233,7 @@ class _Lifecycle(_Session):
             stale_relation,
             view_name,
             progress_seconds,
+            allow_future,
         )
 
     @available.parse_none
@@ -250,11 +253,14 @@ class _Lifecycle(_Session):
 
     # ---- restore -------------------------------------------------------------------------------
     @available.parse_none
-    def restore_plan(self, table: str, partition: str | None, backup: str | None, now: Any) -> dict[str, Any]:
-        """Every check of a restore, before the first change: the locations and names it uses."""
+    def restore_plan(
+        self, table: str, partition: str | None, backup: str | None, now: Any, allow_future: Any = False
+    ) -> dict[str, Any]:
+        """Every check of a restore, before the first change: the locations and names it uses
+        (`now`: var retention_now, refused in the future unless `allow_future`)."""
         from python_hooks.restore import plan
 
-        return plan.plan_restore(self.spark_session(), table, partition, backup, now)
+        return plan.plan_restore(self.spark_session(), table, partition, backup, now, allow_future)
 
     # ---- compaction ----------------------------------------------------------------------------
     @available.parse_none
