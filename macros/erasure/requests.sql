@@ -322,81 +322,6 @@ select * from copies_first_deletion
 {%- endmacro %}
 
 {#-
-    The rows of the exemptions seed (var `erasure_exemptions`, default the seed `erasure_exemptions`):
-    tables a legal obligation keeps (GDPR Art. 17(3)), each pattern with its legal basis, owner and
-    review date, most specific first (`db.table` > `db.table*` > `db` > `db*`).  A row without a
-    legal basis exempts nothing (assert_erasure_exemptions_have_a_basis fails on it); a pattern
-    outside the grammar fails here, naming the entry.
--#}
-{% macro erasure_exemption_rows() -%}
-    {%- set rows = [] -%}
-    {%- if not execute -%}{{ return(rows) }}{%- endif -%}
-    {%- set relation = compliance.erasure_existing(compliance.erasure_relation(var('erasure_exemptions', 'erasure_exemptions'))) -%}
-    {%- if relation is none -%}{{ return(rows) }}{%- endif -%}
-    {%- set table = run_query('select table_pattern, legal_basis, owner, cast(review_date as string) as review_date from ' ~ relation) -%}
-    {%- for row in table.rows -%}
-        {%- set basis = (row['legal_basis'] or '') | string | trim -%}
-        {%- for pattern in compliance.parse_table_patterns(row['table_pattern'] or '', 'erasure_exemptions.table_pattern') if basis -%}
-            {%- do rows.append({
-                'pattern': pattern,
-                'rank': ((2 if pattern.table is not none else 0) + (0 if pattern.prefix else 1)) * 1000 + (pattern.text | length),
-                'basis': basis,
-                'owner': (row['owner'] or '') | string | trim,
-                'review_date': (row['review_date'] or '') | string | trim,
-            }) -%}
-        {%- endfor -%}
-    {%- endfor -%}
-    {{ return(rows | sort(attribute='rank', reverse=true)) }}
-{%- endmacro %}
-
-{#- Whether a table (two SQL columns) matches one parsed table pattern. -#}
-{% macro erasure_pattern_predicate(pattern, database_column, table_column) -%}
-    {%- set db = compliance.sql_string(pattern.database) -%}
-    {%- if pattern.table is none -%}
-        {%- if pattern.prefix -%}startswith(lower({{ database_column }}), {{ db }}){%- else -%}lower({{ database_column }}) = {{ db }}{%- endif -%}
-    {%- else -%}
-        lower({{ database_column }}) = {{ db }} and
-        {%- if pattern.prefix %} startswith(lower({{ table_column }}), {{ compliance.sql_string(pattern.table) }})
-        {%- else %} lower({{ table_column }}) = {{ compliance.sql_string(pattern.table) }}{%- endif -%}
-    {%- endif -%}
-{%- endmacro %}
-
-{#-
-    The live tables holding each verification's findings for a request, with the exemption that
-    keeps each (the most specific matching row of the exemptions seed), one row per request,
-    verification and table: request_id, verification_id, table_id, rows_holding_ids, legal_basis
-    (null: not exempt), owner, review_date.
--#}
-{% macro erasure_live_tables_sql(findings) -%}
-    {%- set findings = compliance.erasure_existing(findings) -%}
-    {%- if findings is none -%}
-    {{ compliance.empty_select_sql([['request_id', 'string'], ['verification_id', 'string'], ['table_id', 'string'],
-        ['rows_holding_ids', 'bigint'], ['legal_basis', 'string'], ['owner', 'string'], ['review_date', 'string']]) }}
-    {%- else -%}
-    {%- set exemptions = compliance.erasure_exemption_rows() -%}
-    select
-        request_id,
-        verification_id,
-        concat(database_name, '.', table_name) as table_id,
-        sum(rows_holding_ids) as rows_holding_ids,
-        {%- for column in ['basis', 'owner', 'review_date'] %}
-        {% if exemptions -%}
-        case
-            {%- for exemption in exemptions %}
-            when {{ compliance.erasure_pattern_predicate(exemption.pattern, 'database_name', 'table_name') }} then {{ compliance.sql_string(exemption[column]) }}
-            {%- endfor %}
-        end
-        {%- else -%}
-        cast(null as string)
-        {%- endif %} as {{ 'legal_basis' if column == 'basis' else column }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from {{ findings }}
-    where location_kind = 'live'
-    group by request_id, verification_id, database_name, table_name
-    {%- endif -%}
-{%- endmacro %}
-
-{#-
     The request ledger (docs/erasure.md, "Status"): one row per request with its status, what is
     missing and where.  `r` holds the relations: request_log, purge_log, retention_log, events,
     verification (each may not exist yet) and copies_sql (erasure_copies_sql).  The model
@@ -438,16 +363,15 @@ verified as ({{ compliance.erasure_verified_sql(r.verification) }}),
 latest as ({{ compliance.erasure_ledger_latest_sql() }}),
 live_tables as ({{ compliance.erasure_live_tables_sql(r.findings) }}),
 exempt as ({{ compliance.erasure_ledger_exempt_sql() }}),
-history as ({{ compliance.erasure_ledger_history_sql() }}),
 
 -- the pre-purge copies of each request
 request_copies as ({{ r.copies_sql }}),
 copies_by_request as ({{ compliance.erasure_ledger_copies_by_request_sql() }}),
 
--- the status: the facts, the rule, since when clean, the rows
+-- the status: the facts, the rule, the rows (each CTE referenced once: Spark inlines a CTE at
+-- every reference, so a second one would read and join everything before it again)
 facts as ({{ compliance.erasure_ledger_facts_sql() }}),
 judged as ({{ compliance.erasure_ledger_judged_sql() }}),
-clean_since as ({{ compliance.erasure_ledger_clean_since_sql() }}),
 final as ({{ compliance.erasure_ledger_final_sql() }})
 
 select * from final
@@ -572,13 +496,23 @@ select * from final
     {%- endif %}
 {%- endmacro %}
 
-{#- Each request's latest verification row. -#}
+{#-
+    Each request's latest verification row, with what its verifications say over time, from one
+    pass over them: when one last found its ids live (or could not read a live location), when one
+    last found none, and the start of every one that found none (clean_starts, for live_clean_at).
+-#}
 {% macro erasure_ledger_latest_sql() -%}
     select *
     from (
         select
             verified.*,
-            row_number() over (partition by request_id order by started_at desc, verification_id desc) as recency
+            row_number() over (partition by request_id order by started_at desc, verification_id desc) as recency,
+            max(case when live_rows > 0 or unread_live > 0 then started_at end) over (partition by request_id)
+                as last_unclean_at,
+            max(case when live_rows = 0 and unread_live = 0 then started_at end) over (partition by request_id)
+                as last_clean_at,
+            collect_list(case when live_rows = 0 and unread_live = 0 then started_at end) over (partition by request_id)
+                as clean_starts
         from verified
     ) as ranked
     where recency = 1
@@ -595,19 +529,11 @@ select * from final
             ' (owner ', coalesce(owner, 'none'), ', review ', coalesce(review_date, 'none'), ')'
         ) end))) as exempt_holding,
         concat_ws(', ', sort_array(collect_list(case when legal_basis is null then concat(table_id, ': ', rows_holding_ids) end)))
-            as not_exempt_holding
+            as not_exempt_holding,
+        concat_ws('; ', sort_array(collect_list(case when legal_basis is null and exemption_problem is not null
+            then concat(table_id, ': its exemption ', exemption_problem) end))) as exemption_problems
     from live_tables
     group by request_id, verification_id
-{%- endmacro %}
-
-{#- Per request: when a verification last found its ids live (or could not read), and when last none. -#}
-{% macro erasure_ledger_history_sql() -%}
-    select
-        request_id,
-        max(case when live_rows > 0 or unread_live > 0 then started_at end) as last_unclean_at,
-        max(case when live_rows = 0 and unread_live = 0 then started_at end) as last_clean_at
-    from verified
-    group by request_id
 {%- endmacro %}
 
 {#- Per request: its copies, how many remain, when the last was deleted and when the rest will be. -#}
@@ -653,14 +579,16 @@ select * from final
         coalesce(exempt.exempt_rows, 0) as exempt_rows,
         nullif(exempt.exempt_holding, '') as exempt_holding,
         nullif(exempt.not_exempt_holding, '') as not_exempt_holding,
+        nullif(exempt.exemption_problems, '') as exemption_problems,
         latest.copy_rows,
         latest.unread_live,
         latest.unread_copies,
         latest.live_holding,
         latest.copies_holding,
         latest.unread_locations,
-        history.last_unclean_at,
-        history.last_clean_at,
+        latest.last_unclean_at,
+        latest.last_clean_at,
+        latest.clean_starts,
         coalesce(copies_by_request.copies_total, 0) as copies_total,
         coalesce(copies_by_request.copies_remaining, 0) as copies_remaining,
         copies_by_request.last_copy_deleted_at,
@@ -674,8 +602,6 @@ select * from final
         on requests.request_id = latest.request_id
     left join exempt
         on latest.request_id = exempt.request_id and latest.verification_id = exempt.verification_id
-    left join history
-        on requests.request_id = history.request_id
     left join copies_by_request
         on requests.request_id = copies_by_request.request_id
 {%- endmacro %}
@@ -701,22 +627,6 @@ select * from final
             else 'live_clean'
         end as progress
     from facts
-{%- endmacro %}
-
-{#- Per request found clean: when its live tables were first found clean since the last change. -#}
-{% macro erasure_ledger_clean_since_sql() -%}
-    select
-        judged.request_id,
-        min(verified.started_at) as live_clean_at
-    from judged
-    inner join verified
-        on judged.request_id = verified.request_id
-    where
-        judged.progress in ('live_clean', 'copies_remaining', 'erased')
-        and verified.live_rows = 0
-        and verified.unread_live = 0
-        and verified.started_at > coalesce(greatest(judged.last_change_at, judged.last_unclean_at), timestamp '1970-01-01 00:00:00')
-    group by judged.request_id
 {%- endmacro %}
 
 {#- The ledger rows: the facts, the progress, the status (overdue past the deadline) and what is missing. -#}
@@ -747,7 +657,12 @@ select * from final
         judged.copies_total,
         judged.copies_remaining,
         judged.copies_deleted_by,
-        clean_since.live_clean_at,
+        -- since when its live tables were clean: the first verification that found them so after
+        -- the last change and after the last one that did not
+        case when judged.progress in ('live_clean', 'copies_remaining', 'erased') then array_min(filter(
+            judged.clean_starts,
+            started -> started > coalesce(greatest(judged.last_change_at, judged.last_unclean_at), timestamp '1970-01-01 00:00:00')
+        )) end as live_clean_at,
         case
             when judged.progress = 'erased' then greatest(judged.last_purge_at, judged.last_copy_deleted_at)
         end as fully_erased_at,
@@ -760,8 +675,6 @@ select * from final
         {{ compliance.erasure_ledger_missing() }} as missing,
         current_timestamp() as evaluated_at
     from judged
-    left join clean_since
-        on judged.request_id = clean_since.request_id
 {%- endmacro %}
 
 {#- The ledger's `missing` column: what the request still needs and the command that gives it, by progress. -#}
@@ -773,7 +686,9 @@ select * from final
                     else concat('live tables still hold its ids (', coalesce(judged.not_exempt_holding, judged.live_holding),
                         '): make purge_whitelist select each of them and run dbt run --select purge+, then verify; or, where the law',
                         ' requires keeping one, add a row (table_pattern, legal_basis, owner, review_date) to the seed ',
-                        {{ compliance.sql_string(var('erasure_exemptions', 'erasure_exemptions')) }})
+                        {{ compliance.sql_string(var('erasure_exemptions', 'erasure_exemptions')) }},
+                        case when judged.exemption_problems is not null
+                            then concat('. Exemptions that exempt nothing: ', judged.exemption_problems) else '' end)
                 end
             when 'unverified' then
                 case

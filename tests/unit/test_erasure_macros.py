@@ -76,16 +76,19 @@ def test_the_ledger_rests_on_the_latest_verification_and_the_warehouse_changes()
     assert "listed_requests.request_id is not null as still_listed" in sql
 
 
-def test_exemptions_match_most_specific_first_and_need_a_legal_basis():
+def test_exemptions_match_most_specific_first_and_need_a_basis_an_owner_and_a_review_date():
     """The exemptions seed's rows become one CASE per column over the verification's live tables:
-    `db.table` before `db.table*` before `db` before `db*`; a row without a legal basis exempts
-    nothing; the rows an exemption keeps leave `live_rows` and give `retained_exempt`."""
+    `db.table` before `db.table*` before `db` before `db*`; a row without a legal basis, an owner
+    or a review date, or whose review date has passed (the run's date, here 2026-01-01), exempts
+    nothing, and says why; the rows an exemption keeps leave `live_rows` and give `retained_exempt`."""
     render = renderer(True)
     seed = [
-        {"table_pattern": "fin*", "legal_basis": "HGB 257", "owner": "finance", "review_date": "2027-01-31"},
-        {"table_pattern": "fin.ledger", "legal_basis": "GDPR Art. 17(3)(b): tax law", "owner": "tax", "review_date": "2027-06-30"},
-        {"table_pattern": "fin.l*", "legal_basis": "AO 147", "owner": "audit", "review_date": "2027-03-31"},
+        {"table_pattern": "fin*", "legal_basis": "HGB 257", "owner": "finance", "review_date": "2099-01-31"},
+        {"table_pattern": "fin.ledger", "legal_basis": "GDPR Art. 17(3)(b): tax law", "owner": "tax", "review_date": "2099-06-30"},
+        {"table_pattern": "fin.l*", "legal_basis": "AO 147", "owner": "audit", "review_date": "2099-03-31"},
         {"table_pattern": "fin.notes", "legal_basis": " ", "owner": "nobody", "review_date": None},
+        {"table_pattern": "fin.old", "legal_basis": "HGB 257", "owner": "finance", "review_date": "2025-12-31"},
+        {"table_pattern": "fin.today", "legal_basis": "HGB 257", "owner": "finance", "review_date": "2026-01-01"},
     ]  # fmt: skip
     render.globals["run_query"] = lambda sql: SimpleNamespace(rows=seed if "legal_basis" in sql else [])
     sql = squash(render("erasure_ledger_sql", RELATIONS))
@@ -96,13 +99,23 @@ def test_exemptions_match_most_specific_first_and_need_a_legal_basis():
     ]
     positions = [sql.index(clause) for clause in order]
     assert positions == sorted(positions)
-    assert "'notes'" not in sql  # no legal basis: exempts nothing
+    # the rows that exempt nothing still decide for their tables: no basis, and the reason
+    assert (
+        "when lower(database_name) = 'fin' and lower(table_name) = 'notes' then cast(null as string)" in sql
+    )
+    assert "then 'its row has no legal_basis, no review_date, so it exempts nothing until completed'" in sql
+    assert "when lower(database_name) = 'fin' and lower(table_name) = 'old' then cast(null as string)" in sql
+    assert "then 'its review date 2025-12-31 has passed, so it exempts nothing until it is reviewed" in sql
+    assert (
+        "when lower(database_name) = 'fin' and lower(table_name) = 'today' then 'HGB 257'" in sql
+    )  # its last day
     assert "from lh.erasure_verification_findings where location_kind = 'live'" in sql
     assert "latest.live_rows - coalesce(exempt.exempt_rows, 0) as live_rows" in sql
     assert (
         "add a row (table_pattern, legal_basis, owner, review_date) to the seed ', 'erasure_exemptions'"
         in sql
     )
+    assert "'. Exemptions that exempt nothing: ', judged.exemption_problems" in sql
 
 
 def test_without_request_ids_every_request_is_a_run_and_stays_listed():
