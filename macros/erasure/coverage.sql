@@ -10,9 +10,12 @@
                                      purge_blacklist) does not select: the verifier reads it, the
                                      purge never touches it;
       downstream_of_onboarded        a table downstream of an onboarded table in the project's
-                                     own lineage (dbt_lineage_edges) that is not itself onboarded.
+                                     own lineage (dbt_lineage_edges of the latest invocation the
+                                     audit loaded) that is not itself onboarded; with the audit
+                                     off, no command refreshes it and the model warns so.
     Side tables this project registered (lakehouse.side_table*), views and the id table are never
-    findings.  A finding whose table matches a row of the exceptions seed is `excepted`.
+    findings, nor, downstream, nodes tagged with var pii_coverage_exempt_tags.  A finding whose
+    table matches a row of the exceptions seed is `excepted`.
 #}
 
 {#- The columns of pii_coverage's findings, in order (the model adds status, action, checked_at). -#}
@@ -153,6 +156,11 @@ from values
     {%- if not lineage.ok -%}
         {%- do exceptions.warn("pii_coverage: the lineage tables " ~ edges_relation ~ " / " ~ nodes_relation ~ " could not be read ("
             ~ lineage.error ~ "), so tables downstream of onboarded ones are not listed; run any dbt command with the audit on first.") -%}
+    {%- endif -%}
+    {%- if not compliance.bool_var('audit_enabled', true) -%}
+        {%- do exceptions.warn("pii_coverage: the audit is off (var audit_enabled), so this project's dbt commands do not refresh the lineage:"
+            ~ " the downstream_of_onboarded findings are as of the last invocation the audit loaded ("
+            ~ (lineage.invocation_id or 'none yet: no such finding is listed') ~ "). Turn the audit on to keep them current.") -%}
     {%- endif -%}
     {%- set downstream_pairs = [] -%}
     {%- for row in lineage.tables -%}

@@ -111,8 +111,8 @@ def orc_footer_reader(spark: Any, status: Any) -> Iterator[Any]:
 def not_data(name: str) -> bool:
     """Whether Spark leaves a name under a location out of what it reads: `.x`, and `_x` unless
     it holds `=` (`_k=v` is a partition directory Spark reads).  Spark also skips `x._COPYING_`
-    (a copy in progress); the erasure verifier reads it (its bytes may hold ids), and the purge's
-    listing (FileFacts.java) follows Spark there."""
+    (a copy in progress): the erasure verifier lists it (its bytes may hold ids) and reports its
+    location unread, and the purge's listing (FileFacts.java) follows Spark there."""
     return name.startswith(".") or (name.startswith("_") and "=" not in name)
 
 

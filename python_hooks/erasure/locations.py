@@ -57,6 +57,9 @@ class Reader:
     identifier_path: list[str] | None = None
     identifier_type: str | None = None
     problem: str | None = None
+    # the identifier is a partition column: the partitions' paths hold the ids, so no location of
+    # them is recorded (no table of the verifier's holds an id), only the table's own
+    ids_in_paths: bool = False
 
     @property
     def key(self) -> str:
@@ -152,7 +155,9 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
     if resolved["path"][0].lower() in partition_columns:
         reader.problem = (
             f"{whose}: its identifier {field_name} is a partition column, which data files do not hold"
+            " (its partitions' directory names hold the ids)"
         )
+        reader.ids_in_paths = True
         return reader
     if not types_comparable(resolved["type"], id_type):
         reader.problem = (
@@ -223,7 +228,7 @@ def _add_live_tables(
         found.onboarded.append(f"{database}.{table}")
         key = reader_for(meta, owner)
         columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-        if columns:
+        if columns and not found.readers[key].ids_in_paths:
             for pairs, location in metastore.partition_locations(spark, database, table, columns):
                 found.live_partitions += 1
                 spec = partitions.spec_path(pairs)
@@ -259,7 +264,7 @@ def _add_side_tables(
         where = f"{database}.{name}"
         found.add(spark, _location(spark, meta), kind, owner, where, key)
         columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-        if columns:
+        if columns and not found.readers[key].ids_in_paths:
             for pairs, location in metastore.partition_locations(spark, database, name, columns):
                 spec = partitions.spec_path(pairs)
                 found.add(spark, location, kind, owner, f"{where} partition {spec}", key)

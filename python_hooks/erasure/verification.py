@@ -5,7 +5,9 @@ onboarded table, all its partitions, every registered side table, stale location
 backups, the purge journal's locations), never from the purge's logs or plan.  Then:
 
 1. every data file under each location is listed (recursively; names starting with `_` or `.`
-   are not data, as for Spark), and belongs to the deepest location holding it;
+   are not data, as for Spark), and belongs to the deepest location holding it; a copy in
+   progress (`x._COPYING_`) is listed but Spark does not read it, so its location is reported
+   unread, never clean;
 2. a file is skipped only when its footer proves it holds none of the ids (erasure.footers; the
    rule is per file type, and tested); once 32 files of a table's group were checked without one
    being skipped, the rest of the group is read without checking (reading is always safe);
@@ -41,6 +43,9 @@ from python_hooks.errors import error_message
 FOOTER_SAMPLE = 32
 # the most entries a text column of the per-request row lists before `... and N more`
 LISTED = 50
+# the end of a file's name that Spark's reader skips even when given the file itself (a copy in
+# progress, HadoopFSUtils.shouldFilterOutPathName): listed, never read, so its location is unread
+IN_PROGRESS = "._COPYING_"
 
 
 def _decoded(uri: str) -> str:
@@ -351,6 +356,12 @@ def _choose_files(
         row["bytes_total"] += size
         if size == 0:
             row["files_read"] += 1  # an empty file holds nothing
+            continue
+        if path.endswith(IN_PROGRESS):
+            row["error"] = row["error"] or (
+                f"could not read: {path.rsplit('/', 1)[-1]} is a copy in progress, which Spark does not"
+                " read; its bytes may hold ids: verify again once the copy has ended (or delete the file)"
+            )
             continue
         if reader.problem is not None:
             row["error"] = row["error"] or reader.problem

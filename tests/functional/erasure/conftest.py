@@ -96,6 +96,40 @@ def committed(spark: Any, schema: str, invocation_id: str) -> list[Any]:
     ).collect()
 
 
+def onboarded_outside(spark: Any, databases: set[str]) -> str | None:
+    """The onboarded tables of the metastore outside `databases`, as a verification run names them
+    in `out_of_scope_tables` (`db.table; ...`, sorted, the first 50 then `... and N more`), read
+    from Spark's own catalog: every table but a view with a `dataset.descriptor` that is not
+    registered as a side table (`lakehouse.side_table` of a table of its own database, with a
+    numeric creation time)."""
+    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    convert = spark._jvm.scala.collection.JavaConverters.seqAsJavaList
+    found = []
+    for database in (str(d).lower() for d in convert(catalog.listDatabases())):
+        if database in databases:
+            continue
+        for meta in convert(catalog.getTablesByName(database, catalog.listTables(database))):
+            props = meta.properties()
+
+            def value(key: str, props: Any = props) -> str:
+                return str(props.get(key).get()) if props.contains(key) else ""
+
+            registered = (
+                value("lakehouse.side_table") in ("staging", "backup", "trash")
+                and value("lakehouse.side_table.of").lower().startswith(f"{database}.")
+                and value("lakehouse.side_table.created_at").isdigit()
+            )
+            if (
+                str(meta.tableType().name()) != "VIEW"
+                and props.contains("dataset.descriptor")
+                and not registered
+            ):
+                found.append((database, str(meta.identifier().table()).lower()))
+    names = [f"{database}.{table}" for database, table in sorted(found)]
+    more = f"; ... and {len(names) - 50} more" if len(names) > 50 else ""
+    return "; ".join(names[:50]) + more if names else None
+
+
 def project_config(database: str, id_table: str, **more_vars: Any) -> dict[str, Any]:
     """A test project purging and verifying `database` against `id_table` (column guestid), the
     erasure models tagged as the product tags them, the audit off."""

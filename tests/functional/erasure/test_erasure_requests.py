@@ -8,7 +8,10 @@ retention_log row it rests on is changed.
 A real partitioned and a real unpartitioned table, purged by `dbt run --select purge+`; the id
 table carries `request_id` and `requested_at`.  Every status is checked against a direct read
 of the files (pyarrow), outside the product's code: the ledger never says `live_clean` or
-`erased` while a file holds the request's ids.  No table of the erasure models holds an id."""
+`erased` while a file holds the request's ids.  The certificate says what the ledger says.  A purge
+no log attributes to a request (an unlogged journal intent, a registered backup) makes the listed
+requests `unverified`; a request no longer listed keeps its status.  No table of the erasure models
+holds an id."""
 
 from __future__ import annotations
 
@@ -16,20 +19,25 @@ import datetime as dt
 import hashlib
 import json
 import re
+import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt.tests.util import run_dbt
 
+from python_hooks.catalog.journal import Intent, Journal, PartitionSwap
 from tests import warehouse_fs
 from tests.conftest import TEST_FS
-from tests.functional.erasure.conftest import ZERO, dbt_log, project_config
+from tests.functional.erasure.conftest import ZERO, dbt_log, onboarded_outside, project_config
 from tests.functional.erasure.files_scan import ids_in_files, warehouse
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_req"
 IDS = "e_ids.requests"
+# an onboarded table outside the verification's scope (var erasure_verification_scope: DB)
+ASIDE = "e_req_aside.kept"
 # request -> (ids, days since it was requested)
 REQUESTS = {"REQ-1": ([1001, 1002], 1), "REQ-2": ([1003], 100)}
 ALL_IDS = {i for ids, _ in REQUESTS.values() for i in ids}
@@ -71,19 +79,26 @@ def project_config_update() -> dict[str, Any]:
     return project_config(DB, IDS)
 
 
+def listed_rows(now: dt.datetime, request_ids: list[str]) -> str:
+    """The id table's rows of `request_ids`, as `values` of an insert."""
+    return ", ".join(
+        f"({i}, '{request}', timestamp'{(now - dt.timedelta(days=REQUESTS[request][1])):%Y-%m-%d %H:%M:%S}')"
+        for request in request_ids
+        for i in REQUESTS[request][0]
+    )
+
+
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any) -> dict[str, Any]:
-    for database in (DB, "e_ids"):
+    for database in (DB, "e_ids", ASIDE.split(".")[0]):
         spark.sql(f"drop database if exists {database} cascade")
         spark.sql(f"create database {database}")
     now = dt.datetime.now()
-    rows = ", ".join(
-        f"({i}, '{request}', timestamp'{(now - dt.timedelta(days=days)):%Y-%m-%d %H:%M:%S}')"
-        for request, (ids, days) in REQUESTS.items()
-        for i in ids
-    )
     spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
-    spark.sql(f"insert into {IDS} values {rows}")
+    spark.sql(f"insert into {IDS} values {listed_rows(now, list(REQUESTS))}")
+    spark.sql(
+        f"create table {ASIDE} (guestid bigint) using parquet tblproperties ('dataset.descriptor' = '{descriptor('guestid')}')"
+    )
     spark.sql(f"""
         create table {DB}.events (guestid bigint, page string) partitioned by (ds string) stored as parquet
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
@@ -101,8 +116,26 @@ def lake(project: Any, spark: Any) -> dict[str, Any]:
 
 class TestErasureRequests:
     def test_a_dry_run_serves_no_request(self, project, spark, lake):
+        """A dry run says, per partition, what it would remove, the backup that would keep the
+        pre-purge copy and the date retention would delete it from; the statuses do not move."""
+        before = dt.datetime.now(dt.timezone.utc)
         log = run("purge+", purge_dry_run=True)
-        assert "dry run: e_req.events ds=a: would remove 1 of 2 rows" in log
+        after = dt.datetime.now(dt.timezone.utc)
+        lines = re.findall(r"purge: dry run: .*$", log, re.M)
+        assert len(lines) == 4, lines  # ds=a, ds=b, ds=c and profiles: what holds a listed id
+        (line,) = [x for x in lines if x.startswith(f"purge: dry run: {DB}.events ds=a:")]
+        shape = re.fullmatch(
+            rf"purge: dry run: {DB}\.events ds=a: would remove 1 of 2 rows; its pre-purge copy would be kept by"
+            rf" {DB}\.events_backup_(\d{{13}}) and deleted by retention from (\d{{4}}-\d\d-\d\d \d\d:\d\d) UTC"
+            r" \(backup_retention_days 7, stale_retention_days 7\)",
+            line,
+        )
+        assert shape, line
+        minute = dt.timedelta(minutes=1)
+        deleted_from = dt.datetime.strptime(shape[2], "%Y-%m-%d %H:%M").replace(tzinfo=dt.timezone.utc)
+        week = dt.timedelta(days=7)
+        assert before + week - minute < deleted_from <= after + week, (before, line)
+        assert before.timestamp() * 1000 <= int(shape[1]) <= after.timestamp() * 1000, line
         found = requests(spark, project.test_schema)
         assert (found["REQ-1"].status, found["REQ-1"].purge_runs, found["REQ-1"].id_count) == (
             "pending",
@@ -224,6 +257,9 @@ class TestErasureRequests:
             assert ids_in_files(spark, [DB], set(ids)) == ({}, {}), request_id
 
     def test_the_certificate_names_what_it_rests_on_and_no_id(self, project, spark, lake):
+        """The certificate: the request as the ledger `erasure_requests` gives it for the same
+        state (the same macro computes both), the verification with its scope and the onboarded
+        tables it left out, the runs, the copies, the product, the evidence's digest; no id."""
         log = dbt_log(["run-operation", "erasure_certificate", "--args", '{"request_id": "REQ-1"}'])
         target = Path(project.project_root) / "target" / "erasure"
         doc = json.loads((target / "REQ-1.json").read_text())
@@ -231,7 +267,19 @@ class TestErasureRequests:
         evidence = (target / "REQ-1.evidence.txt").read_bytes()
         assert doc["document"] == "erasure certificate" and "status erased" in log
         assert doc["request"]["status"] == "erased" and doc["request"]["fully_erased_at"].endswith("Z")
+        ledger = requests(spark, project.test_schema)["REQ-1"].asDict()
+        assert doc["request"] == {key: _as_certified(ledger[key]) for key in doc["request"]}
+        assert {"last_purge_at", "last_deletion_at", "live_clean_at", "copies_total"} <= set(doc["request"])
         verification = doc["verification"]
+        (verification_run,) = spark.sql(
+            f"select * from {project.test_schema}.erasure_verification_runs"
+            f" where verification_id = '{verification['verification_id']}'"
+        ).collect()
+        outside = onboarded_outside(spark, {DB})
+        assert ASIDE in outside.split("; ") or outside.endswith(" more")
+        assert (verification_run.scope, verification_run.out_of_scope_tables) == (DB, outside)
+        assert (verification["scope"], verification["onboarded_tables_outside_scope"]) == (DB, outside)
+        assert f"- Scope: {DB}; onboarded tables outside it: {outside}" in text
         assert (
             verification["started_at"] > doc["request"]["last_deletion_at"] > doc["request"]["last_purge_at"]
         )
@@ -428,6 +476,80 @@ class TestErasureRequests:
         assert found["REQ-1"].status == "erased", found["REQ-1"]
         assert ids_in_files(spark, [DB], ALL_IDS) == ({}, {})
 
+    def test_a_purge_no_log_names_is_the_last_purge_of_every_listed_request(self, project, spark, lake):
+        """A request's last purge includes the runs no log attributes to any request: an
+        interrupted run seen through its journal intent (no logged mark), or through a registered
+        backup table.  Each makes the listed request `unverified`, its last_purge_at that run's
+        time.  A request whose ids are no longer listed is not verified again: `still_listed` is
+        false and it keeps the status its last verification and its own runs gave.  Once the
+        run's traces are gone, the next verification says `erased` again."""
+        schema = project.test_schema
+        before = requests(spark, schema)
+        assert {r: v.status for r, v in before.items()} == {"REQ-1": "erased", "REQ-2": "erased"}
+        spark.sql(f"truncate table {IDS}")
+        spark.sql(f"insert into {IDS} values {listed_rows(lake['now'], ['REQ-1'])}")
+        events = warehouse_fs.qualify(
+            spark,
+            spark.sql(f"describe formatted {DB}.events").where("col_name = 'Location'").collect()[0][1],
+        )
+        ts = int(time.time() * 1000)
+        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None)
+        intent = Intent(
+            invocation_id="unlogged-run", purge_ts=ts, database=DB, table="events", identifier_field="guestid",
+            staging_table=f"{DB}.events_staging_{ts}", staging_location=f"{events}/{ts}",
+            backup_table=f"{DB}.events_backup_{ts}",
+            partitions=[PartitionSwap("ds=d", [["ds", "d"]], f"{events}/ds=d", f"{events}/{ts}/ds=d")],
+            started_at=f"{started:%Y-%m-%d %H:%M:%S.%f}",
+        )  # fmt: skip
+        journal = Journal(spark)
+        entry = f"{journal.root.toString()}/{intent.run}"
+        backup = f"{DB}.events_backup_{ts + 1}"
+
+        def unchanged(two: Any) -> None:
+            old = before["REQ-2"]
+            assert (two.still_listed, two.status, two.verification_id) == (
+                False,
+                "erased",
+                old.verification_id,
+            )
+            assert (two.last_purge_at, two.last_write_at) == (old.last_purge_at, None)
+
+        try:
+            journal.record_intent(intent)
+            run("erasure_requests")
+            found = requests(spark, schema)
+            one = found["REQ-1"]
+            assert (one.status, one.last_purge_at) == ("unverified", _local(started)), one
+            assert one.missing.startswith("no verification since the last purge or restore (")
+            unchanged(found["REQ-2"])
+
+            warehouse_fs.delete(spark, entry)
+            created = int(time.time() * 1000)
+            spark.sql(f"""create table {backup} (guestid bigint, page string) partitioned by (ds string)
+                stored as parquet tblproperties ('lakehouse.side_table' = 'backup',
+                    'lakehouse.side_table.of' = '{DB}.events', 'lakehouse.side_table.created_at' = '{created}',
+                    'lakehouse.side_table.invocation_id' = 'unlogged-backup')""")
+            run("erasure_requests")
+            found = requests(spark, schema)
+            one = found["REQ-1"]
+            expected = _local(dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=created))
+            assert (one.status, one.last_purge_at) == ("unverified", expected), one
+            unchanged(found["REQ-2"])
+
+            spark.sql(f"drop table {backup}")
+            run("erasure_verification erasure_requests")
+            found = requests(spark, schema)
+            assert (
+                found["REQ-1"].status == "erased" and found["REQ-1"].verified_at > before["REQ-1"].verified_at
+            )
+            assert found["REQ-1"].last_purge_at == before["REQ-1"].last_purge_at
+            unchanged(found["REQ-2"])
+        finally:
+            warehouse_fs.delete(spark, entry)
+            spark.sql(f"drop table if exists {backup}")
+            spark.sql(f"truncate table {IDS}")
+            spark.sql(f"insert into {IDS} values {listed_rows(lake['now'], list(REQUESTS))}")
+
     def test_an_unknown_request_is_named(self, project, spark, lake):
         log = dbt_log(
             ["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-9"})],
@@ -472,6 +594,21 @@ class TestErasureRequests:
             (Path(project.project_root) / "target" / "erasure").glob("*.evidence.txt")
         )
         assert not hits, hits[:5]
+
+
+def _local(utc: dt.datetime) -> dt.datetime:
+    """A naive UTC time as Spark gives a timestamp to Python: naive, in local time."""
+    return utc.replace(tzinfo=dt.timezone.utc).astimezone().replace(tzinfo=None)
+
+
+def _as_certified(value: Any) -> Any:
+    """A ledger value as a certificate writes it: a time as its UTC instant
+    (`2026-11-26T04:22:53.123456Z`; Spark gives naive local times), a decimal as a number."""
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
 
 
 def _rewrite(spark: Any, schema: str, table: str, select: str) -> Any:

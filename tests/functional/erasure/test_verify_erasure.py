@@ -7,7 +7,8 @@ the rewritten ones), the backups hold exactly the rows their partitions lost, an
 at zero nothing holds an id.  Then what no log knows about: ids written into a partition after the
 purge (what a wrong fast count that SKIPPED it leaves), an onboarded table outside the whitelist,
 an onboarded table named like a side table, a directory only the purge journal names, files under
-a table's directory that no partition references, and a location that cannot be read.
+a table's directory that no partition references, and locations that cannot be read (a file that is
+not parquet, a partition-column identifier, a text table, a copy in progress).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import re
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
@@ -159,6 +161,22 @@ class TestVerifyErasure:
             field = ["guestid"] if "flat" in location else ["metadata", "guestid"]
             assert direct_count(spark, location, field, set(IDS)) == n, location
         assert row.verdict == "COPIES_HOLD_IDS" and "copies hold 8 row(s)" in log
+        # the journal names each swap's old and new location too: each location is listed once,
+        # with the first kind of the verifier's order (live, then backup, before journal)
+        kinds = {warehouse_fs.qualify(spark, r.location): r.location_kind for r in locations}
+        assert len(kinds) == len(locations)
+        swaps = [
+            swap
+            for entry in Journal(spark).read_entries()
+            if entry.intent.invocation_id == purged["run"]
+            for swap in entry.intent.partitions
+        ]
+        assert sorted(warehouse_fs.qualify(spark, s.old_location) for s in swaps) == sorted(
+            warehouse_fs.qualify(spark, r.old_location) for r in purged["rows"]
+        )
+        for swap in swaps:
+            assert kinds[warehouse_fs.qualify(spark, swap.new_location)] == "live", swap
+            assert kinds[warehouse_fs.qualify(spark, swap.old_location)] == "backup", swap
         # what it read, recorded
         assert (run.tables_read, run.partitions_read, run.scope) == (2, 3, "e_verify")
         assert run.files_total == sum(r.files_total for r in locations) and run.bytes_total > 0
@@ -329,6 +347,67 @@ class TestWhatNoLogNames:
             warehouse_fs.delete(spark, bad)
         assert not warehouse_fs.exists(spark, bad)
 
+    def test_a_partition_column_identifier_a_text_table_and_a_copy_in_progress_are_never_clean(
+        self, project, spark, lake
+    ):
+        """An onboarded table whose identifier is a partition column, one stored as text, and a
+        copy in progress (`x._COPYING_`, which Spark does not read) in a partition, each holding
+        R-2's id: each location is reported unread with the reason, never counted clean, and R-2
+        is INCOMPLETE."""
+        from python_hooks.catalog import tables
+
+        onboarded = f"tblproperties ('dataset.descriptor' = '{descriptor('guestid')}')"
+        part_a = warehouse_fs.qualify(
+            spark, tables.partition_location(spark, "e_nolog", "events", [["ds", "a"]])
+        )
+        copying = f"{part_a}/part-99998.parquet._COPYING_"
+        try:
+            spark.sql(
+                "create table e_nolog.by_guest (page string) partitioned by (guestid bigint)"
+                f" stored as parquet {onboarded}"
+            )
+            spark.sql("insert into e_nolog.by_guest partition (guestid = 7003) values ('x')")
+            spark.sql(
+                f"create table e_nolog.texts (guestid bigint, page string) stored as textfile {onboarded}"
+            )
+            spark.sql("insert into e_nolog.texts values (7003, 't')")
+            warehouse_fs.write_parquet(
+                spark, copying, pa.table({"guestid": pa.array([7003], pa.int64()), "page": ["copying"]})
+            )
+            spark.sql("refresh table e_nolog.events")
+            # Spark's readers skip the copy in progress
+            assert spark.sql("select count(*) from e_nolog.events where guestid = 7003").collect()[0][0] == 0
+            run_dbt(["run-operation", "verify_erasure", "--args", json.dumps({"request_id": "R-2"})])
+            row, locations, findings, _ = latest(spark, project.test_schema, "R-2")
+            unread = {r.table_name: r for r in locations if r.error}
+            assert sorted(unread) == ["by_guest", "events", "texts"], unread
+            assert unread["by_guest"].error == (
+                "e_nolog.by_guest: its identifier guestid is a partition column, which data files do not hold"
+                " (its partitions' directory names hold the ids)"
+            )
+            # those directory names are never recorded: the table's own location stands for them
+            assert [r.location for r in locations if r.table_name == "by_guest"] == [
+                warehouse_fs.qualify(spark, tables.describe_table(spark, "e_nolog", "by_guest")["location"])
+            ]
+            assert "7003" not in json.dumps([r.asDict() for r in [row, *locations]], default=str)
+            assert unread["texts"].error == (
+                "e_nolog.texts is not a parquet or ORC table: its files cannot be read here"
+            )
+            assert unread["events"].error == (
+                "could not read: part-99998.parquet._COPYING_ is a copy in progress, which Spark does not"
+                " read; its bytes may hold ids: verify again once the copy has ended (or delete the file)"
+            )
+            assert warehouse_fs.qualify(spark, unread["events"].location) == part_a
+            for r in unread.values():
+                assert r.location_kind == "live" and r.files_read + r.files_skipped < r.files_total, r
+                assert f"live {r.location}: {r.error}" in row.unread_locations
+            assert not [f for f in findings if f.location in {r.location for r in unread.values()}]
+            assert (row.unread_live, row.verdict) == (3, "INCOMPLETE")
+        finally:
+            spark.sql("drop table if exists e_nolog.by_guest")
+            spark.sql("drop table if exists e_nolog.texts")
+            warehouse_fs.delete(spark, copying)
+
 
 # The clustered partition of TestFooterSkipping: one file per insert, (label, first id, last id)
 # or an explicit list of ids.  The ids are 150, 250 and 399.
@@ -346,6 +425,10 @@ CLUSTERED_FILES = [
     ("nulls_only", "(select explode(array(cast(null as bigint), cast(null as bigint))) as id)"),  # read
     ("far_above", "range(600, 700)"),  # skipped
 ]
+# The sampled table of TestFooterSkipping: per partition, how many files and their ids.  Each of
+# p=a's 32 files spans the ids without holding one (its footers cannot rule them out); p=b's
+# footers could rule out every id, but come after 32 files of the table none of which was skipped.
+SAMPLED_FILES = {"a": (32, "range(100, 500)"), "b": (2, "range(1000, 1200)")}
 
 
 class TestFooterSkipping:
@@ -362,6 +445,8 @@ class TestFooterSkipping:
 
     @pytest.fixture(scope="class")
     def clustered(self, project: Any, spark: Any, storage: str) -> dict[str, Any]:
+        """The clustered table's files by label, purged; the sampled table's partition locations (made
+        after the purge, which it would leave as it is: it holds no id)."""
         for database in ("e_foot", "e_fids"):
             spark.sql(f"drop database if exists {database} cascade")
             spark.sql(f"create database {database}")
@@ -386,11 +471,33 @@ class TestFooterSkipping:
             seen.add(str(new[0].getPath()))
         purge("e_foot", "e_foot")
         run = purge_runs(spark, project.test_schema)[-1]  # one project for both formats
-        return {"run": run, "files": named, "location": location}
+        spark.sql(f"""
+            create table e_foot.sampled (guestid bigint, payload string)
+            partitioned by (p string) stored as {storage}
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        listed = ", ".join(str(i) for i in CLUSTERED_IDS)
+        for part, (files, source) in SAMPLED_FILES.items():
+            spark.sql(f"""
+                insert into e_foot.sampled partition (p = '{part}')
+                select /*+ REPARTITION({files}) */ id, 'x' from {source} as ids where id not in ({listed})""")
+        sampled = {
+            part: tables.partition_location(spark, "e_foot", "sampled", [["p", part]])
+            for part in SAMPLED_FILES
+        }
+        return {"run": run, "files": named, "location": location, "sampled": sampled}
 
-    def test_the_footers_skip_only_files_that_cannot_hold_an_id(self, project, spark, clustered, storage):
+    @pytest.fixture(scope="class")
+    def verified(
+        self, project: Any, spark: Any, clustered: dict[str, Any]
+    ) -> tuple[Any, list[Any], list[Any], Any]:
+        """`latest` after a verification of the purge's request."""
         verify(clustered["run"])
-        _, locations, findings, _ = latest(spark, project.test_schema, clustered["run"])
+        return latest(spark, project.test_schema, clustered["run"])
+
+    def test_the_footers_skip_only_files_that_cannot_hold_an_id(
+        self, project, spark, clustered, verified, storage
+    ):
+        _, locations, findings, _ = verified
         (backup,) = [r for r in locations if r.location == clustered["location"]]
         assert backup.location_kind == "backup"
         assert backup.files_total == len(CLUSTERED_FILES)
@@ -422,6 +529,28 @@ class TestFooterSkipping:
         assert footers.may_hold(spark, status, storage, ["guestid"], None, ids)
         assert footers.may_hold(spark, status, storage, ["payload"], "int", ids)
         assert footers.may_hold(spark, status, storage, ["guestid", "x"], "int", ids)
+
+    def test_once_32_files_of_a_table_skipped_none_the_rest_is_read_unchecked(
+        self, spark, clustered, verified, storage
+    ):
+        """Once 32 files of a table were checked without one being skipped, the rest of the table is
+        read without checking its footers: p=b's files are read, although their footers rule every
+        id out."""
+        ids = sorted(CLUSTERED_IDS)
+        decided = {
+            part: [
+                footers.may_hold(spark, status, storage, ["guestid"], "int", ids)
+                for status in catalog_files.data_files(spark, location)
+            ]
+            for part, location in clustered["sampled"].items()
+        }
+        assert decided == {"a": [True] * 32, "b": [False] * 2}
+        _, locations, findings, _ = verified
+        by_location = {r.location: r for r in locations}
+        a, b = (by_location[clustered["sampled"][part]] for part in ("a", "b"))
+        assert (a.files_total, a.files_read, a.files_skipped, a.error) == (32, 32, 0, None)
+        assert (b.files_total, b.files_read, b.files_skipped, b.error) == (2, 2, 0, None)
+        assert not [f for f in findings if f.table_name == "sampled"]
 
 
 def test_nested_and_string_identifiers_use_only_their_own_leaf(spark, tmp_path):
