@@ -181,8 +181,9 @@ where
 
 {#-
     Statements run just before a partition's commit check, between its rewrite and its swap:
-    none by default.  An extension point (tests use it to simulate a concurrent writer, or a
-    failure that stops one table); returns a list of statements.
+    none by default.  An extension point for a step of the project's own there (a cache of another
+    engine refreshed, an external log written); returns a list of statements.  A statement that
+    fails stops that table alone: nothing of it is swapped, and the next run purges it.
 -#}
 {% macro purge_before_swap_sql(database, table, partition_pairs, old_location) -%}
     {{ return(adapter.dispatch('purge_before_swap_sql', 'compliance')(database, table, partition_pairs, old_location)) }}

@@ -11,6 +11,7 @@ be the same either way, and the footer rule must never rule out a file that hold
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -182,6 +183,26 @@ class TestScanNarrowedByFooters:
         )
         assert remaining_ids(spark, f"{NARROW}.clustered") == 0
 
+    def test_an_id_at_the_bound_of_a_file_is_purged(self, project, spark, id_table):
+        """The footer rule rules a file out only when every listed id lies strictly outside its
+        [min, max]: a file whose largest identifier is the smallest listed id (1001), and one whose
+        smallest is the largest listed id (1003), are scanned and rewritten; the others are not."""
+        spark.sql(f"create database if not exists {NARROW}")
+        spark.sql(f"drop table if exists {NARROW}.bounds")
+        spark.sql(f"""
+            create table {NARROW}.bounds (guestid bigint, payload string) partitioned by (ds string)
+            stored as parquet tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        for low, high in ((0, 1001), (1003, 2000), (5000, 6000)):  # one file each
+            spark.sql(f"""insert into {NARROW}.bounds partition (ds = 'a')
+                select /*+ COALESCE(1) */ id, concat('x', id) from range({low}, {high + 1})""")
+        before = table_rows(spark, f"{NARROW}.bounds")
+        _, logs = purge(f"{NARROW}.bounds")
+        assert (
+            f"{NARROW}.bounds: the footers' min/max rule out 1 of 3 file(s): the scan read 2 file(s)" in logs
+        )
+        assert remaining_ids(spark, f"{NARROW}.bounds") == 0
+        assert table_rows(spark, f"{NARROW}.bounds") == kept_rows(before)
+
     def test_an_orc_id_table_narrows_the_same(self, project, spark, id_table):
         narrow_tables(spark)
         # the same ids in an ORC table: its range is read by Spark, the files left scanned over the view
@@ -290,24 +311,32 @@ def _write_files(directory: Path, seed: int) -> None:
         pq.write_table(table, directory / name, row_group_size=int(rng.integers(40, 120)))
 
 
-def _truth(spark, path: str) -> dict[str, int]:
-    """Rows of one file holding a listed id, by Spark's semi-join, for each identifier path: the
-    file read alone with its identifier's own integer type (Spark reads no table whose files mix
-    int16/int32/int64 under one column), compared with the bigint ids as Spark compares them."""
+def _truth(spark, paths: list[str]) -> dict[str, dict[str, int]]:
+    """Rows of each file holding a listed id, by Spark's semi-join, for each identifier path: the
+    files read with their identifier's own integer type, a group of files per type (Spark reads no
+    table whose files mix int16/int32/int64 under one column), compared with the bigint ids as
+    Spark compares them, counted per file (`input_file_name`)."""
     import pyarrow.parquet as pq
 
     names = {16: "smallint", 32: "int", 64: "bigint"}
-    arrow = pq.read_schema(path.removeprefix("file:"))
-    kind = names[arrow.field("guestid").type.bit_width] if "guestid" in arrow.names else "bigint"
-    schema = f"guestid {kind}, who struct<id: {kind}, name: string>, payload string"
-    spark.read.schema(schema).parquet(path).createOrReplaceTempView("parity_file")
-    counts = {}
-    for column, expression in (("guestid", "a.guestid"), ("who.id", "a.who.id")):
-        counts[column] = spark.sql(
-            f"select count(*) from parity_file a left semi join (select guestid from parity_ids"
-            f" where guestid is not null) b on cast({expression} as bigint) = b.guestid"
-        ).collect()[0][0]
-    spark.catalog.dropTempView("parity_file")
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        arrow = pq.read_schema(path.removeprefix("file:"))
+        kind = names[arrow.field("guestid").type.bit_width] if "guestid" in arrow.names else "bigint"
+        groups.setdefault(kind, []).append(path)
+    counts = {path: {"guestid": 0, "who.id": 0} for path in paths}
+    by_name = {os.path.normpath(path.removeprefix("file:")): path for path in paths}
+    for kind, group in groups.items():
+        schema = f"guestid {kind}, who struct<id: {kind}, name: string>, payload string"
+        spark.read.schema(schema).parquet(*group).createOrReplaceTempView("parity_files")
+        for column, expression in (("guestid", "a.guestid"), ("who.id", "a.who.id")):
+            for file, n in spark.sql(
+                f"select a.file, count(*) from (select input_file_name() as file, * from parity_files) a"
+                f" left semi join (select guestid from parity_ids where guestid is not null) b"
+                f" on cast({expression} as bigint) = b.guestid group by a.file"
+            ).collect():
+                counts[by_name[os.path.normpath(file.removeprefix("file:"))]][column] = n
+        spark.catalog.dropTempView("parity_files")
     return counts
 
 
@@ -329,7 +358,7 @@ def test_the_footer_rule_never_rules_out_a_file_that_holds_an_id(spark, tmp_path
     bounds = (min(v for v in listed if v is not None), max(v for v in listed if v is not None))
     paths = sorted(f"file:{p}" for p in directory.glob("*.parquet"))
     facts = FileFacts(spark)
-    truth = {path: _truth(spark, path) for path in paths}
+    truth = _truth(spark, paths)
     ruled_out = held = 0
     for column in ("guestid", "who.id"):
         footers = facts.footers(paths, "parquet", column)

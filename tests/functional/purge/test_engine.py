@@ -14,8 +14,9 @@ import pytest
 from dbt.tests.util import run_dbt_and_capture
 
 from python_hooks.catalog.journal import Journal
-from python_hooks.purge import results, scanning
+from python_hooks.purge import committing, recovery, results, scanning, table_purge
 from python_hooks.purge.plan import PurgePlan, ScannedPlan
+from python_hooks.purge.states import State
 from tests import warehouse_fs
 from tests.conftest import WAREHOUSE, repo_files
 from tests.functional.purge.conftest import (
@@ -42,6 +43,11 @@ def make_table(spark: Any, name: str, partitions: int, with_ids: int) -> None:
         select case when p < {with_ids} and id % 5 = 0 then 1001 + (id % 3) else 10000 + id end,
                concat('x', id), format_string('d%02d', p)
         from (select id, cast(id % {partitions} as int) as p from range(0, {partitions * 10}))""")
+
+
+def same_place(location: str) -> str:
+    """A location as the catalog may spell it (`file:/x`, `file:///x/`), written one way."""
+    return location.replace("file:///", "file:/").rstrip("/")
 
 
 def partition_locations(spark: Any, table: str) -> dict[str, str]:
@@ -231,6 +237,55 @@ class TestSwapsInOneCall:
         purge("p_swap1")
         assert calls == [("p_swap1", "events", 3)]
         self.check_committed(spark, project, "p_swap1", before)
+
+    def test_every_swap_finds_its_backup_in_place(self, project: Any, spark: Any, id_table: str) -> None:
+        """Never a swap before its backup: at the moment a table's swaps start, Spark's own catalog
+        already has the backup table, with each partition about to move at its old location (the
+        unpartitioned table's backup at the table's old location).  That is what a crash right then
+        leaves a restore to go back to.  Then every partition is purged as the plan said."""
+        from python_hooks.purge import committing, table_purge
+
+        spark.sql("drop database if exists p_order cascade")
+        spark.sql("create database p_order")
+        make_table(spark, "p_order.events", 4, 2)
+        spark.sql(f"""create table p_order.flat (guestid bigint, payload string) stored as parquet
+            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+        spark.sql("insert into p_order.flat values (1001, 'a'), (5, 'b'), (1003, 'c')")
+        rows = {t: table_rows(spark, f"p_order.{t}") for t in ("events", "flat")}
+        external = spark._jsparkSession.sharedState().externalCatalog()
+        seen: list[str] = []
+        wrong: list[str] = []
+
+        def swap(run: Any) -> None:
+            table = run.table
+            for part in run.ledger.parts(State.CHECKED):
+                seen.append(f"{table.name} {part.label}")
+                if not external.tableExists(table.database, table.backup):
+                    wrong.append(f"{table.name} {part.label}: swapped while {table.backup} did not exist")
+                    continue
+                if not table.partitioned:
+                    backup_at = str(external.getTable(table.database, table.backup).location())
+                else:
+                    spec = spark._jvm.PythonUtils.toScalaMap(dict(part.pairs))
+                    found = external.getPartitionOption(table.database, table.backup, spec)
+                    backup_at = str(found.get().location()) if found.isDefined() else None
+                if backup_at is None or same_place(backup_at) != same_place(part.location):
+                    wrong.append(f"{table.name} {part.label}: swapped while its backup is at {backup_at}")
+            committing.swap(run)
+
+        steps = tuple(swap if step is committing.swap else step for step in table_purge.STEPS)
+        assert steps != table_purge.STEPS, "table_purge.STEPS no longer runs committing.swap"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(table_purge, "STEPS", steps)
+            purge("p_order")
+        assert not wrong, "\n".join(wrong)
+        assert sorted(seen) == [
+            "p_order.events ds=d00",
+            "p_order.events ds=d01",
+            "p_order.flat (unpartitioned)",
+        ]
+        for table in ("events", "flat"):
+            assert table_rows(spark, f"p_order.{table}") == kept_rows(rows[table]), table
 
     def test_a_failed_call_leaves_the_rest_to_one_alter_each(
         self, project: Any, spark: Any, id_table: str, monkeypatch: Any
@@ -492,6 +547,84 @@ class TestJournalRecovery:
         _, logs = purge("p_journal", select="purge")
         assert "completed purge_log" not in logs
         assert remaining_ids(spark, "p_journal.a") == 0 and remaining_ids(spark, "p_journal.b") == 0
+
+    def test_a_purge_that_died_before_its_swap_is_put_back_by_the_next(
+        self, project: Any, spark: Any, id_table: str
+    ) -> None:
+        """A purge that dies after its rewrite and backup, before its swap (nothing after the
+        death runs: no undo, no outcome, no record): the next purge node finds the journal's
+        intent without its mark and puts the partitions back as they were before it plans
+        anything (the rewritten copies and the staging table removed, the backup partitions
+        that pointed at the live data dropped; every row in place at the old locations), then
+        purges them itself.  purge_log accounts for each partition once per run: the dead
+        run's FAILED row, this run's COMMITTED one."""
+        spark.sql("drop database if exists p_died cascade")
+        spark.sql("create database p_died")
+        make_table(spark, "p_died.t", 3, 2)
+        before = partition_locations(spark, "p_died.t")
+        rows_before = table_rows(spark, "p_died.t")
+        made: dict[str, Any] = {"rewrites": []}
+
+        def rewritten(session: Any, table: Any, part: Any) -> None:
+            made["rewrites"].append(part.new_location)
+            made["staging"], made["backup"] = f"p_died.{table.staging}", f"p_died.{table.backup}"
+            made["staging_location"] = table.staging_location
+
+        def crash(*args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("the process died here")
+
+        with pytest.MonkeyPatch.context() as patch:
+            before_commit_check(patch, rewritten)
+            patch.setattr(committing, "check_commit", crash)
+            patch.setattr(table_purge, "abort", lambda run, exc: None)  # a dead process undoes nothing
+            patch.setattr(results, "record", crash)
+            purge("p_died", select="purge", expect_pass=False)
+        # what the death left: the rewrites, the staging table, backup partitions on the live data
+        assert len(made["rewrites"]) == 2 and all(warehouse_fs.exists(spark, d) for d in made["rewrites"])
+        assert spark.catalog.tableExists(made["staging"])
+        assert warehouse_fs.exists(spark, made["staging_location"])
+        assert len(spark.sql(f"show partitions {made['backup']}").collect()) == 2
+        assert partition_locations(spark, "p_died.t") == before
+
+        seen: dict[str, Any] = {}
+        recover = recovery.complete_from_journal
+
+        def recovered_then_seen(session: Any, config: Any) -> Any:
+            found = recover(session, config)
+            seen.update(
+                locations=partition_locations(session, "p_died.t"),
+                rows=table_rows(session, "p_died.t"),
+                rewrites=[d for d in made["rewrites"] if warehouse_fs.exists(session, d)],
+                staging=session.catalog.tableExists(made["staging"]),
+                staging_location=warehouse_fs.exists(session, made["staging_location"]),
+                backup=[r.partition for r in session.sql(f"show partitions {made['backup']}").collect()],
+            )
+            return found
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(recovery, "complete_from_journal", recovered_then_seen)
+            _, logs = purge("p_died", select="purge")
+        assert (
+            "completed purge_log from the journal of 1 interrupted table purge(s): 0 partition(s) had been"
+            " swapped (COMMITTED), 2 had not (FAILED, undone)"
+        ) in logs
+        # put back as it was, before this run planned anything
+        assert seen["locations"] == before
+        assert seen["rows"] == rows_before
+        assert seen["rewrites"] == [] and seen["backup"] == []
+        assert seen["staging"] is False and seen["staging_location"] is False
+        # then purged by this run, and accounted once per run
+        assert table_rows(spark, "p_died.t") == kept_rows(rows_before)
+        rows = log_rows(spark, project, "p_died")
+        assert Counter((r.invocation_id, r.partition_spec) for r in rows).most_common(1)[0][1] == 1
+        dead = [r for r in rows if r.state == "FAILED"]
+        assert sorted(r.partition_spec for r in dead) == ["ds=d00", "ds=d01"], dead
+        assert all("interrupted before its swap; undone" in r.reason for r in dead), dead
+        committed = {r.partition_spec: r.new_location for r in last_run(rows) if r.state == "COMMITTED"}
+        assert committed == {
+            spec: place for spec, place in partition_locations(spark, "p_died.t").items() if spec in committed
+        }
+        assert sorted(committed) == ["ds=d00", "ds=d01"]
 
 
 class TestCancellation:

@@ -1,8 +1,9 @@
 """Hostile input: vars and run-operation args holding SQL or path steps are refused by name.
 
 Each case runs the real command and then checks that nothing changed: every table's type,
-location, table properties and rows, every partition's location, and a hash of every file and
-directory under the warehouse.  The matrix is in docs/safety.md.
+location, table properties and partitions' locations in Spark's own catalog, a hash of every file
+and directory under the warehouse, and the rows of the database the inputs name.  The matrix is in
+docs/safety.md.
 """
 
 from __future__ import annotations
@@ -19,31 +20,39 @@ from tests.functional.purge.conftest import onboarded_events, purge
 SQL = "x`; drop table h_lake.events; --"
 
 
+def _items(scala: Any) -> list[Any]:
+    """A Scala collection's elements (Spark's catalog objects, read without the product's code)."""
+    found, iterator = [], scala.iterator()
+    while iterator.hasNext():
+        found.append(iterator.next())
+    return found
+
+
 def catalog(spark: Any) -> dict[str, Any]:
-    """Every table of every database: type, location, partitions with their locations,
-    properties and rows, and the warehouse's files."""
+    """Every table of every database as Spark's own catalog has it (type, location, properties,
+    partitions with their locations), a hash of every file and directory under the warehouse (the
+    rows of every table stored there are those bytes), and the rows of the database the hostile
+    inputs name (`h_lake`)."""
     found: dict[str, Any] = {
         "warehouse files": warehouse_fs.tree(spark, spark.conf.get("spark.sql.warehouse.dir"))
     }
-    for db in [r[0] for r in spark.sql("show databases").collect()]:
-        for row in spark.sql(f"show tables in `{db}`").collect():
-            if row.isTemporary:
-                continue
-            name = f"`{db}`.`{row.tableName}`"
-            described = {
-                r.col_name: r.data_type for r in spark.sql(f"describe table extended {name}").collect()
-            }
+    external = spark._jsparkSession.sharedState().externalCatalog()
+    none = spark._jvm.scala.Option.empty()
+    for db in _items(external.listDatabases()):
+        for table in _items(external.getTablesByName(db, external.listTables(db))):
+            name = f"`{db}`.`{table.identifier().table()}`"
             parts = {}
-            if "# Partition Information" in described:
-                # Spark's own catalog, not the product's code
-                external = spark._jsparkSession.sharedState().externalCatalog()
-                listed = external.listPartitions(db, row.tableName, spark._jvm.scala.Option.empty())
-                for index in range(listed.size()):
-                    part = listed.apply(index)
+            if table.partitionColumnNames().nonEmpty():
+                for part in _items(external.listPartitions(db, table.identifier().table(), none)):
                     parts[str(part.spec().toString())] = str(part.location())
-            props = sorted(tuple(r) for r in spark.sql(f"show tblproperties {name}").collect())
-            rows = sorted(r[0] for r in spark.sql(f"select to_json(struct(*)) from {name}").collect())
-            found[name] = (described.get("Type"), described.get("Location"), parts, props, rows)
+            props = sorted((str(kv._1()), str(kv._2())) for kv in _items(table.properties()))
+            found[name] = (str(table.tableType().name()), str(table.location()), parts, props)
+    for row in spark.sql("show tables in h_lake").collect():
+        if not row.isTemporary:
+            name = f"`h_lake`.`{row.tableName}` rows"
+            found[name] = sorted(
+                r[0] for r in spark.sql(f"select to_json(struct(*)) from h_lake.{row.tableName}").collect()
+            )
     return found
 
 

@@ -12,6 +12,8 @@ from dbt.tests.util import run_dbt_and_capture
 from tests.functional.purge.conftest import descriptor, purge, remaining_ids
 
 TABLES = 12
+# a user's table named like a side table (`<table>_backup_<ts>`), onboarded: a live table, purged
+LOOKALIKE = "p_onb.t0_backup_202401151200"
 
 
 def descriptor_of(spark, table: str) -> dict | None:
@@ -47,6 +49,14 @@ class TestOnboardTables:
         spark.sql(
             "alter table p_onb.t1 set tblproperties ('dataset.descriptor' = "
             """'{"owner": "growth", "complianceSpec": {"identifierField": "page"}}')"""
+        )
+        spark.sql(f"create table {LOOKALIKE} like p_onb.t0")
+        spark.sql(
+            f"insert into {LOOKALIKE} partition (ds = 'a') values (named_struct('GuestId', 1002L), 'x'), "
+            "(named_struct('GuestId', 3000L), 'y')"
+        )
+        spark.sql(
+            f"alter table {LOOKALIKE} set tblproperties ('dataset.descriptor' = '{descriptor('metadata.GuestId')}')"
         )
         spark.sql("create view p_onb.v as select * from p_onb.t2")
         spark.sql("create table p_onb.texts (guestid string) stored as parquet")
@@ -129,12 +139,15 @@ class TestOnboardTables:
         assert "now carries" not in again
 
     def test_the_purge_sees_the_tables_onboarded_by_the_list(self, project, spark, tables):
-        # Spark's cached relations were dropped: the purge reads the new descriptors
+        """The tables the list onboarded are purged (Spark's cached relations were dropped: the
+        purge reads the new descriptors), and so is an onboarded table only named like a side
+        table: a table is the purge's own by its registration, never by its name."""
         _, logs = purge("p_onb.t*")
-        assert f"summary: {TABLES} table(s)" in logs
-        for table in tables:
+        assert f"summary: {TABLES + 1} table(s)" in logs
+        for table in [*tables, LOOKALIKE]:
             assert remaining_ids(spark, table, "metadata.GuestId") == 0
             assert spark.sql(f"select count(*) from {table}").collect()[0][0] == 1
+        assert f"purge: {LOOKALIKE} ds=a: COMMITTED, removed 1 of 2 rows" in logs
 
     def test_a_yml_mapping_with_another_field_changes_only_that_table(self, project, spark, tables):
         path = Path(str(project.project_root)) / "onboarding_map.yml"

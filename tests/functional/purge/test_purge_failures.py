@@ -52,6 +52,18 @@ BAD_BACKUP_MACRO = """
 {% endmacro %}
 """
 
+# A project's own rewrite that loses rows (here every row whose payload is 'lost'): what Gobblin's
+# row check is for.  The row check compares the rows the rewrite wrote with the rows before minus
+# the rows the scan counted, and refuses the swap.
+LOSSY_REWRITE_MACRO = """
+{% macro lakehouse__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column, source=none) %}
+    {%- if var('purge_test_lossy', '') == database ~ '.' ~ table -%}
+        {%- set source = "(select * from " ~ (source or compliance.table_ref(database, table)) ~ " where payload != 'lost')" -%}
+    {%- endif -%}
+    {{ compliance.default__purge_rewrite_many_sql(database, staging_table, table, data_columns, partition_columns, partitions, identifier_path, id_database, id_table, id_column, source) }}
+{% endmacro %}
+"""
+
 A = [["ds", "a"]]
 B = [["ds", "b"]]
 
@@ -83,6 +95,7 @@ class TestPurgeFailures:
             **repo_files("macros"),
             "purge_test_touch.sql": TOUCH_MACRO,
             "purge_test_bad_backup.sql": BAD_BACKUP_MACRO,
+            "purge_test_lossy.sql": LOSSY_REWRITE_MACRO,
         }
 
     @pytest.fixture(scope="class")
@@ -355,6 +368,30 @@ class TestPurgeFailures:
         # the next run finishes it
         purge("p_iso")
         assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7
+
+    def test_a_rewrite_that_loses_rows_is_never_swapped(self, project, spark, tables):
+        """Gobblin's row check: a rewrite that wrote fewer rows than the partition held minus the
+        rows the scan found is not swapped (FAILED, with the counts), its copy is deleted, and the
+        partition keeps every row; without the lossy rewrite the next run purges it."""
+        table = onboarded_events(spark, "p_rows")
+        spark.sql(f"insert into {table} partition (ds = 'a') select id, 'x' from range(1000, 1010)")
+        spark.sql(f"insert into {table} partition (ds = 'a') values (7, 'lost'), (8, 'lost')")
+        before, place = table_rows(spark, table), location(spark, "p_rows", "events", A)
+
+        _, logs = purge("p_rows", expect_pass=False, purge_test_lossy=table)
+
+        (row,) = last_run(log_rows(spark, project, "p_rows"))
+        assert (row.partition_spec, row.state) == ("ds=a", "FAILED")
+        assert row.reason.startswith("the rewrite holds 7 rows, expected 9 (12 minus 3)"), row.reason
+        assert "p_rows.events ds=a: FAILED: the rewrite holds 7 rows, expected 9" in logs
+        assert location(spark, "p_rows", "events", A) == place
+        assert table_rows(spark, table) == before
+        root = location(spark, "p_rows", "events")
+        assert sorted(e["name"] for e in list_dir(spark, root) if not e["name"].startswith((".", "_"))) == [
+            "ds=a"
+        ]
+        purge("p_rows")
+        assert table_rows(spark, table) == kept_rows(before)
 
 
 class TestPartitionWithASubdirectory:
