@@ -1,9 +1,11 @@
-"""Side tables are registered, not guessed: a user's tables named like them are never touched.
+"""Side tables are registered, not guessed: retention and restore never touch a user's tables
+named like them.
 
 The issue's case: `orders_backup_202401151200`, `orders_trash_2024011512` and
-`orders_staging_1700000000000`, none made by the project, beside the user's `orders`.  With every
-policy at 0 (and short retention allowed), retention and restore leave them alone; the purge's
-own side tables, registered, go.  `adopt_side_tables` lists, then adopts, old ones on request.
+`orders_staging_1700000000000`, none made by the project, beside the user's `orders`; the first
+onboarded (a `dataset.descriptor`: the purge cleans it as the live table it is,
+tests/functional/purge/test_onboarding.py).  With every policy at 0 (and short retention
+allowed), retention and restore leave them alone; the purge's own side tables, registered, go.  `adopt_side_tables` lists, then adopts, old ones on request.
 Bad policies stop the pass before anything is deleted.
 """
 
@@ -47,6 +49,10 @@ def user_lake(built, spark):
     for name in LOOKALIKES[:2]:  # the user's own tables, made like orders, holding data
         spark.sql(f"create table r_user.{name} like r_user.orders")
         spark.sql(f"insert into r_user.{name} partition (dp = 'a') values (42, 'mine')")
+    spark.sql(
+        f"alter table r_user.{LOOKALIKES[0]} set tblproperties"
+        """ ('dataset.descriptor' = '{"complianceSpec": {"identifierField": "id"}}')"""
+    )
     spark.sql(f"create table r_user.{LOOKALIKES[2]} (note string) stored as parquet")
     spark.sql(f"insert into r_user.{LOOKALIKES[2]} values ('mine')")
     yield lake
@@ -77,7 +83,7 @@ class TestSideTables:
         assert set(LOOKALIKES) <= set(user_lake.tables())
         for name in LOOKALIKES:
             assert data_files(spark, user_lake.table(name).location) == files[name] != []
-        assert user_lake.rows(LOOKALIKES[0]) == [(42, "a")]
+        assert user_lake.rows(LOOKALIKES[0]) == [(42, "a")]  # onboarded: a live table
         assert "3 table(s) are named like side tables but do not carry the side-table properties" in log
         assert "adopt_side_tables" in log
         # the project's own backup was past its policy: gone, with its old directory
@@ -124,6 +130,8 @@ def orphan_lake(built, spark):
     lake = Lake(spark, "r_orphan")
     lake.create("t", {"a": [1, 2], "b": [3]})
     lake.purge("t", NOW - 10 * DAY, {2}, external=True)
+    # one backup partition of two files: its delete can fail between them
+    lake.write(lake.table(f"t_backup_{NOW - 10 * DAY}").partitions[0].location, [4])
     yield lake
     lake.drop()
 
@@ -132,24 +140,34 @@ class TestNoOrphans:
     def test_a_failed_delete_after_the_metadata_step_is_recorded_and_a_later_pass_deletes_it(
         self, built, spark, orphan_lake, monkeypatch
     ):
+        """A delete that fails after the metadata step, outright (a permission) or midway (S3
+        deletes a prefix object by object: part of the copy is gone, part is left): what is left
+        is recorded as stale data, the live table reads whole, and a later pass deletes the rest."""
         from python_hooks.catalog import filesystem
 
         backup = f"t_backup_{NOW - 10 * DAY}"
         dirs = [warehouse_fs.qualify(spark, p.location) for p in orphan_lake.table(backup).partitions]
         assert dirs and all(data_files(spark, d) for d in dirs)
+        halfway = [d for d in dirs if len(data_files(spark, d)) == 2]
+        assert len(halfway) == 1, dirs
         real_delete = filesystem.delete
 
         def refused(spark_session: Any, path: str, recursive: bool = True) -> Any:
             if "r_orphan" in path:
+                if warehouse_fs.qualify(spark_session, path) in halfway:
+                    real_delete(spark_session, data_files(spark_session, path)[0], False)
                 raise OSError(f"Permission denied: {path}")
             return real_delete(spark_session, path, recursive)
 
         monkeypatch.setattr(filesystem, "delete", refused)
         _, log = retention(NOW, expect_pass=False, scope="r_orphan")
         monkeypatch.undo()
-        # the metadata went, the data could not: it is recorded, not orphaned
+        # the metadata went, the data could not (all of it, or the rest of it): it is recorded,
+        # not orphaned, and the live table never lost a row
         assert backup not in orphan_lake.tables()
         assert all(data_files(spark, d) for d in dirs)
+        assert len(data_files(spark, halfway[0])) == 1
+        assert orphan_lake.rows("t") == [(1, "a"), (3, "b")]
         assert "lost their metadata but could not be deleted; recorded in" in log, log[-4000:]
         stale = spark.sql(
             f"select location, reason from {built.test_schema}.stale_data_records where database_name = 'r_orphan'"
