@@ -374,8 +374,12 @@ class TestPurgeFailures:
         rows the scan found is not swapped (FAILED, with the counts), its copy is deleted, and the
         partition keeps every row; without the lossy rewrite the next run purges it."""
         table = onboarded_events(spark, "p_rows")
-        spark.sql(f"insert into {table} partition (ds = 'a') select id, 'x' from range(1000, 1010)")
-        spark.sql(f"insert into {table} partition (ds = 'a') values (7, 'lost'), (8, 'lost')")
+        # one file, so the rows it loses are in the file the rewrite reads (a file whose footers
+        # rule the ids out is copied unchanged, not rewritten)
+        spark.sql(f"""insert into {table} partition (ds = 'a')
+            select /*+ COALESCE(1) */ * from values
+                (1000L, 'x'), (1001L, 'x'), (1002L, 'x'), (1003L, 'x'), (1004L, 'x'), (1005L, 'x'),
+                (1006L, 'x'), (1007L, 'x'), (1008L, 'x'), (1009L, 'x'), (7L, 'lost'), (8L, 'lost')""")
         before, place = table_rows(spark, table), location(spark, "p_rows", "events", A)
 
         _, logs = purge("p_rows", expect_pass=False, purge_test_lossy=table)
