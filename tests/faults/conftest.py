@@ -1,4 +1,5 @@
-"""Fixtures of the kill tests: each scenario's warehouse is prepared once per session."""
+"""Fixtures of the kill tests: each scenario's warehouse is prepared once per session and worker
+(the purged lake is a later state of the purge lake's warehouse: one preparation serves both)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ def purge_lake() -> Lake:
 
 
 @pytest.fixture(scope="session")
-def purged_lake() -> Lake:
-    lake = Lake("purged")
-    scenarios.prepare_purged(lake)
+def purged_lake(purge_lake: Lake) -> Lake:
+    """The purge lake after one purge: its own template of the same warehouse."""
+    lake = purge_lake.variant("template-purged")
+    scenarios.prepare_purged(purge_lake, lake)
     return lake
 
 

@@ -28,8 +28,8 @@ from tests import warehouse_fs
 from tests.conftest import REPO, TEST_FS, WAREHOUSE, WAREHOUSE_ROOT, assertion_session
 from tests.functional.processes import DBT, environment
 
-# one directory per pytest-xdist worker (two workers may prepare the same scenario: `purged` is
-# shared by the restore and the retention cases), under this process's own WAREHOUSE_ROOT unless
+# one directory per pytest-xdist worker (two workers may prepare the same scenario: the purge
+# lake serves the purge, restore and retention cases), under this process's own WAREHOUSE_ROOT unless
 # FAULTS_TMP says where: two test runs at once (two worktrees, or `make test-long` beside
 # `make test-hdfs`) must never share a lake
 ROOT = Path(os.environ.get("FAULTS_TMP") or WAREHOUSE_ROOT / "faults") / (
@@ -44,20 +44,24 @@ SCHEMA = "faults"
 
 @dataclass(frozen=True)
 class Fault:
-    """Kill at the `nth` marker matching `pattern` (a regex over launcher markers)."""
+    """Kill at the `nth` marker matching `pattern` (a regex over launcher markers); with `after`,
+    the n-th among the markers that follow the first one matching `after`."""
 
     pattern: str
     nth: int = 1
+    after: str | None = None
 
 
 @dataclass(frozen=True)
 class Interrupt:
     """Send `signal` when the command's output first matches `pattern` (a regex): SIGINT to the
     process group, as a terminal's Ctrl-C does (the Spark JVM ignores it), anything else to the
-    dbt process alone, as `kill <pid>` does."""
+    dbt process alone, as `kill <pid>` does.  With `again`, the same signal once more that many
+    seconds after the first (a user pressing Ctrl-C twice)."""
 
     pattern: str
     signal: int
+    again: float | None = None
 
 
 @dataclass
@@ -65,9 +69,11 @@ class Outcome:
     returncode: int | None
     output: str
     killed_at: str | None  # the marker the process was killed at; None when it ran to its end
-    # with an Interrupt: when the signal went, and how long the process took to end after it
+    # with an Interrupt: when the signal went, how many went, and how long the process took to
+    # end after the last
     signalled_at: str | None = None
     seconds_to_exit: float | None = None
+    signals: int = 0
 
     @property
     def ok(self) -> bool:
@@ -102,27 +108,37 @@ class Remote:
         return [Remote(uri) for uri in warehouse_fs.walk(assertion_session(), self.uri)]
 
 
+# dbt commands run per lake root (their output files are numbered), whichever `Lake` ran them
+RUNS: Counter[Path] = Counter()
+
+
 class Lake:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, template: str = "template") -> None:
+        self.name = name
         self.root = ROOT / name
         self.live = self.root / "live"
-        self.template = self.root / "template"
+        self.template = self.root / template
         self.metastore = self.live / "metastore_db"
         self.warehouse: Path | Remote = self.live / "warehouse"
         self.remote: Remote | None = None
         if TEST_FS != "file":
             self.remote = Remote(f"{REMOTE_ROOT}/{name}")
             self.warehouse = self.remote / "live" / "warehouse"
-        self.runs = 0
         # what `inspect` saw of the saved template, by databases: every case restores the same
         # template, so its "before" is read once (a Spark process less per case)
         self.template_views: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
 
+    def variant(self, template: str) -> Lake:
+        """The same warehouse and metastore with a template of its own (a later state of this
+        lake's scenario, made from this lake's template: locations are absolute, so a copy could
+        not move elsewhere); a case restores the template it needs, so the two never mix."""
+        return Lake(self.name, template)
+
     # ---- state -------------------------------------------------------------------------------
     def reset(self) -> None:
-        """An empty warehouse and metastore."""
+        """An empty warehouse and metastore (every template of the lake is gone)."""
         self.template_views.clear()
-        for path in (self.live, self.template):
+        for path in (self.live, *self.root.glob("template*")):
             shutil.rmtree(path, ignore_errors=True)
         if self.remote is not None:
             warehouse_fs.delete(assertion_session(), str(self.remote))
@@ -133,13 +149,17 @@ class Lake:
         shutil.rmtree(self.template, ignore_errors=True)
         shutil.copytree(self.live, self.template, symlinks=True)
         if self.remote is not None:
-            warehouse_fs.replace_tree(assertion_session(), str(self.warehouse), str(self.remote / "template"))
+            warehouse_fs.replace_tree(
+                assertion_session(), str(self.warehouse), str(self.remote / self.template.name)
+            )
 
     def restore(self) -> None:
         shutil.rmtree(self.live, ignore_errors=True)
         shutil.copytree(self.template, self.live, symlinks=True)
         if self.remote is not None:
-            warehouse_fs.replace_tree(assertion_session(), str(self.remote / "template"), str(self.warehouse))
+            warehouse_fs.replace_tree(
+                assertion_session(), str(self.remote / self.template.name), str(self.warehouse)
+            )
 
     def env(self) -> dict[str, str]:
         return environment(
@@ -165,13 +185,15 @@ class Lake:
         its end, or is killed after FAULTS_INTERRUPT_GRACE seconds); with `interrupt`, signalled
         when its output shows the pattern, then left to end on its own.  `project`: the dbt
         project (the repository, or `overriding_project`'s)."""
-        self.runs += 1
-        tag = f"{self.runs:03d}"
+        RUNS[self.root] += 1
+        tag = f"{RUNS[self.root]:03d}"
         hit = self.root / f"hit-{tag}"
         hit.unlink(missing_ok=True)
         env = self.env()
         if fault is not None:
             env.update(FAULT_AT=fault.pattern, FAULT_NTH=str(fault.nth), FAULT_HIT=str(hit))
+            if fault.after is not None:
+                env["FAULT_AFTER"] = fault.after
             if stop_with != signal.SIGKILL:
                 env["FAULT_THEN"] = "continue"
         if census is not None:
@@ -193,17 +215,22 @@ class Lake:
                 command, cwd=self.root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
             killed_at = signalled_at = None
-            signalled = 0.0
+            signalled, signals = 0.0, 0
             deadline = time.time() + TIMEOUT
             while proc.poll() is None:
                 if interrupt is not None and signalled_at is None:
                     found = re.search(interrupt.pattern, log.read_text(), re.MULTILINE)
                     if found:
                         signalled_at, signalled = found.group(0), time.monotonic()
-                        if interrupt.signal in (signal.SIGINT, signal.SIGKILL):
-                            os.killpg(proc.pid, interrupt.signal)
-                        else:
-                            os.kill(proc.pid, interrupt.signal)
+                        signals = send(proc, interrupt.signal, signals)
+                elif (
+                    interrupt is not None
+                    and interrupt.again is not None
+                    and signals == 1
+                    and time.monotonic() - signalled >= interrupt.again
+                ):
+                    signalled = time.monotonic()
+                    signals = send(proc, interrupt.signal, signals)
                 if hit.exists():
                     killed_at = hit.read_text()
                     if stop_with == signal.SIGKILL:
@@ -226,7 +253,7 @@ class Lake:
                 f"dbt {' '.join(args)} never reached the fault point {fault} (exit {proc.returncode}); "
                 f"output in {log}:\n{output[-3000:]}"
             )
-        return Outcome(proc.returncode, output, killed_at, signalled_at, took)
+        return Outcome(proc.returncode, output, killed_at, signalled_at, took, signals)
 
     def tool(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run the harness's own Spark process on this warehouse (`warehouse_tool`)."""
@@ -316,6 +343,19 @@ def local_path(location: str) -> str:
             location = location[len(prefix) :]
             break
     return location.rstrip("/")
+
+
+def send(proc: subprocess.Popen, signum: int, sent: int) -> int:
+    """`signum` as an `Interrupt` sends it (SIGINT and SIGKILL to the process group, anything else
+    to the dbt process alone); the number of signals sent so far."""
+    try:
+        if signum in (signal.SIGINT, signal.SIGKILL):
+            os.killpg(proc.pid, signum)
+        else:
+            os.kill(proc.pid, signum)
+    except ProcessLookupError:
+        return sent
+    return sent + 1
 
 
 def interrupt_group(proc: subprocess.Popen, signum: int) -> None:

@@ -19,7 +19,10 @@ Environment:
   `FAULT_HIT=<file>`: at the n-th matching marker, write the marker to `FAULT_HIT` and stop this
   process (SIGSTOP) before the step runs.  The harness, which watches for the file, then kills the
   whole process group (this process and its Spark JVM) with SIGKILL; or, with `FAULT_THEN=continue`,
-  sends the group SIGINT (Ctrl-C) and lets it go on.
+  sends the group SIGINT (Ctrl-C) and lets it go on;
+- `FAULT_AFTER=<regex>`: count only the markers after the first one matching it, so that a step
+  several phases of a command take is hit in the phase it names (the audit's table writes: the
+  on-run-start makes them too when an earlier command left something to load).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ CENSUS = os.environ.get("FAULT_CENSUS")
 AT = re.compile(os.environ["FAULT_AT"], re.DOTALL) if os.environ.get("FAULT_AT") else None
 NTH = int(os.environ.get("FAULT_NTH") or 1)
 HIT = os.environ.get("FAULT_HIT")
-_seen = {"markers": 0, "matches": 0}
+AFTER = re.compile(os.environ["FAULT_AFTER"], re.DOTALL) if os.environ.get("FAULT_AFTER") else None
+_seen = {"markers": 0, "matches": 0, "armed": AFTER is None}
 
 
 LEAVES = frozenset(
@@ -54,7 +58,12 @@ def marker(text: str) -> None:
     if CENSUS:
         with open(CENSUS, "a", encoding="utf-8") as out:
             out.write(json.dumps({"n": _seen["markers"], "marker": text[:4000]}) + "\n")
-    if AT is None or not AT.search(text):
+    if AT is None:
+        return
+    if not _seen["armed"]:
+        _seen["armed"] = bool(AFTER is not None and AFTER.search(text))
+        return
+    if not AT.search(text):
         return
     _seen["matches"] += 1
     if _seen["matches"] != NTH:
@@ -76,18 +85,29 @@ def marker(text: str) -> None:
 def _strings(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     parts = []
     for value in list(args) + list(kwargs.values()):
-        if isinstance(value, (str, int, float)):
-            parts.append(str(value))
-        elif isinstance(value, (list, tuple, dict)):
-            try:
-                parts.append(json.dumps(value, default=str)[:1000])
-            except (TypeError, ValueError):
-                pass
-        elif type(value).__module__.startswith("py4j"):
-            continue  # a JVM object (a CatalogTable, a Path): its attributes are JVM calls
-        elif hasattr(value, "database") and hasattr(value, "name"):  # a metastore Table
-            parts.append(f"{value.database}.{value.name}")
+        try:
+            shown = _string(value)
+        except Exception:  # noqa: BLE001 - a marker never breaks the run (Jinja's Undefined raises on a look)
+            continue
+        if shown is not None:
+            parts.append(shown)
     return " ".join(parts)
+
+
+def _string(value: Any) -> str | None:
+    """One argument as a marker shows it; None for what it does not show."""
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    if isinstance(value, (list, tuple, dict)):
+        try:
+            return json.dumps(value, default=str)[:1000]
+        except (TypeError, ValueError):
+            return None
+    if type(value).__module__.startswith("py4j"):
+        return None  # a JVM object (a CatalogTable, a Path): its attributes are JVM calls
+    if hasattr(value, "database") and hasattr(value, "name"):  # a metastore Table
+        return f"{value.database}.{value.name}"
+    return None
 
 
 def _wrap(module: Any, wrapped: dict[Any, Any]) -> None:

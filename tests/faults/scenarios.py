@@ -169,9 +169,10 @@ def prepare_purge(lake: Lake) -> None:
 __all__ = ["SCHEMA"]
 
 
-def prepare_purged(lake: Lake) -> None:
-    """The purge scenario after one purge without retention: backups, stale records, purged tables."""
-    prepare_purge(lake)
+def prepare_purged(prepared: Lake, lake: Lake) -> None:
+    """The purge scenario (`prepared`'s template) after one purge without retention: backups,
+    stale records, purged tables; saved as `lake`'s template (`Lake.variant`)."""
+    prepared.restore()
     done = lake.dbt("run", "--select", "purge", "purge_log", "--vars", purge_vars())
     assert done.ok, done.output[-3000:]
     lake.save()

@@ -91,7 +91,7 @@ def ids_left(seen: dict) -> int:
 def committed_rows(seen: dict) -> list[dict]:
     return [
         r
-        for r in seen[f"{SCHEMA}.purge_log"]["rows"]
+        for r in seen.get(f"{SCHEMA}.purge_log", {}).get("rows") or []
         if r["state"] == "COMMITTED" and r["database_name"] == DATABASE
     ]
 
@@ -150,6 +150,46 @@ def test_a_signal_stops_the_purge_at_a_safe_point(many_lake: tuple[Lake, dict], 
     final = lake.inspect(DATABASE, SCHEMA)
     assert ids_left(final) == 0
     assert not accounted(before, final)
+
+
+def rows_by_table(seen: dict) -> dict[str, list[str]]:
+    return {name: sorted(json.dumps(r, sort_keys=True) for r in seen[name]["rows"]) for name in LIVE}
+
+
+def test_a_second_sigint_is_dbts_own_interrupt_after_the_node_stops(many_lake: tuple[Lake, dict]) -> None:
+    """Ctrl-C twice, the second shortly after the first: the second is dbt's own interrupt. dbt
+    still waits for the running node, which the first stopped at its safe point and which writes
+    what it committed to purge_log; then it runs no on-run-end, says `Exited because of keyboard
+    interrupt` with a traceback and exits with 2.  Readers see every table purged or as it was,
+    the next command records the invocation `cancelled`, and the next purge finishes the work."""
+    lake, before = many_lake
+    lake.restore()
+    stopped = lake.dbt(
+        "run", "--select", "purge+", "--vars", run_vars(),
+        interrupt=Interrupt(rf"purge: table 3/{TABLES} {DATABASE}\.t", signal.SIGINT, again=0.5),
+    )  # fmt: skip
+    assert stopped.signals == 2, stopped.output[-3000:]
+    assert stopped.returncode == 2, stopped.output[-3000:]
+    assert "Exited because of keyboard interrupt" in stopped.output
+    assert "on-run-end" not in stopped.output
+    print(f"SIGINT twice: the process ended {stopped.seconds_to_exit:.1f}s after the second")
+    after = lake.inspect(DATABASE, SCHEMA)
+    was, now = rows_by_table(before), rows_by_table(after)
+    for name in LIVE:
+        purged = [r for r in was[name] if json.loads(r)["guestid"] not in (1001, 1002, 1003)]
+        assert now[name] in (was[name], purged), f"{name} is neither purged nor as it was"
+    assert not accounted(before, after), accounted(before, after)
+    assert 2 <= len({key[0] for key, place in locations(after).items() if locations(before)[key] != place})
+    invocation = json.loads((lake.root / "target" / "run_results.json").read_text())["metadata"][
+        "invocation_id"
+    ]
+
+    done = lake.dbt("run", "--select", "purge+", "--vars", run_vars())
+    assert done.ok, done.output[-3000:]
+    final = lake.inspect(DATABASE, SCHEMA)
+    assert ids_left(final) == 0
+    assert not accounted(before, final), accounted(before, final)
+    assert statuses(final)[invocation] == "cancelled"
 
 
 def test_a_killed_purge_is_completed_by_the_next_one(many_lake: tuple[Lake, dict]) -> None:

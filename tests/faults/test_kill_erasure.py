@@ -127,9 +127,12 @@ def files(lake: Lake, ids: list[int], live: set[str] | None = None) -> tuple[dic
     )
 
 
-def holds_to_the_files(lake: Lake, moment: str) -> dict[str, dict[str, Any]]:
+def holds_to_the_files(
+    lake: Lake, moment: str, directories: set[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The ledger, each request held to the files (`directories`: the live ones, when known)."""
     found = ledger(lake)
-    directories = live_directories(lake)
+    directories = live_directories(lake) if directories is None else directories
     for request_id, ids in REQUESTS.items():
         live, copies = files(lake, ids, directories)
         row = found[request_id]
@@ -157,12 +160,13 @@ def killed_then_rerun(lake: Lake, how: int) -> None:
 
     # straight after the kill: the verification finds the tables the run never reached
     run(lake, "run", "--select", "tag:erasure")
-    found = holds_to_the_files(lake, "after the kill")
+    directories = live_directories(lake)
+    found = holds_to_the_files(lake, "after the kill", directories)
     for request_id in REQUESTS:
         assert found[request_id]["progress"] == "pending", found[request_id]
         assert f"{DB}.t6" in (found[request_id]["live_holding"] or "")
     # the killed run swapped two tables: their backups hold REQ-A's ids, read by the verifier
-    live, copies = files(lake, REQUESTS["REQ-A"])
+    live, copies = files(lake, REQUESTS["REQ-A"], directories)
     assert copies and live
 
     # the normal rerun: the killed run's swaps are SKIPPED; its backups still hold the ids

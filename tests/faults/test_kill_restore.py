@@ -12,7 +12,9 @@ from tests.faults import scenarios
 from tests.faults.harness import Fault, Lake, describe_difference, multiset
 
 # each case starts dbt and Spark processes of its own (`make test-long`)
-pytestmark = pytest.mark.slow
+# the purge lake and its purged state are prepared once per worker: `--dist loadgroup` keeps
+# the cases that use them on one
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("purge_lake")]
 
 TABLE, PARTITION = "fk.hive_parquet", "ds=2024-01-01"
 ARGS = json.dumps({"table": TABLE, "partition": PARTITION})

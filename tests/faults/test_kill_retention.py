@@ -16,7 +16,9 @@ from tests.faults.harness import Fault, Lake
 from tests.faults.scenarios import check_tables
 
 # each case starts dbt and Spark processes of its own (`make test-long`)
-pytestmark = pytest.mark.slow
+# the purge lake and its purged state are prepared once per worker: `--dist loadgroup` keeps
+# the cases that use them on one
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("purge_lake")]
 
 POINTS = {
     # the first backup table: before its metadata goes
