@@ -1,15 +1,27 @@
 """`make test-mutations`: deliberate bugs, each applied to a copy of the repository, and the tests
-that must catch it.  A mutant that the tests let pass (it *survives*) fails the run.
+that must catch it.  A mutant the tests do not kill fails the run.
 
-    .venv/bin/python -m tools.mutations                   # every mutant, a table at the end
-    .venv/bin/python -m tools.mutations --only drop-retention-minimum --markdown out.md
+    .venv/bin/python -m tools.mutations                          # every mutant, two at a time
+    .venv/bin/python -m tools.mutations --only drop-retention-minimum skip-the-row-check
+    .venv/bin/python -m tools.mutations --docs docs/safety.md    # and write the table into the doc
 
-Each mutant replaces one exact snippet of one product file (the snippet must occur exactly once,
-so a mutant that no longer applies fails loudly instead of passing silently), in a copy of the
-files git tracks or would track (the working tree, not HEAD), and runs its tests there with this
-repository's virtualenv: `PYTHONPATH` is the copy, so `python_hooks`, the macros the test projects
-copy (tests/conftest.py `repo_files`) and FileFacts.java all come from it.  One pytest process at a
-time, `-x`: a mutant is killed at its first failing test.
+A run cannot shrink without saying so:
+
+- the tests of every chosen mutant run first on an unmutated copy; when one of them fails there, no
+  mutant runs and the run fails (a kill by a test that fails anyway proves nothing).  In CI the
+  suite that just ran on the same checkout is that first run: `--baseline-report` reads its JUnit
+  report, and every mutant's test must have passed in it;
+- a mutant whose snippet does not occur exactly once in its file is NOT APPLIED: a failure of that
+  mutant, reported, while the others still run;
+- a mutant is killed only by an assertion failing in one of its named tests (`assert`,
+  `pytest.fail`, `pytest.raises` that did not raise): a test that errors in a fixture, raises
+  another exception, is skipped or is not found is an ERROR, never a kill.
+
+Each mutant is one or more exact edits of product files, made in a copy of the files git tracks or
+would track (the working tree, not HEAD); its tests run there with this repository's virtualenv,
+with the copy first on `PYTHONPATH` (the adapter's sources too), so `python_hooks`, the adapter, the
+macros the test projects copy (tests/conftest.py `repo_files`) and FileFacts.java all come from it.
+The outcome of each test comes from pytest's JUnit XML report, not from its exit code.
 """
 
 from __future__ import annotations
@@ -21,113 +33,214 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# where `--docs` writes the table: between these two lines of the document
+TABLE_START = "<!-- mutations: the table below is written by `python -m tools.mutations --docs` -->"
+TABLE_END = "<!-- mutations: end of the table -->"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One exact snippet of one file, replaced."""
+
+    path: str
+    old: str
+    new: str
 
 
 @dataclass(frozen=True)
 class Mutant:
     name: str
     bug: str
-    path: str
-    old: str
-    new: str
-    tests: tuple[str, ...]
+    edits: tuple[Edit, ...]
+    tests: tuple[str, ...]  # pytest node ids: each mutant runs only these; their assertions kill it
+    # tests run first, in the same pytest process, that build the state its tests read (a story
+    # class's earlier steps): they must pass, mutated or not, and never count as a kill
+    before: tuple[str, ...] = ()
 
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(edit.path for edit in self.edits))
+
+
+def one(path: str, old: str, new: str) -> tuple[Edit, ...]:
+    return (Edit(path, old, new),)
+
+
+# the erasure story: its tests share one lake and run in order, each a step of the request's life
+STORY = "tests/functional/erasure/test_erasure_requests.py::TestErasureRequests"
 
 MUTANTS = (
     Mutant(
         "list-without-hidden-copies",
         "the purge's listing hides every `_` name again (a `_k=v` file Spark reads is left out)",
-        "python_hooks/catalog/FileFacts.java",
-        'if (name.startsWith(".") || name.endsWith("._COPYING_")) return true;',
-        'if (name.startsWith(".") || name.startsWith("_")) return true;',
+        one(
+            "python_hooks/catalog/FileFacts.java",
+            'if (name.startsWith(".") || name.endsWith("._COPYING_")) return true;',
+            'if (name.startsWith(".") || name.startsWith("_")) return true;',
+        ),
         ("tests/python_hooks/test_footer_rows.py::test_the_hidden_rule_is_sparks",),
     ),
     Mutant(
-        "footer-rule-claims-decimal-and-unsigned",
-        "the data-skipping rule prunes on any INT32/INT64 footer, decimal and unsigned included",
-        "python_hooks/catalog/file_facts.py",
-        'return physical in ("INT32", "INT64") and logical.startswith("INTEGER(") and logical.endswith(",true)")',
-        'return physical in ("INT32", "INT64")',
-        ("tests/python_hooks/test_footer_rows.py::test_the_footer_rule_agrees_with_sparks_semi_join",),
+        "footer-rule-off-by-one",
+        "the footer rule rules out a file whose smallest or largest identifier is a listed id",
+        one(
+            "python_hooks/catalog/file_facts.py",
+            "if not (int(group.max) < bounds[0] or int(group.min) > bounds[1]):",
+            "if not (int(group.max) <= bounds[0] or int(group.min) >= bounds[1]):",
+        ),
+        (
+            "tests/functional/purge/test_data_skipping.py::TestScanNarrowedByFooters::"
+            "test_an_id_at_the_bound_of_a_file_is_purged",
+        ),
     ),
     Mutant(
         "drop-retention-minimum",
         "a retention under retention_min_hours is no longer refused",
-        "python_hooks/retention/policy.py",
-        "if unit is not None and not allow_short and float(str(value).strip()) * unit < floor:",
-        "if unit is not None and False and float(str(value).strip()) * unit < floor:",
+        one(
+            "python_hooks/retention/policy.py",
+            "if unit is not None and not allow_short and float(str(value).strip()) * unit < floor:",
+            "if unit is not None and False and float(str(value).strip()) * unit < floor:",
+        ),
         ("tests/python_hooks/test_policy.py::test_a_retention_under_the_minimum_is_refused_unless_allowed",),
     ),
     Mutant(
         "skip-the-commit-check",
         "the purge swaps a partition whose files changed since the rewrite read them",
-        "python_hooks/purge/committing.py",
-        "or listing.fingerprint() != run.ledger.entry(part).fingerprint",
-        "or False",
-        ("tests/functional/purge/test_concurrent_writer.py::TestConcurrentWriter",),
+        one(
+            "python_hooks/purge/committing.py",
+            "elif changed := listing.changes_since(run.ledger.entry(part).files):",
+            "elif changed := '':",
+        ),
+        (
+            "tests/functional/purge/test_concurrent_writer.py::TestConcurrentWriter::"
+            "test_a_caught_change_is_not_swapped_and_is_cleaned_up",
+        ),
     ),
     Mutant(
-        "check-before-the-backup",
-        "the state table lets a rewritten partition through the commit check (and on to its swap) before its backup",
-        "python_hooks/purge/states.py",
-        "    (State.BACKED_UP, Step.COMMIT_CHECK): State.CHECKED,\n",
-        "    (State.REWRITTEN, Step.COMMIT_CHECK): State.CHECKED,\n",
-        ("tests/unit/test_purge_states.py",),
+        "swap-before-the-backup",
+        "the backup starts after the swaps (the state table and the commit check let a rewritten"
+        " partition through): the purge completes, but each swap happens with no backup of the old data",
+        (
+            Edit(
+                "python_hooks/purge/table_purge.py",
+                "    committing.start_backup,  # on a background thread, during the rewrite\n",
+                "",
+            ),
+            Edit(
+                "python_hooks/purge/table_purge.py",
+                "    committing.swap,  # CHECKED -> SWAPPED\n",
+                "    committing.swap,  # CHECKED -> SWAPPED\n    committing.start_backup,\n",
+            ),
+            Edit(
+                "python_hooks/purge/states.py",
+                "    (State.BACKED_UP, Step.COMMIT_CHECK): State.CHECKED,\n",
+                "    (State.BACKED_UP, Step.COMMIT_CHECK): State.CHECKED,\n"
+                "    (State.REWRITTEN, Step.COMMIT_CHECK): State.CHECKED,\n",
+            ),
+            Edit(
+                "python_hooks/purge/committing.py",
+                "    backed_up = run.ledger.parts(State.BACKED_UP)\n",
+                "    backed_up = run.ledger.parts(State.REWRITTEN, State.BACKED_UP)\n",
+            ),
+        ),
+        (
+            "tests/functional/purge/test_engine.py::TestSwapsInOneCall::test_every_swap_finds_its_backup_in_place",
+        ),
     ),
     Mutant(
         "swap-after-a-failed-backup",
         "the backup table's failure is ignored: its partitions go on towards their swaps",
-        "python_hooks/purge/committing.py",
-        "    error = join_backup(run)\n    if error is not None:\n",
-        "    error = join_backup(run)\n    if False:\n",
+        one(
+            "python_hooks/purge/committing.py",
+            "    error = join_backup(run)\n    if error is not None:\n",
+            "    error = join_backup(run)\n    if False:\n",
+        ),
         (
             "tests/functional/purge/test_purge_failures.py::TestPurgeFailures::"
             "test_a_backup_that_cannot_be_made_stops_every_swap_and_leaves_nothing_behind",
         ),
     ),
     Mutant(
+        "skip-the-row-check",
+        "the row check counts the rewrite but no longer compares it: a rewrite that lost rows is swapped in",
+        one(
+            "python_hooks/purge/rewriting.py",
+            "        if after is None or after != expected:\n",
+            "        if after is None:\n",
+        ),
+        (
+            "tests/functional/purge/test_purge_failures.py::TestPurgeFailures::test_a_rewrite_that_loses_rows_is_never_swapped",
+        ),
+    ),
+    Mutant(
         "forget-a-journal-entry",
         "the purge writes no journal intent before a table's staging table and swap",
-        "python_hooks/purge/committing.py",
-        "    run.node.journal.record_intent(run.intent)\n",
-        "",
+        one("python_hooks/purge/committing.py", "    run.node.journal.record_intent(run.intent)\n", ""),
         (
             "tests/functional/purge/test_engine.py::TestJournalRecovery::test_purge_log_is_completed_from_the_journal",
         ),
     ),
     Mutant(
+        "future-retention-clock",
+        "a retention_now in the future is taken as the time: every backup and staging table is due at once",
+        one(
+            "python_hooks/catalog/clock.py",
+            "    if moved > FUTURE_TOLERANCE_MS and allow_future is not True:\n",
+            "    if False:\n",
+        ),
+        ("tests/python_hooks/test_policy.py::test_a_clock_in_the_future_is_refused_unless_allowed",),
+    ),
+    Mutant(
+        "lapsed-exemption-still-exempts",
+        "an exemption whose review date has passed still keeps a request's ids as retained_exempt",
+        one(
+            "macros/erasure/exemptions.sql",
+            "{%- set lapsed = exemption.review_date < today -%}",
+            "{%- set lapsed = false -%}",
+        ),
+        (
+            "tests/functional/erasure/test_exemptions.py::TestExemptions::test_a_lapsed_exemption_stops_exempting",
+        ),
+    ),
+    Mutant(
         "verifier-counts-one-row-too-few",
         "the verifier counts one row fewer per file and request",
-        "python_hooks/erasure/verification.py",
-        "return {(_decoded(str(r[0])), r[1]): int(r[2]) for r in counted}",
-        "return {(_decoded(str(r[0])), r[1]): int(r[2]) - 1 for r in counted}",
+        one(
+            "python_hooks/erasure/verification.py",
+            "return {(_decoded(str(r[0])), r[1]): int(r[2]) for r in counted}",
+            "return {(_decoded(str(r[0])), r[1]): int(r[2]) - 1 for r in counted}",
+        ),
         (
-            "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::"
-            "test_ids_in_a_copy_keep_the_request_from_erased_until_removed[stale]",
+            "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::test_ids_in_every_copy_kind_are_found",
         ),
     ),
     Mutant(
         "verifier-forgets-the-journal",
         "the verifier reads no location only the purge journal names",
-        "python_hooks/erasure/locations.py",
-        "entries = [e for e in Journal(spark).read_entries() if in_scope(scope, e.intent.database, e.intent.table)]",
-        "entries = []",
+        one(
+            "python_hooks/erasure/locations.py",
+            "entries = [e for e in Journal(spark).read_entries() if in_scope(scope, e.intent.database, e.intent.table)]",
+            "entries = []",
+        ),
         (
-            "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::"
-            "test_ids_in_a_copy_keep_the_request_from_erased_until_removed[journal]",
+            "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::test_ids_in_every_copy_kind_are_found",
         ),
     ),
     Mutant(
         "erased-one-step-early",
         "the ledger says `erased` without a verification after the last deletion of a copy",
-        "macros/erasure/requests.sql",
-        "                facts.copy_rows = 0 and facts.unread_copies = 0\n"
-        "                and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)\n",
-        "                facts.copy_rows = 0 and facts.unread_copies = 0\n",
+        one(
+            "macros/erasure/requests.sql",
+            "                facts.copy_rows = 0 and facts.unread_copies = 0\n"
+            "                and (facts.last_deletion_at is null or facts.verified_at > facts.last_deletion_at)\n",
+            "                facts.copy_rows = 0 and facts.unread_copies = 0\n",
+        ),
         (
             "tests/functional/erasure/test_copy_kinds.py::TestEveryCopyKind::"
             "test_a_deletion_after_the_last_verification_holds_erased_back",
@@ -136,14 +249,30 @@ MUTANTS = (
     Mutant(
         "certificate-check-ignores-its-files",
         "verify_certificate checks only the table parts: not the .json, .evidence.txt, .md or warehouse",
-        "python_hooks/erasure/certificate.py",
-        "rows = _file_checks(doc, json_path, spark, schema)",
-        "rows: list[dict[str, Any]] = []",
-        ("tests/functional/erasure/test_erasure_requests.py",),
+        one(
+            "python_hooks/erasure/certificate.py",
+            "rows = _file_checks(doc, json_path, spark, schema)",
+            "rows: list[dict[str, Any]] = []",
+        ),
+        (f"{STORY}::test_verify_certificate_names_each_part_that_changed",),
+        before=tuple(
+            f"{STORY}::{step}"
+            for step in (
+                "test_a_dry_run_serves_no_request",
+                "test_a_purge_alone_certifies_nothing_until_a_verification_reads_the_bytes",
+                "test_the_verification_finds_the_backups_holding_its_ids",
+                "test_a_restore_then_a_verification_reintroduces_the_request",
+                "test_a_rebuild_writing_an_id_back_reintroduces_the_request",
+                "test_a_certificate_is_refused_before_the_request_is_erased",
+                "test_retention_alone_does_not_erase_a_fresh_verification_does",
+                "test_the_certificate_names_what_it_rests_on_and_no_id",
+            )
+        ),
     ),
 )
 
 
+# ---- applying ----------------------------------------------------------------------------------
 def tracked_files(root: Path) -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -162,76 +291,272 @@ def copy_of(root: Path, into: Path) -> Path:
     return into
 
 
-def apply(copy: Path, mutant: Mutant) -> None:
-    path = copy / mutant.path
-    text = path.read_text(encoding="utf-8")
-    if text.count(mutant.old) != 1:
-        raise SystemExit(
-            f"mutant {mutant.name}: the snippet occurs {text.count(mutant.old)} time(s) in {mutant.path}, not once;"
-            " update the mutant to the code"
+def not_applicable(root: Path, mutant: Mutant) -> list[str]:
+    """Why `mutant` cannot be applied to the files under `root` (empty: it can): each edit's snippet
+    must occur exactly once, so a mutant that no longer fits the code is seen, never skipped."""
+    problems = []
+    for edit in mutant.edits:
+        path = root / edit.path
+        count = path.read_text(encoding="utf-8").count(edit.old) if path.is_file() else 0
+        if count != 1:
+            problems.append(
+                f"{edit.path}: the snippet occurs {count} time(s), not once: {edit.old.strip()[:80]!r}"
+            )
+    return problems
+
+
+def apply(root: Path, mutant: Mutant) -> None:
+    for edit in mutant.edits:
+        path = root / edit.path
+        path.write_text(path.read_text(encoding="utf-8").replace(edit.old, edit.new, 1), encoding="utf-8")
+
+
+# ---- running and judging -----------------------------------------------------------------------
+@dataclass
+class TestResult:
+    node: str
+    outcome: str  # passed | assertion | failed | error | skipped
+    message: str = ""
+
+
+ASSERTION = ("AssertionError", "assert ", "Failed: ")
+
+
+def results_of(report: Path) -> list[TestResult]:
+    """Each test case of a JUnit XML report, with how it ended; an assertion is told apart from
+    any other failure by the message pytest gives it."""
+    if not report.is_file():
+        return []
+    found = []
+    for case in ET.parse(report).getroot().iter("testcase"):
+        node = f"{case.get('classname', '')}::{case.get('name', '')}"
+        failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
+        if error is not None:
+            found.append(TestResult(node, "error", error.get("message", "")))
+        elif failure is not None:
+            message = failure.get("message", "")
+            found.append(
+                TestResult(node, "assertion" if message.startswith(ASSERTION) else "failed", message)
+            )
+        elif skipped is not None:
+            found.append(TestResult(node, "skipped", skipped.get("message", "")))
+        else:
+            found.append(TestResult(node, "passed"))
+    return found
+
+
+def run_tests(copy: Path, tests: list[str], report: Path) -> tuple[list[TestResult], str]:
+    """The tests, in the copy, one pytest process: each test's result and the end of the output."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{copy}{os.pathsep}{copy / 'adapter' / 'src'}",
+        "DBT_PROFILES_DIR": str(copy),
+    }
+    pytest = [
+        str(ROOT / ".venv" / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit2",
+        f"--junitxml={report}", *tests,
+    ]  # fmt: skip
+    done = subprocess.run(pytest, cwd=copy, env=env, capture_output=True, text=True)
+    return results_of(report), (done.stdout + done.stderr)[-6000:]
+
+
+@dataclass
+class Verdict:
+    mutant: Mutant
+    outcome: str  # killed | SURVIVED | NOT APPLIED | ERROR
+    seconds: float
+    detail: str  # the killing assertion, or what went wrong
+    output: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return self.outcome == "killed"
+
+
+def judge(results: list[TestResult], killers: tuple[str, ...] | None = None) -> tuple[str, str]:
+    """(outcome, detail) of a mutant from its tests' results; with `killers` (node ids), only an
+    assertion of one of those tests kills (any other test is a step before them)."""
+    if not results:
+        return "ERROR", "no test ran (not found, or pytest failed before collecting)"
+    for result in results:
+        if result.outcome == "assertion" and (killers is None or any(named(result, k) for k in killers)):
+            first = result.message.splitlines()[0] if result.message else ""
+            return "killed", f"`{short_name(result)}`: {first[:100]}"
+    wrong = [r for r in results if r.outcome != "passed"]
+    if wrong:
+        return "ERROR", "; ".join(
+            f"{r.node}: {r.outcome} ({r.message.splitlines()[0][:120] if r.message else ''})" for r in wrong
         )
-    path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+    return "SURVIVED", f"{len(results)} test(s) passed"
 
 
-def caught_by(output: str) -> str:
-    """The first failing test and its message, from pytest's short summary (`FAILED node - msg`)."""
-    for line in output.splitlines():
-        if line.startswith("FAILED "):
-            node, _, message = line[len("FAILED ") :].partition(" - ")
-            return f"`{node.split('::', 1)[-1]}`" + (f": {message[:90]}" if message else "")
-    return ""
+def short_name(result: TestResult) -> str:
+    """`Class::test[param]` (or `module::test[param]`) of a JUnit result, for the table."""
+    classname, _, name = result.node.rpartition("::")
+    return f"{classname.rsplit('.', 1)[-1]}::{name}"
 
 
-def run_mutant(mutant: Mutant) -> tuple[str, float, str]:
-    """(killed | SURVIVED | ERROR, seconds, the end of pytest's output)."""
+def named(result: TestResult, test: str) -> bool:
+    """Whether a JUnit result is the test a node id names (a parameter of it, or a test of a class)."""
+    node = node_of(result).split("[")[0]
+    return node == test or node.startswith(test + "::")
+
+
+def run_mutant(mutant: Mutant) -> Verdict:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.name}-") as tmp:
         copy = copy_of(ROOT, Path(tmp) / "repo")
+        problems = not_applicable(copy, mutant)
+        if problems:
+            return Verdict(mutant, "NOT APPLIED", time.monotonic() - started, "; ".join(problems))
         apply(copy, mutant)
-        env = {**os.environ, "PYTHONPATH": str(copy), "DBT_PROFILES_DIR": str(copy)}
-        pytest = [str(ROOT / ".venv" / "bin" / "pytest"), "-q", "-x", "-p", "no:cacheprovider", *mutant.tests]
-        done = subprocess.run(pytest, cwd=copy, env=env, capture_output=True, text=True)
-    output = (done.stdout + done.stderr)[-6000:]
-    outcome = {0: "SURVIVED", 1: "killed"}.get(done.returncode, "ERROR")
-    return outcome, time.monotonic() - started, output
+        results, output = run_tests(copy, [*mutant.before, *mutant.tests], Path(tmp) / "report.xml")
+    outcome, detail = judge(results, mutant.tests)
+    return Verdict(mutant, outcome, time.monotonic() - started, detail, output)
 
 
-def table(results: list[tuple[Mutant, str, float, str]]) -> str:
+def baseline(chosen: list[Mutant]) -> tuple[list[TestResult], str, float]:
+    """Every chosen mutant's tests on an unmutated copy, in one pytest process."""
+    started = time.monotonic()
+    tests = list(dict.fromkeys(t for m in chosen for t in (*m.before, *m.tests)))
+    with tempfile.TemporaryDirectory(prefix="mutants-baseline-") as tmp:
+        copy = copy_of(ROOT, Path(tmp) / "repo")
+        results, output = run_tests(copy, tests, Path(tmp) / "report.xml")
+    return results, output, time.monotonic() - started
+
+
+def node_of(result: TestResult) -> str:
+    """A JUnit test case's pytest node id (`tests/a/test_b.py::Class::test_c[param]`)."""
+    classname, _, name = result.node.rpartition("::")
+    parts = classname.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (ROOT / Path(*parts[:cut])).with_suffix(".py").is_file():
+            return "::".join(["/".join(parts[:cut]) + ".py", *parts[cut:], name])
+    return result.node
+
+
+def baseline_from(report: Path, chosen: list[Mutant]) -> tuple[list[TestResult], str, float]:
+    """The chosen mutants' tests as a suite's JUnit report has them: each named test (with every
+    parameter it has there) must be in it."""
+    by_node: dict[str, list[TestResult]] = {}
+    for result in results_of(report):
+        node = node_of(result)
+        by_node.setdefault(node.split("[")[0], []).append(TestResult(node, result.outcome, result.message))
+    found: list[TestResult] = []
+    missing = []
+    for test in dict.fromkeys(t for m in chosen for t in (*m.before, *m.tests)):
+        matched = [
+            r
+            for key, results in by_node.items()
+            if key == test or key.startswith(test + "::")
+            for r in results
+        ]
+        if not matched:
+            missing.append(test)
+        found += matched
+    note = f"{report}: " + (
+        f"not in the report: {', '.join(missing)}" if missing else "every mutant's test is in it"
+    )
+    return found + [TestResult(test, "not run", "not in the report") for test in missing], note, 0.0
+
+
+# ---- reporting ---------------------------------------------------------------------------------
+def table(verdicts: list[Verdict]) -> str:
     lines = [
-        "| mutant | the bug | file | tests run | result | caught by | time |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| mutant | the bug | file(s) | its tests | result | caught by |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for mutant, outcome, seconds, caught in results:
+    for verdict in verdicts:
+        mutant = verdict.mutant
+        files = "<br>".join(f"`{p}`" for p in mutant.paths)
         tests = "<br>".join(f"`{t.removeprefix('tests/')}`" for t in mutant.tests)
-        caught = caught.replace("|", "\\|")
-        lines.append(
-            f"| `{mutant.name}` | {mutant.bug} | `{mutant.path}` | {tests} | {outcome} | {caught} | {seconds:.0f} s |"
-        )
+        detail = verdict.detail.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| `{mutant.name}` | {mutant.bug} | {files} | {tests} | {verdict.outcome} | {detail} |")
     return "\n".join(lines) + "\n"
+
+
+def write_into(document: Path, text: str) -> None:
+    """`text` between the document's TABLE_START and TABLE_END lines."""
+    content = document.read_text(encoding="utf-8")
+    if TABLE_START not in content or TABLE_END not in content:
+        raise SystemExit(f"{document} has no mutation table's markers ({TABLE_START!r} ... {TABLE_END!r})")
+    head, _, rest = content.partition(TABLE_START)
+    _, _, tail = rest.partition(TABLE_END)
+    document.write_text(f"{head}{TABLE_START}\n{text}{TABLE_END}{tail}", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="mutant names (default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run side by side (default 2)")
     parser.add_argument("--markdown", help="also write the result table to this file")
+    parser.add_argument("--docs", help="write the result table into this document, between its markers")
+    parser.add_argument("--list", action="store_true", help="list the mutants and their tests, run nothing")
+    parser.add_argument(
+        "--baseline-report",
+        help="the JUnit report of a suite that just ran on this checkout: its results are the unmutated run",
+    )
     args = parser.parse_args(argv)
-    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
     unknown = set(args.only or []) - {m.name for m in MUTANTS}
     if unknown:
         parser.error(f"no mutant {', '.join(sorted(unknown))}; known: {', '.join(m.name for m in MUTANTS)}")
-    results = []
-    for mutant in chosen:
-        outcome, seconds, output = run_mutant(mutant)
-        print(f"{mutant.name}: {outcome} ({seconds:.0f} s)", flush=True)
-        if outcome != "killed":
-            print(output, flush=True)
-        results.append((mutant, outcome, seconds, caught_by(output) if outcome == "killed" else ""))
-    text = table(results)
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.docs and len(chosen) != len(MUTANTS):
+        parser.error("--docs writes the whole table: run every mutant (no --only)")
+    if args.list:
+        for mutant in chosen:
+            steps = "".join(f"\n  (before) {t}" for t in mutant.before)
+            print(f"{mutant.name}: {mutant.bug}{steps}\n  " + "\n  ".join(mutant.tests))
+        return 0
+
+    if args.baseline_report:
+        results, output, seconds = baseline_from(Path(args.baseline_report), chosen)
+    else:
+        results, output, seconds = baseline(chosen)
+    wrong = [r for r in results if r.outcome != "passed"]
+    expected = len({t for m in chosen for t in (*m.before, *m.tests)})
+    print(
+        f"baseline: {len(results)} test(s) on the unmutated code, {len(wrong)} not passed ({seconds:.0f} s)",
+        flush=True,
+    )
+    if wrong or len(results) < expected:
+        print(output, flush=True)
+        for result in wrong:
+            print(
+                f"  {result.node}: {result.outcome}: {result.message.splitlines()[0][:200] if result.message else ''}"
+            )
+        print(
+            "The mutants' tests do not all pass on the unmutated code: no mutant was run. Fix the tests first."
+        )
+        return 2
+
+    verdicts: list[Verdict] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for verdict in pool.map(run_mutant, chosen):
+            print(
+                f"{verdict.mutant.name}: {verdict.outcome} ({verdict.seconds:.0f} s): {verdict.detail}",
+                flush=True,
+            )
+            if verdict.outcome not in ("killed", "NOT APPLIED"):
+                print(verdict.output, flush=True)
+            verdicts.append(verdict)
+    text = table(verdicts)
     print(text)
-    if args.markdown:
-        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(text, encoding="utf-8")
-    return 0 if all(outcome == "killed" for _, outcome, _, _ in results) else 1
+    for target in (args.markdown, args.docs):
+        if not target:
+            continue
+        if target == args.docs:
+            write_into(Path(target), text)
+        else:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_text(text, encoding="utf-8")
+    failed = [v for v in verdicts if not v.killed]
+    if failed:
+        print(
+            f"{len(failed)} of {len(verdicts)} mutant(s) not killed: "
+            + ", ".join(v.mutant.name for v in failed)
+        )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
