@@ -16,7 +16,7 @@ endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz chromium demo test test-faults test-long test-adapter test-property test-mutations lint unit \
+.PHONY: help setup java graphviz chromium demo test test-faults test-kills test-long test-adapter test-property test-mutations lint unit \
 	functional dbt-build \
 	graph bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
@@ -25,6 +25,7 @@ export PYTHONPATH := $(CURDIR)
 help:
 	@echo "make demo   - set up, build the demo warehouse and run the main job on it"
 	@echo "make test   - set up, lint (sqlfluff, ruff), pytest, dbt build on a throwaway warehouse"
+	@echo "make test-kills - one kill case per capability (purge, retention, restore, compaction, audit, erasure)"
 	@echo "make test-long - the tests that start processes of their own: kill subset, host project, audit (long)"
 	@echo "make test-faults - the crash-safety matrix: kill dbt at every step, check the warehouse (long)"
 	@echo "make test-adapter - the adapter conformance suite (dbt-tests-adapter's classes on a lakehouse profile)"
@@ -64,13 +65,15 @@ graphviz:
 	  || echo "could not install graphviz: workflow graphs will be written as .dot only"; }
 
 # Debian's chromium renders the generated docs site in the host-project test
-# (tests/functional/adopt/docs_site.py), as a user's browser does.
+# (tests/functional/adopt/docs_site.py), as a user's browser does: `make test-long` installs it,
+# nothing else needs it.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  echo "chromium is missing: installing Debian's chromium"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-setup: $(VENV)/.installed java graphviz chromium
+# what `make demo` and `make test` need: the virtualenv, Java, graphviz
+setup: $(VENV)/.installed java graphviz
 
 # ---- the main job on the embedded default ----------------------------------------------------
 # The demo is its own dbt project (demo/) that installs the product as a local package.
@@ -94,10 +97,11 @@ lint: setup
 # `make test-long`.  The adapter conformance suite (tests/adapter) runs on its own.
 # TEST_WORKERS pytest-xdist processes, each with its own Spark session and Derby metastore; a
 # file's tests stay in one process (its fixtures and ordered classes with them).
+# The JUnit report (target/junit-unit.xml) is the unmutated run the mutation check starts from in CI.
 TEST_WORKERS ?= 2
 unit: setup
 	$(BIN)/pytest tests -q -m "not faults and not property and not slow" --ignore=tests/adapter \
-	  --durations=30 -n $(TEST_WORKERS) --dist loadfile
+	  --durations=30 -n $(TEST_WORKERS) --dist loadfile --junitxml=target/junit-unit.xml -o junit_family=xunit2
 
 # The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
 # each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
@@ -105,7 +109,7 @@ unit: setup
 # warehouses from one project, a refused run, a killed run's lease.  Not in `make test` nor in CI:
 # on a slow day they alone took CI's machine past its hour.  Run them before a release and after a
 # change to the journal, the audit's run record, the lease, a capability's steps or the docs.
-test-long: setup
+test-long: setup chromium
 	$(BIN)/pytest tests -q -m "slow and not faults and not property" --ignore=tests/adapter \
 	  --durations=15 -n $(TEST_WORKERS) --dist loadfile
 
@@ -120,17 +124,36 @@ FAULT_WORKERS ?= 2
 test-faults: setup
 	$(BIN)/pytest tests/faults -v -n $(FAULT_WORKERS)
 
+# One kill case per capability, on the local disk (CI runs them; `make test-faults` runs every
+# kill point, `make test-long` the Ctrl-C cases too): a purge killed while it rewrites, before its
+# swap; retention killed at its first delete; a restore killed as it points the partition at its
+# backup; a compaction killed in its insert overwrite; an audit load killed before its invocation
+# row; a purge killed at its swaps, then the erasure ledger held to the files.
+KILLS := \
+	"tests/faults/test_kill_purge.py::test_kill_purge[hive_parquet-rewrite]" \
+	"tests/faults/test_kill_retention.py::test_kill_retention[first_delete]" \
+	"tests/faults/test_kill_restore.py::test_kill_restore[point_partition]" \
+	"tests/faults/test_kill_compaction.py::test_kill_compaction[insert_overwrite]" \
+	tests/faults/test_kill_audit.py \
+	tests/faults/test_kill_erasure.py::test_a_killed_purge_is_not_certified_by_the_next_verifications
+test-kills: setup
+	$(BIN)/pytest $(KILLS) -q -n $(FAULT_WORKERS) --dist loadgroup --durations=10
+
 # The property tests on many random histories: retention (200 histories and policies; `make test`
-# runs 20 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
+# runs 10 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
 # (PROPERTY_EXAMPLES, default 20), with the interrupted purges of tests/faults/test_kill_erasure.py.
 test-property: setup
 	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
 	$(BIN)/pytest tests/functional/erasure/test_ledger_property.py tests/faults/test_kill_erasure.py -v
 
 # Deliberate bugs (tools/mutations.py), each in a copy of the repository, and the tests that must
-# catch it: fails when a mutant survives.  The table it prints is the one in docs/safety.md.
+# catch it: fails when a mutant is not killed by an assertion of its tests.  Its result table is
+# written into docs/safety.md (MUTATION_DOCS= leaves it be).  CI passes MUTATION_ARGS="--baseline-report
+# target/junit-unit.xml": the `make test` that just ran is the unmutated run.
+MUTATION_ARGS ?=
+MUTATION_DOCS ?= --docs docs/safety.md
 test-mutations: setup
-	$(BIN)/python -m tools.mutations --markdown target/mutations.md
+	$(BIN)/python -m tools.mutations $(MUTATION_DOCS) --markdown target/mutations.md $(MUTATION_ARGS)
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test-storage-smoke` (CI): tests/functional/storage and the purge's commit check against a
 # concurrent writer (tests/functional/purge/test_concurrent_writer.py) on a loopback HDFS and on an
-# S3-compatible store at once (each on its own ports and directory, started and stopped by test.sh
+# S3-compatible store at once, and on HDFS a purge killed (SIGKILL) at its swaps, checked as every
+# kill case is (docs/safety.md) and finished by the next purge (each on its own ports and directory, started and stopped by test.sh
 # however the tests end); each one's output is printed whole when it ends, and the smoke fails if
 # either does.
 set -uo pipefail
@@ -9,9 +10,12 @@ cd "$(dirname "$0")/../.."
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 pids=()
+kill_case="tests/faults/test_kill_purge.py::test_kill_purge[hive_parquet-swap]"
 for fs in hdfs s3a; do
-  scripts/storage/test.sh "$fs" tests/functional/storage tests/functional/purge/test_concurrent_writer.py "$@" \
-    >"$logs/$fs.log" 2>&1 &
+  extra=()
+  [ "$fs" = hdfs ] && extra=("$kill_case")
+  scripts/storage/test.sh "$fs" tests/functional/storage tests/functional/purge/test_concurrent_writer.py \
+    "${extra[@]}" "$@" >"$logs/$fs.log" 2>&1 &
   pids+=($!)
 done
 status=0

@@ -506,7 +506,7 @@ class TestHostProject:
 
     def test_the_docs_site_shows_the_onboarded_table_in_a_browser(self, story):
         if docs_site.browser() is None:
-            pytest.fail("no Chromium: `make setup` installs Debian's chromium (make chromium)")
+            pytest.fail("no Chromium: `make test-long` installs Debian's chromium (`make chromium`)")
         dom = docs_site.render(story["site"], "source/source.shop_analytics.sales.orders")
         text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom))
         assert "orders" in text and "One row per order" in text, text[:3000]
