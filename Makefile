@@ -94,14 +94,16 @@ lint: setup
 # The kill matrix (tests/faults, docs/safety.md) is marked `faults`, the many random histories of
 # the property tests `property`, the tests that start dbt and Spark processes of their own `slow`:
 # `make test` runs the property tests' unmarked short subsets and leaves the `slow` ones to
-# `make test-long`.  The adapter conformance suite (tests/adapter) runs on its own.
+# `make test-long`.  The adapter conformance suite (tests/adapter) runs on its own, and
+# tests/functional/storage (every capability on one warehouse) on HDFS and S3 in
+# `make test-storage-smoke`, not again on the local disk.
 # TEST_WORKERS pytest-xdist processes, each with its own Spark session and Derby metastore; a
 # file's tests stay in one process (its fixtures and ordered classes with them).
 # The JUnit report (target/junit-unit.xml) is the unmutated run the mutation check starts from in CI.
 TEST_WORKERS ?= 2
 unit: setup
 	$(BIN)/pytest tests -q -m "not faults and not property and not slow" --ignore=tests/adapter \
-	  --durations=30 -n $(TEST_WORKERS) --dist loadfile --junitxml=target/junit-unit.xml -o junit_family=xunit2
+	  --ignore=tests/functional/storage --durations=30 -n $(TEST_WORKERS) --dist loadfile --junitxml=target/junit-unit.xml -o junit_family=xunit2
 
 # The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
 # each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
@@ -140,7 +142,7 @@ test-kills: setup
 	$(BIN)/pytest $(KILLS) -q -n $(FAULT_WORKERS) --dist loadgroup --durations=10
 
 # The property tests on many random histories: retention (200 histories and policies; `make test`
-# runs 10 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
+# runs 9 fixed ones; a failure prints hypothesis's seed) and the erasure ledger held to the files
 # (PROPERTY_EXAMPLES, default 20), with the interrupted purges of tests/faults/test_kill_erasure.py.
 test-property: setup
 	RETENTION_PROPERTY_EXAMPLES=200 $(BIN)/pytest tests/functional/retention/test_retention_property.py -v
@@ -186,12 +188,13 @@ test-cluster: setup
 	scripts/cluster/test.sh
 
 # What CI runs on the cluster (the whole of test-cluster would take CI past the hour): the
-# cluster-only tests (the `cluster` target, the lease across drivers, the concurrent reader), the
-# metastore's partition-filter fallback, and the purge engine's tests (plan and its footers read
-# through the Hadoop FileSystem, dry run, journal, cancellation).
+# cluster-only tests (the `cluster` target's purge, retention and audit, the lease across
+# drivers, the concurrent reader) and the metastore's partition-filter fallback.  The purge
+# engine's own tests on the cluster (dry run, journal, cancellation) are `make test-cluster`'s:
+# CI's hour went to the kill cases and the mutation check.
 test-cluster-smoke: setup
 	CLUSTER_TESTS="tests/functional/cluster tests/functional/foundation/test_warehouse_lease.py \
-	  tests/functional/foundation/test_partition_filter_fallback.py tests/functional/purge/test_engine.py" \
+	  tests/functional/foundation/test_partition_filter_fallback.py" \
 	  scripts/cluster/test.sh
 
 # ---- other filesystems: a real HDFS and an S3-compatible store on loopback (scripts/storage/) -----

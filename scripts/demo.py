@@ -159,6 +159,16 @@ def environment() -> None:
         os.environ.setdefault("SPARK_METASTORE_DIR", str(REPO / ".warehouse" / "metastore_db"))
 
 
+# retention's copy policies at zero, which a policy under retention_min_hours needs allowed
+AT_ZERO = {
+    "backup_retention_days": 0,
+    "trash_retention_days": 0,
+    "staging_retention_hours": 0,
+    "stale_retention_days": 0,
+    "retention_allow_short": True,
+}
+
+
 def main() -> None:
     environment()
     reset_warehouse()
@@ -206,14 +216,7 @@ def main() -> None:
 
     # 5. retention with the copies' policies at zero (as a request that must not wait for the
     # policies does): the backups, trash and stale copies of the purges go now
-    at_zero = {
-        "backup_retention_days": 0,
-        "trash_retention_days": 0,
-        "staging_retention_hours": 0,
-        "stale_retention_days": 0,
-        "retention_allow_short": True,
-    }
-    dbt("run", "--select", "retention+", "--vars", json.dumps(at_zero))
+    dbt("run", "--select", "retention+", "--vars", json.dumps(AT_ZERO))
 
     # 6. coverage (docs/erasure.md): what else may hold ids (only the excepted count tables here)
     dbt("run", "--select", "pii_coverage")

@@ -98,17 +98,22 @@ def test_skipped():
 """
 
 
+def junit_report(cwd: Path, tests: str, report: Path) -> Path:
+    """A real pytest run of `tests` in `cwd`, its JUnit report (whatever the tests' outcome)."""
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit2",
+         f"--junitxml={report}", tests],
+        cwd=cwd, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return report
+
+
 @pytest.fixture(scope="module")
 def ended(tmp_path_factory: pytest.TempPathFactory) -> dict[str, mutations.TestResult]:
     """Each kind of ending, from a real pytest run's JUnit report."""
     root = tmp_path_factory.mktemp("endings")
     (root / "test_endings.py").write_text(KINDS_OF_ENDING)
-    report = root / "report.xml"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit2",
-         f"--junitxml={report}", "test_endings.py"],
-        cwd=root, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    report = junit_report(root, "test_endings.py", root / "report.xml")
     return {r.node.rsplit("::", 1)[-1]: r for r in results_of(report)}
 
 
@@ -157,12 +162,7 @@ def test_a_suites_report_is_the_baseline_when_it_ran_every_mutants_test(tmp_path
     """In CI the suite that just ran is the unmutated run: its JUnit report is read back into node
     ids, every parameter of a named test is taken, and a named test the suite did not run stops
     the check."""
-    report = tmp_path / "suite.xml"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit2",
-         f"--junitxml={report}", "tests/unit/test_purge_states.py"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    report = junit_report(ROOT, "tests/unit/test_purge_states.py", tmp_path / "suite.xml")
     ran = mutations.Mutant(
         "ran",
         "",

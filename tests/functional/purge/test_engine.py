@@ -45,6 +45,16 @@ def make_table(spark: Any, name: str, partitions: int, with_ids: int) -> None:
         from (select id, cast(id % {partitions} as int) as p from range(0, {partitions * 10}))""")
 
 
+def partitioned_and_flat(spark: Any, database: str, flat_rows: str) -> None:
+    """A new database with `events` (4 partitions, 2 with ids) and an unpartitioned `flat`."""
+    spark.sql(f"drop database if exists {database} cascade")
+    spark.sql(f"create database {database}")
+    make_table(spark, f"{database}.events", 4, 2)
+    spark.sql(f"""create table {database}.flat (guestid bigint, payload string) stored as parquet
+        tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
+    spark.sql(f"insert into {database}.flat values {flat_rows}")
+
+
 def same_place(location: str) -> str:
     """A location as the catalog may spell it (`file:/x`, `file:///x/`), written one way."""
     return location.replace("file:///", "file:/").rstrip("/")
@@ -141,12 +151,7 @@ class TestDryRun:
     not the whole warehouse: on the cluster target other test processes share it.)"""
 
     def test_a_dry_run_writes_nothing_but_its_log_rows(self, project: Any, spark: Any, id_table: str) -> None:
-        spark.sql("drop database if exists p_dry2 cascade")
-        spark.sql("create database p_dry2")
-        make_table(spark, "p_dry2.events", 4, 2)
-        spark.sql(f"""create table p_dry2.flat (guestid bigint, payload string) stored as parquet
-            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
-        spark.sql("insert into p_dry2.flat values (1001, 'a'), (5, 'b')")
+        partitioned_and_flat(spark, "p_dry2", "(1001, 'a'), (5, 'b')")
         purge("p_dry2", select="purge")  # the log tables exist: a dry run appends to them only
         spark.sql("insert into p_dry2.events partition (ds = 'd00') values (1002, 'again')")
         spark.sql("insert into p_dry2.flat values (1003, 'again')")
@@ -245,12 +250,7 @@ class TestSwapsInOneCall:
         leaves a restore to go back to.  Then every partition is purged as the plan said."""
         from python_hooks.purge import committing, table_purge
 
-        spark.sql("drop database if exists p_order cascade")
-        spark.sql("create database p_order")
-        make_table(spark, "p_order.events", 4, 2)
-        spark.sql(f"""create table p_order.flat (guestid bigint, payload string) stored as parquet
-            tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")
-        spark.sql("insert into p_order.flat values (1001, 'a'), (5, 'b'), (1003, 'c')")
+        partitioned_and_flat(spark, "p_order", "(1001, 'a'), (5, 'b'), (1003, 'c')")
         rows = {t: table_rows(spark, f"p_order.{t}") for t in ("events", "flat")}
         external = spark._jsparkSession.sharedState().externalCatalog()
         seen: list[str] = []
