@@ -150,10 +150,9 @@ def run(lake: Lake, *args: str, **extra: Any) -> str:
     return done.output
 
 
-def killed_then_rerun(lake: Lake, how: int) -> None:
-    """The purge killed at its third table's swap, a verification, the normal rerun and another
-    verification: the ledger holds to the files at each step, and the killed run's backups keep
-    REQ-A from `erased`."""
+def killed_and_verified(lake: Lake, how: int) -> None:
+    """The purge killed at its third table's swap, then a verification: every request `pending`,
+    the tables the run never reached named, the ledger held to the files."""
     lake.restore()
     killed = lake.dbt("run", "--select", "purge+", "--vars", variables(), fault=Fault(SWAP), stop_with=how)
     assert "purge step swap" in killed.killed_at
@@ -169,6 +168,12 @@ def killed_then_rerun(lake: Lake, how: int) -> None:
     live, copies = files(lake, REQUESTS["REQ-A"], directories)
     assert copies and live
 
+
+def killed_then_rerun(lake: Lake, how: int) -> None:
+    """`killed_and_verified`, then the normal rerun and another verification: the ledger holds to
+    the files at each step, and the killed run's backups keep REQ-A from `erased`."""
+    killed_and_verified(lake, how)
+
     # the normal rerun: the killed run's swaps are SKIPPED; its backups still hold the ids
     output = run(lake, "run", "--select", "purge+")
     assert re.search(r", [1-9]\d* skipped,", output), output[-3000:]  # the killed run's tables, clean now
@@ -178,6 +183,11 @@ def killed_then_rerun(lake: Lake, how: int) -> None:
     assert (one["progress"], one["live_rows"]) == ("copies_remaining", 0)
     assert f"backup {DB}.t1 " in one["copies_holding"]  # the killed run's backup of t1
     assert one["status"] != "erased"
+
+
+def test_a_killed_purge_leaves_every_request_pending(erasure_lake: Lake) -> None:
+    """CI's erasure kill case (`make test-kills`): SIGKILL at a swap, then a verification."""
+    killed_and_verified(erasure_lake, signal.SIGKILL)
 
 
 def test_a_killed_purge_is_not_certified_by_the_next_verifications(erasure_lake: Lake) -> None:

@@ -16,6 +16,12 @@ from tools import mutations
 from tools.mutations import MUTANTS, ROOT, judge, not_applicable, results_of
 
 
+def test_the_slow_mutants_are_mutants_and_most_run_in_ci():
+    """`--fast` (CI) leaves out only named mutants, and never most of them."""
+    names = {m.name for m in MUTANTS}
+    assert mutations.SLOW <= names and len(mutations.SLOW) < len(names) / 2
+
+
 def test_every_mutant_applies_to_the_code_exactly_once():
     """A refactoring that moves a mutated snippet fails here, in `make test`, not silently in the
     mutation check."""
