@@ -191,7 +191,7 @@ def plan_restore(
     """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
     partition or backup that does not exist is a NotFoundError naming the nearest that do.  `now`
     (var retention_now) names and dates the trash table; in the future it is refused unless
-    `allow_future` (policy.retention_clock)."""
+    `allow_future` (clock.retention_clock)."""
     clock = retention_clock(now, allow_future)
     database, name, live = _live_table(spark, table, partition)
     pairs = parse_partition(partition, live.partition_columns, table)

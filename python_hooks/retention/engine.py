@@ -423,7 +423,7 @@ def run_retention(
     `dry_run` arrives parsed (the macro reads retention_dry_run and purge_dry_run with
     compliance.bool_var, the one boolean parser): anything but a boolean is refused.  Progress is
     told every `progress_seconds` (var retention_progress_seconds) while the pass runs.  `now` is
-    var retention_now (policy.retention_clock: refused in the future unless `allow_future`); a pass
+    var retention_now (clock.retention_clock: refused in the future unless `allow_future`); a pass
     whose clock it overrode records that clock in its log, a row of kind `clock`, whatever it deleted."""
     if not isinstance(dry_run, bool):
         raise ConfigError(
