@@ -19,7 +19,7 @@ import json
 import time
 from typing import Any
 
-from python_hooks.catalog import console, files, layout, metastore, tables
+from python_hooks.catalog import console, files, filesystem, layout, metastore, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, did_you_mean
@@ -101,10 +101,12 @@ def table_plan(
         bucketed=bool(meta.bucketSpec().isDefined()),
         write_properties=_write_properties(meta, storage),
     )
-    try:
-        plan.identifier = resolve_identifier(plan, schema, str(meta.properties().apply(DESCRIPTOR)), ids)
-    except ConfigError as exc:
-        plan.error = str(exc.msg)
+    plan.error = table_format_refusal(spark, meta, plan.name, plan.location)
+    if plan.error is None:
+        try:
+            plan.identifier = resolve_identifier(plan, schema, str(meta.properties().apply(DESCRIPTOR)), ids)
+        except ConfigError as exc:
+            plan.error = str(exc.msg)
     ts = config.run_ts
     plan.staging = f"{table}_staging_{ts}"
     plan.backup = f"{table}_backup_{ts}"
@@ -118,6 +120,44 @@ def table_plan(
     plan.scan_view = f"__purge_scan_{database}__{table}"
     plan.candidate_view = f"__purge_candidates_{database}__{table}"
     return plan
+
+
+def table_format(spark: Any, meta: Any, location: str) -> str | None:
+    """`Delta Lake` or `Apache Iceberg` for a table kept in one of those formats, else None.
+
+    By the catalog's provider (`delta`, `iceberg`), by the property Iceberg's Hive catalog sets
+    (`table_type` ICEBERG), and by the files: a `_delta_log` directory under the location of a
+    table registered as plain parquet (a Delta table exposed to Hive readers) is a Delta table
+    all the same."""
+    provider = metastore.provider(meta)
+    found = meta.properties().get("table_type")
+    table_type = str(found.get()).upper() if found.isDefined() else ""
+    if provider == "delta":
+        return "Delta Lake"
+    if provider == "iceberg" or table_type == "ICEBERG":
+        return "Apache Iceberg"
+    if filesystem.exists(spark, f"{location.rstrip('/')}/_delta_log"):
+        return "Delta Lake"
+    return None
+
+
+def table_format_refusal(spark: Any, meta: Any, name: str, location: str) -> str | None:
+    """Why the purge leaves a Delta Lake or Iceberg table alone, or None for a Hive-format one.
+
+    The purge rewrites a table through a staging table and a swap of locations; a Delta or
+    Iceberg table's truth is its log or its metadata files, which a swap would cut it off from
+    (and its older versions would keep the ids).  So such a table fails alone, untouched, with
+    what to do."""
+    kind = table_format(spark, meta, location)
+    if kind is None:
+        return None
+    truth = "transaction log" if kind == "Delta Lake" else "metadata files"
+    return (
+        f"{name} is {'a' if kind == 'Delta Lake' else 'an'} {kind} table, which this purge does not"
+        f" rewrite (a swap of locations would cut it off its {truth}): it was not purged and nothing"
+        f' was changed. Blacklist it (var purge_blacklist: "{name}") or remove its'
+        " dataset.descriptor until its format is purged (docs/formats.md)"
+    )
 
 
 def _write_properties(meta: Any, storage: str | None) -> dict[str, str]:

@@ -11,6 +11,7 @@ from python_hooks.catalog import metastore
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.filesystem import list_dir
 from python_hooks.purge import scanning
+from tests import warehouse_fs
 from tests.conftest import repo_files
 from tests.functional.purge.conftest import (
     count,
@@ -368,6 +369,51 @@ class TestPurgeFailures:
         # the next run finishes it
         purge("p_iso")
         assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7
+
+    def test_a_delta_or_iceberg_table_fails_alone_and_is_left_byte_for_byte(self, project, spark, tables):
+        """A swap of locations would cut a Delta table off its transaction log (and an Iceberg one
+        off its metadata), so the purge refuses both, by the files (`_delta_log` under a table
+        registered as plain parquet, as a Delta table exposed to Hive readers is) and by the
+        property Iceberg's Hive catalog sets: each fails alone, named, with what to do, and not
+        one of its files changes; the Hive table beside them is purged."""
+        spark.sql("drop database if exists p_fmt cascade")
+        spark.sql("create database p_fmt")
+        onboarded = f"tblproperties ('dataset.descriptor' = '{descriptor('guestid')}'"
+        spark.sql(f"create table p_fmt.hive (guestid bigint, payload string) stored as parquet {onboarded})")
+        spark.sql(
+            f"create table p_fmt.exposed (guestid bigint, payload string) stored as parquet {onboarded})"
+        )
+        spark.sql(
+            f"create table p_fmt.ice (guestid bigint, payload string) stored as parquet {onboarded},"
+            " 'table_type' = 'ICEBERG')"
+        )
+        for table in ("hive", "exposed", "ice"):
+            spark.sql(f"insert into p_fmt.{table} select id, 'x' from range(1000, 1010)")
+        log = f"{location(spark, 'p_fmt', 'exposed')}/_delta_log/00000000000000000000.json"
+        warehouse_fs.write_bytes(spark, log, b'{"commitInfo": {"operation": "WRITE"}}\n')
+        before = {t: warehouse_fs.tree(spark, location(spark, "p_fmt", t)) for t in ("exposed", "ice")}
+
+        _, logs = purge("p_fmt", expect_pass=False)
+        for table, kind, truth in (("exposed", "a Delta Lake", "transaction log"), ("ice", "an Apache Iceberg", "metadata files")):  # fmt: skip
+            assert (
+                f"purge: p_fmt.{table}: FAILED: p_fmt.{table} is {kind} table, which this purge does not"
+                f" rewrite (a swap of locations would cut it off its {truth}): it was not purged and"
+                f' nothing was changed. Blacklist it (var purge_blacklist: "p_fmt.{table}")'
+            ) in logs, logs[-3000:]
+            assert warehouse_fs.tree(spark, location(spark, "p_fmt", table)) == before[table], table
+            assert remaining_ids(spark, f"p_fmt.{table}") == 3
+        states = {(r.table_name, r.state) for r in last_run(log_rows(spark, project, "p_fmt"))}
+        assert states == {("hive", "COMMITTED"), ("exposed", "FAILED"), ("ice", "FAILED")}
+        assert remaining_ids(spark, "p_fmt.hive") == 0
+        side_tables = [
+            str(n) for n in metastore.table_names(spark, "p_fmt") if str(n).startswith(("exposed_", "ice_"))
+        ]
+        assert side_tables == []
+
+        # blacklisted, as the message says: the run passes and leaves them as they are
+        _, logs = purge("p_fmt", purge_blacklist="p_fmt.exposed, p_fmt.ice")
+        assert "FAILED" not in logs
+        assert remaining_ids(spark, "p_fmt.exposed") == 3 and remaining_ids(spark, "p_fmt.ice") == 3
 
     def test_a_rewrite_that_loses_rows_is_never_swapped(self, project, spark, tables):
         """Gobblin's row check: a rewrite that wrote fewer rows than the partition held minus the
