@@ -11,6 +11,7 @@ from typing import Any
 
 from python_hooks.catalog import filesystem, metastore
 from python_hooks.catalog.clock import retention_clock
+from python_hooks.catalog.partitions import unescape_path_name
 from python_hooks.catalog.side_tables import named_side_tables
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
 
@@ -19,7 +20,8 @@ Backup = tuple[int, metastore.Table]
 
 
 def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str, str]]:
-    """`k=v/k2=v2` as typed by a user (values NOT escaped) into pairs in the table's column order."""
+    """`k=v/k2=v2` as typed by a user into pairs in the table's column order (the values as
+    typed: `_as_known` reads a path-escaped spec)."""
     given: dict[str, str] = {}
     for part in str(spec or "").strip().strip("/").split("/"):
         key, sep, value = part.partition("=")
@@ -44,6 +46,22 @@ def parse_partition(spec: str, columns: list[str], table: str) -> list[tuple[str
             + (f" Not a partition column:{hint}." if unknown else "")
         )
     return [(lowered[k], given[k]) for k in lowered]
+
+
+def _as_known(
+    pairs: list[tuple[str, str]], live: metastore.Table, backups: list[Backup]
+) -> list[tuple[str, str]]:
+    """The partition as typed, or, when neither the table nor a backup has it but they have its
+    values unescaped, those: a spec copied from `purge_log` or `show partitions` is path-escaped
+    (`ds=2024-01-01 10%3A00`), and restores the partition it names.  A value that exists as typed
+    always wins, so a value holding a literal `%3A` is never read as a colon."""
+    known = {tuple(p.pairs) for p in live.partitions} | {
+        tuple(p.pairs) for _, backup in backups for p in backup.partitions
+    }
+    if tuple(pairs) in known:
+        return pairs
+    unescaped = [(column, unescape_path_name(value)) for column, value in pairs]
+    return unescaped if tuple(unescaped) in known else pairs
 
 
 def _table_not_found(spark: Any, database: str, name: str) -> NotFoundError:
@@ -194,11 +212,11 @@ def plan_restore(
     `allow_future` (clock.retention_clock)."""
     clock = retention_clock(now, allow_future)
     database, name, live = _live_table(spark, table, partition)
-    pairs = parse_partition(partition, live.partition_columns, table)
+    backups, lookalikes = _registered_backups(spark, database, name)
+    pairs = _as_known(parse_partition(partition, live.partition_columns, table), live, backups)
     spec = "/".join(f"{k}={v}" for k, v in pairs)
     current = next((p for p in live.partitions if p.pairs == pairs), None)
     current_location = filesystem.qualify(spark, current.location) if current else None
-    backups, lookalikes = _registered_backups(spark, database, name)
     if backup:
         chosen, location = _named_backup(
             spark, table, database, spec, pairs, backup, backups, lookalikes, current_location

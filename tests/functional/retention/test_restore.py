@@ -7,6 +7,7 @@ import json
 import pytest
 from dbt.tests.util import run_dbt
 
+from python_hooks.catalog.partitions import spec_path
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError
 from python_hooks.restore import plan as restore_hook
 from tests import warehouse_fs
@@ -50,6 +51,20 @@ class TestRestore:
         restore(table="r_restore.t", partition=f"dp={COLON}", backup=f"r_restore.t_backup_{T1}", now=NOW)
         assert lake.rows("t") == [(1, COLON), (2, COLON), (3, COLON), (5, QUOTE)]
         assert f"t_trash_{NOW + 1}" in lake.tables()
+
+    def test_a_spec_copied_from_purge_log_restores_the_partition_it_names(self, lake, spark):
+        """purge_log and `show partitions` give a partition path-escaped; copied as is, it names the
+        same partition (planned only: nothing changes)."""
+        escaped = spec_path([("dp", COLON)])
+        assert escaped == "dp=2024-01-01 10%3A00"
+        planned = restore_hook.plan_restore(
+            spark, "r_restore.t", escaped, backup=f"t_backup_{T2}", now=NOW, allow_future=True
+        )
+        assert (planned["pairs"], planned["partition_spec"]) == ([["dp", COLON]], f"dp={COLON}")
+        assert planned["partition_exists"] and planned["backup_table"] == f"t_backup_{T2}"
+        # a spec that names no partition, escaped or not, is still refused, naming the nearest
+        with pytest.raises(NotFoundError, match=r"no backup holds a non-empty copy of it"):
+            restore_hook.plan_restore(spark, "r_restore.t", "dp=o%27brian", now=NOW, allow_future=True)
 
     def test_errors_name_the_table_the_partition_and_the_backups(self, lake, spark):
         # through dbt: a runtime error of the operation, never a compilation error
