@@ -14,9 +14,12 @@ export SPARK_WAREHOUSE_DIR ?= $(CURDIR)/.warehouse/warehouse
 export SPARK_METASTORE_DIR ?= $(CURDIR)/.warehouse/metastore_db
 endif
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+# Delta Lake in every session of `make` (the adapter adds its jars, extension and catalog:
+# docs/formats.md); `make setup` resolves the jars
+export LAKEHOUSE_DELTA_JARS ?= $(CURDIR)/.jars/formats
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: help setup java graphviz chromium demo test test-faults test-kills test-long test-adapter test-property test-mutations lint unit \
+.PHONY: help setup java graphviz chromium formats-jars demo test test-faults test-kills test-long test-adapter test-property test-mutations lint unit \
 	functional dbt-build \
 	graph bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
@@ -72,8 +75,12 @@ chromium:
 	  echo "chromium is missing: installing Debian's chromium"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# what `make demo` and `make test` need: the virtualenv, Java, graphviz
-setup: $(VENV)/.installed java graphviz
+# Delta Lake's jars from Maven Central (jvm/pom.xml, profile formats) into .jars/formats/
+formats-jars:
+	@scripts/storage/jars.sh formats
+
+# what `make demo` and `make test` need: the virtualenv, Java, graphviz, the formats' jars
+setup: $(VENV)/.installed java graphviz formats-jars
 
 # ---- the main job on the embedded default ----------------------------------------------------
 # The demo is its own dbt project (demo/) that installs the product as a local package.
@@ -201,7 +208,7 @@ test-cluster-smoke: setup
 # ---- other filesystems: a real HDFS and an S3-compatible store on loopback (scripts/storage/) -----
 # The JVM jars come from Maven Central as jvm/pom.xml declares them, into the git-ignored .jars/.
 jars:
-	scripts/storage/jars.sh spark hdfs
+	scripts/storage/jars.sh spark hdfs formats
 
 # `eval "$$(make -s hdfs-up)"` (or s3-up) points the profiles, the tests and the benchmarks at it.
 hdfs-up: setup

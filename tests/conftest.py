@@ -60,6 +60,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 REPO = Path(__file__).resolve().parents[1]
+# Delta Lake in the tests' sessions, as `make` puts it in every session (the adapter adds its
+# jars, extension and catalog: docs/formats.md); `make setup` resolves the jars
+if (REPO / ".jars" / "formats").is_dir():
+    os.environ.setdefault("LAKEHOUSE_DELTA_JARS", str(REPO / ".jars" / "formats"))
 WAREHOUSE_ROOT = Path(os.environ.get("TEST_WAREHOUSE_ROOT") or tempfile.mkdtemp(prefix="dbt-lakehouse-test-"))
 ON_CLUSTER = os.environ.get("LAKEHOUSE_TEST_TARGET", "local") == "cluster"
 # The warehouse's filesystem: `file` (a local directory under WAREHOUSE_ROOT), or `hdfs` / `s3a`,

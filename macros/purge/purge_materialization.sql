@@ -8,6 +8,7 @@
       named  adapter.command_selection  whether the command named the purge (else a dry run)
       plan   adapter.purge_plan      the journal completed, the catalog's and the files' facts
       scan   adapter.purge_scan      the rendered scans run: which partitions hold listed ids
+             adapter.purge_delta_scan  the same for the Delta Lake tables (purge_delta.sql)
       run    adapter.purge_execute   the rendered statements run table by table; the records
 
     A dry run is the plan and the statements, printed, with nothing run but the scans.  A
@@ -30,13 +31,15 @@
 
     {%- set plan = adapter.purge_plan(config) -%}
     {%- set plan = adapter.purge_scan(plan, compliance.purge_render_scans(plan)) -%}
+    {%- set plan = adapter.purge_delta_scan(plan, compliance.purge_render_delta_scans(plan)) -%}
     {%- set statements = compliance.purge_render_statements(plan) -%}
-    {%- set script = compliance.purge_script(plan, statements) -%}
+    {%- set delta_statements = compliance.purge_render_delta(plan) -%}
+    {%- set script = compliance.purge_script(plan, statements, delta_statements) -%}
     {%- do write(script) -%}
-    {%- if config.dry_run and plan.rewriting -%}
+    {%- if config.dry_run and (plan.rewriting or delta_statements) -%}
         {%- do log("purge (dry run): the statements a purge would run, none of them run:\n" ~ script, info=true) -%}
     {%- endif -%}
-    {%- set summary = adapter.purge_execute(plan, statements, target_relation) -%}
+    {%- set summary = adapter.purge_execute(plan, statements, target_relation, delta_statements) -%}
     {#- the engine made purge_log if it was missing: dbt's relation cache must know it -#}
     {%- do adapter.cache_added(api.Relation.create(schema=this.schema, identifier='purge_log', type='table')) -%}
     {%- if config.dry_run -%}

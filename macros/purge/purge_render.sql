@@ -88,9 +88,10 @@
     The node's script (target/run/): every statement in the order the engine runs it, per table;
     alternatives (one partition at a time, or a file-level rewrite) are commented as such.
 -#}
-{% macro purge_script(plan, statements) -%}
+{% macro purge_script(plan, statements, delta_statements={}) -%}
     {%- set lines = ['-- purge run ' ~ plan.config.run_ts ~ (' (dry run: none of this ran)' if plan.config.dry_run else '')
-        ~ ': ' ~ plan.tables | length ~ ' onboarded table(s), ' ~ plan.rewriting | length ~ ' with partitions to rewrite'] -%}
+        ~ ': ' ~ (plan.tables | length + plan.delta | length) ~ ' onboarded table(s), ' ~ plan.rewriting | length ~ ' with partitions to rewrite'
+        ~ (', ' ~ plan.delta | length ~ ' Delta Lake' if plan.delta else '')] -%}
     {%- for table in plan.rewriting -%}
         {%- set sql = statements[table.name] -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ': ' ~ table.todo | length ~ ' partition(s) to rewrite') -%}
@@ -112,6 +113,12 @@
             {%- do lines.append(part.swap ~ ';') -%}
         {%- endfor -%}
         {%- do lines.append(sql.drop_staging ~ ';') -%}
+    {%- endfor -%}
+    {%- for table in plan.delta if table.name in delta_statements -%}
+        {%- set sql = delta_statements[table.name] -%}
+        {%- do lines.append('\n-- ' ~ table.name ~ ' (Delta Lake): ' ~ table.todo | length ~ ' partition(s) holding listed ids') -%}
+        {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
+        {%- if table.deletion_vectors -%}{%- do lines.append(sql.reorg ~ ';') -%}{%- endif -%}
     {%- endfor -%}
     {{ return(lines | join('\n')) }}
 {%- endmacro %}

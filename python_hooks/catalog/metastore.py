@@ -77,6 +77,19 @@ def provider(meta: Any) -> str:
     return str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
 
 
+def delta_property(spark: Any, meta: Any, key: str) -> str | None:
+    """A Delta Lake table's property `key` (None for another table, or when unset): Delta keeps a
+    table's properties in its log, not in the metastore, so it is read through Delta (one read of
+    the table's latest metadata)."""
+    if provider(meta) != "delta":
+        return None
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    for row in spark.sql(f"show tblproperties `{database}`.`{table}`").collect():
+        if row[0] == key:
+            return str(row[1])
+    return None
+
+
 def quote(name: str) -> str:
     """A name between backticks, for Spark SQL."""
     return "`" + name.replace("`", "``") + "`"

@@ -136,7 +136,12 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
     reader = Reader(database, table)
     reader.storage_format = data_files.storage_format(meta)
     if reader.storage_format is None:
-        reader.problem = f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
+        reader.problem = (
+            f"{database}.{table} is a Delta Lake table: the verifier does not read its versions yet, so it"
+            " is never counted clean"
+            if metastore.provider(meta) == "delta"
+            else f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
+        )
         return reader
     if field_name is None:
         reader.problem = (
@@ -198,7 +203,7 @@ def _registration(meta: Any, database: str, table: str) -> tuple[str, str, int] 
 
 
 def _sort_catalog(
-    catalog: dict[tuple[str, str], Any], scope: list[dict[str, Any]] | None, found: Inventory
+    spark: Any, catalog: dict[tuple[str, str], Any], scope: list[dict[str, Any]] | None, found: Inventory
 ) -> tuple[dict[tuple[str, str], tuple[Any, tuple[str, str, int]]], dict[tuple[str, str], Any]]:
     """(registered side tables, onboarded tables in scope) of the catalog; onboarded tables out of
     scope go to `found.out_of_scope`."""
@@ -208,7 +213,10 @@ def _sort_catalog(
         side = _registration(meta, database, table)
         if side is not None:
             registered[(database, table)] = (meta, side)
-        elif _meta_property(meta, DESCRIPTOR) is not None:
+        elif (
+            _meta_property(meta, DESCRIPTOR) is not None
+            or metastore.delta_property(spark, meta, DESCRIPTOR) is not None
+        ):
             if in_scope(scope, database, table):
                 onboarded[(database, table)] = meta
             else:
@@ -327,7 +335,7 @@ def inventory(
     """Every location the verification reads (see the module doc)."""
     found = Inventory(scope_text(scope))
     catalog = _catalog(spark)
-    registered, onboarded = _sort_catalog(catalog, scope, found)
+    registered, onboarded = _sort_catalog(spark, catalog, scope, found)
     entries = [e for e in Journal(spark).read_entries() if in_scope(scope, e.intent.database, e.intent.table)]
     journal_fields = {
         (e.intent.database.lower(), e.intent.table.lower()): e.intent.identifier_field for e in entries

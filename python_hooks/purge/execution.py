@@ -31,8 +31,8 @@ from typing import Any
 
 from python_hooks.catalog import console
 from python_hooks.catalog.work import Pool
-from python_hooks.errors import CancelledError, LakehouseError
-from python_hooks.purge import results, table_purge
+from python_hooks.errors import CancelledError, LakehouseError, first_line
+from python_hooks.purge import delta, results, table_purge
 from python_hooks.purge.plan import ScannedPlan, TablePlan
 from python_hooks.purge.progress import Progress
 from python_hooks.purge.statements import TableStatements
@@ -50,6 +50,7 @@ def execute(
     statements: dict[str, TableStatements],
     cancellation: Any,
     relation: list[str],
+    delta_statements: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Run the plan; write the node's relation (`relation`: [schema, table]), purge_log and the
     stale locations; return the summary for the status line.  Raises PurgeFailures (after
@@ -58,6 +59,8 @@ def execute(
     with Pool(spark, 2, "lakehouse-purge") as pool:
         run = Execution(spark, plan, statements, cancellation, pool)
         rows = run.run()
+        if not run.cancelled:
+            rows.extend(run.run_delta(delta_statements or {}))
         results.record(spark, plan, rows, run.node.stale, relation, run.node.recorded)
         console.debug("purge step background work (joining the staging tables' drops)")
     summary = results.summarize(plan, rows)
@@ -146,6 +149,30 @@ class Execution:
                     sum(int(r["rows_purged"] or 0) for r in purge.rows if r["state"] == "COMMITTED"),
                     sum(1 for r in purge.rows if r["state"] == "COMMITTED"),
                 )
+        return rows
+
+    def run_delta(self, statements: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+        """The Delta Lake tables, after the Hive ones (delta.py): a refused one's FAILED row, an
+        error in one fails that table alone, a cancellation stops before the next table."""
+        rows: list[dict[str, Any]] = []
+        config = self.plan.config
+        for table in self.plan.delta:
+            if table.error is not None:
+                console.say(f"purge: {table.name}: FAILED: {table.error}")
+                rows.append(result_row(config, table, None, "FAILED", reason=table.error))
+                continue
+            if self.cancellation.requested:
+                self.cancelled = True
+                break
+            try:
+                rows.extend(delta.run_table(self.spark, config, table, statements[table.name]))
+            except Exception as exc:  # noqa: BLE001 - the table's FAILED row; the next table goes on
+                reason = (
+                    f"Table {table.name}: the purge stopped with an error: {first_line(exc)}; run it again"
+                )
+                console.say(f"purge: {table.name}: FAILED: {reason}")
+                rows.append(result_row(config, table, None, "FAILED", reason=reason))
+            self.tables_done += 1
         return rows
 
     def quiet_rows(self, table: TablePlan) -> list[dict[str, Any]]:

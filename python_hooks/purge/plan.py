@@ -120,6 +120,10 @@ class TablePlan:
     storage_format: str | None  # parquet / orc when its footers can be read, else None
     bucketed: bool
     write_properties: dict[str, str] = field(default_factory=dict)  # parquet.* / orc.* of the table
+    # "hive" (the staging table, backup and swap), or "delta" (a delete and, with deletion
+    # vectors, a REORG ... APPLY (PURGE): python_hooks/purge/delta.py)
+    table_format: str = "hive"
+    deletion_vectors: bool = False  # a Delta table whose deletes only mark rows
     identifier: Identifier | None = None
     error: str | None = None  # refused (a bad descriptor): the table's FAILED row
     # the data skipping: "none" (no file can hold an id), "files" (scan the `narrowed` files),
@@ -151,6 +155,7 @@ class PurgePlan:
     tables: list[TablePlan] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     recovered: list[dict[str, Any]] = field(default_factory=list)  # result rows completed from the journal
+    delta: list[TablePlan] = field(default_factory=list)  # the onboarded Delta Lake tables
 
     @property
     def scanned(self) -> list[TablePlan]:
@@ -168,10 +173,16 @@ class ScannedPlan:
     tables: list[TablePlan]
     notices: list[str]
     recovered: list[dict[str, Any]]
+    delta: list[TablePlan] = field(default_factory=list)  # with `todo`, once purge_delta_scan ran
 
     @classmethod
-    def of(cls, plan: PurgePlan, tables: list[TablePlan]) -> ScannedPlan:
-        return cls(plan.config, plan.ids, tables, list(plan.notices), list(plan.recovered))
+    def of(cls, plan: PurgePlan | ScannedPlan, tables: list[TablePlan]) -> ScannedPlan:
+        return cls(plan.config, plan.ids, tables, list(plan.notices), list(plan.recovered), list(plan.delta))
+
+    @property
+    def delta_ready(self) -> list[TablePlan]:
+        """The Delta tables the purge runs statements on (not refused)."""
+        return [t for t in self.delta if t.error is None]
 
     @property
     def rewriting(self) -> list[TablePlan]:

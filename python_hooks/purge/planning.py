@@ -23,7 +23,7 @@ from python_hooks.catalog import console, files, filesystem, layout, metastore, 
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, did_you_mean
-from python_hooks.purge import footers, recovery, skipping
+from python_hooks.purge import delta, footers, recovery, skipping
 from python_hooks.purge.id_table import id_source
 from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
 from python_hooks.purge.selection import DESCRIPTOR, partition_columns, select_tables
@@ -52,8 +52,11 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     locations: dict[str, str] = {}
     console.debug(f"purge step table plans ({len(selection.onboarded)} table(s))")
     for meta in selection.onboarded:
-        plan.tables.append(table_plan(spark, meta, ids, config, locations))
-    if not plan.tables:
+        if metastore.provider(meta) == "delta":
+            plan.delta.append(delta.table_plan(spark, meta, ids, config))
+        else:
+            plan.tables.append(table_plan(spark, meta, ids, config, locations))
+    if not plan.tables and not plan.delta:
         _empty_selection(config, selection.databases)
     console.debug("purge step footers (data skipping)")
     skipping.narrow(spark, plan)
@@ -123,7 +126,8 @@ def table_plan(
 
 
 def table_format(spark: Any, meta: Any, location: str) -> str | None:
-    """`Delta Lake` or `Apache Iceberg` for a table kept in one of those formats, else None.
+    """`Delta Lake` or `Apache Iceberg` for a table kept in one of those formats, else None (a
+    table whose provider is `delta` never gets here: python_hooks/purge/delta.py purges it).
 
     By the catalog's provider (`delta`, `iceberg`), by the property Iceberg's Hive catalog sets
     (`table_type` ICEBERG), and by the files: a `_delta_log` directory under the location of a
@@ -146,8 +150,9 @@ def table_format_refusal(spark: Any, meta: Any, name: str, location: str) -> str
 
     The purge rewrites a table through a staging table and a swap of locations; a Delta or
     Iceberg table's truth is its log or its metadata files, which a swap would cut it off from
-    (and its older versions would keep the ids).  So such a table fails alone, untouched, with
-    what to do."""
+    (and its older versions would keep the ids).  So such a table (an Iceberg table, or a Delta
+    table registered as plain parquet, which Delta's own commands cannot reach by its name) fails
+    alone, untouched, with what to do."""
     kind = table_format(spark, meta, location)
     if kind is None:
         return None
@@ -155,8 +160,14 @@ def table_format_refusal(spark: Any, meta: Any, name: str, location: str) -> str
     return (
         f"{name} is {'a' if kind == 'Delta Lake' else 'an'} {kind} table, which this purge does not"
         f" rewrite (a swap of locations would cut it off its {truth}): it was not purged and nothing"
-        f' was changed. Blacklist it (var purge_blacklist: "{name}") or remove its'
-        " dataset.descriptor until its format is purged (docs/formats.md)"
+        f' was changed. Blacklist it (var purge_blacklist: "{name}"), or '
+        + (
+            f"register its location as a Delta table (`create table ... using delta location '{location}'`),"
+            " which the purge purges"
+            if kind == "Delta Lake"
+            else "remove its dataset.descriptor until Iceberg tables are purged"
+        )
+        + " (docs/formats.md)"
     )
 
 

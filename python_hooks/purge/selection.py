@@ -1,6 +1,7 @@
 """Which tables the purge cleans: whitelisted, not blacklisted, onboarded, not the project's own.
 
-A table is onboarded by its `dataset.descriptor` table property, and it is the project's own
+A table is onboarded by its `dataset.descriptor` table property (a Delta Lake table's is in its
+log, read through Delta), and it is the project's own
 (a staging, backup or trash table, whose data is a backup) only by its side-table registration
 (`lakehouse.side_table*` properties): never by its name, so a user's `orders_backup_202401151200`
 is purged like any other table.  Only the whitelisted databases are listed, one metastore call
@@ -54,7 +55,10 @@ def select_tables(spark: Any, config: PurgeConfig) -> Selection:
             name = f"{database}.{str(meta.identifier().table()).lower()}"
             if str(meta.tableType().name()) == "VIEW" or _property(meta, SIDE_TABLE) is not None:
                 continue
-            if _property(meta, DESCRIPTOR) is None:
+            if (
+                _property(meta, DESCRIPTOR) is None
+                and metastore.delta_property(spark, meta, DESCRIPTOR) is None
+            ):
                 found.notices.append(
                     f"{name} is whitelisted but has no dataset.descriptor table property: skipped"
                     " (onboard it with `dbt run-operation onboard`)"

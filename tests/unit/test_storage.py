@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from dbt.adapters.lakehouse import storage
 
 ENV = {"LAKEHOUSE_JARS": "/j/hadoop-aws.jar,/j/bundle.jar", "LAKEHOUSE_S3_ENDPOINT": "http://127.0.0.1:7070"}
@@ -58,3 +59,26 @@ def test_a_local_master_does_not_wait_for_locality_and_the_profile_wins():
     )
     # a cluster's executors live on many hosts: there the wait buys data locality, and it is Spark's
     assert "spark.locality.wait" not in session_parameters({"spark.master": "spark://127.0.0.1:7077"})
+
+
+def test_delta_comes_in_by_its_jars_and_the_profile_wins(tmp_path):
+    for name in ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar", "iceberg-x.jar"):
+        (tmp_path / name).write_text("")
+    settings = storage.format_settings({"spark.jars": "/mine.jar"}, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
+    assert settings == {
+        "spark.jars": f"/mine.jar,{tmp_path}/delta-spark_2.12-3.3.2.jar,{tmp_path}/delta-storage-3.3.2.jar",
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    }
+    mine = {"spark.sql.extensions": "my.Ext", "spark.sql.catalog.spark_catalog": "my.Catalog"}
+    settings = storage.format_settings(mine, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
+    assert settings["spark.sql.extensions"] == "my.Ext,io.delta.sql.DeltaSparkSessionExtension"
+    assert "spark.sql.catalog.spark_catalog" not in settings
+    assert storage.format_settings({}, {}) == {}
+
+
+def test_a_delta_jars_setting_that_holds_no_jar_names_itself_and_the_remedy(tmp_path):
+    with pytest.raises(
+        ValueError, match=r"LAKEHOUSE_DELTA_JARS is '.*', which names no delta-spark jar: run `make jars`"
+    ):
+        storage.format_settings({}, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})

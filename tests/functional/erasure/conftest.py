@@ -101,7 +101,7 @@ def onboarded_outside(spark: Any, databases: set[str]) -> str | None:
     in `out_of_scope_tables` (`db.table; ...`, sorted, the first 50 then `... and N more`), read
     from Spark's own catalog: every table but a view with a `dataset.descriptor` that is not
     registered as a side table (`lakehouse.side_table` of a table of its own database, with a
-    numeric creation time)."""
+    numeric creation time), a Delta Lake table's read from its log."""
     catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
     convert = spark._jvm.scala.collection.JavaConverters.seqAsJavaList
     found = []
@@ -119,11 +119,17 @@ def onboarded_outside(spark: Any, databases: set[str]) -> str | None:
                 and value("lakehouse.side_table.of").lower().startswith(f"{database}.")
                 and value("lakehouse.side_table.created_at").isdigit()
             )
-            if (
-                str(meta.tableType().name()) != "VIEW"
-                and props.contains("dataset.descriptor")
-                and not registered
-            ):
+            name = str(meta.identifier().table()).lower()
+            delta = meta.provider().isDefined() and str(meta.provider().get()).lower() == "delta"
+            # a Delta table keeps its properties in its log: read through Delta
+            onboarded = props.contains("dataset.descriptor") or (
+                delta
+                and any(
+                    r[0] == "dataset.descriptor"
+                    for r in spark.sql(f"show tblproperties `{database}`.`{name}`").collect()
+                )
+            )
+            if str(meta.tableType().name()) != "VIEW" and onboarded and not registered:
                 found.append((database, str(meta.identifier().table()).lower()))
     names = [f"{database}.{table}" for database, table in sorted(found)]
     more = f"; ... and {len(names) - 50} more" if len(names) > 50 else ""

@@ -94,17 +94,38 @@ class _CatalogAndPurge(_Session):
         return scanning.run_scans(self.spark_session(), plan, scans, self.cancellation)
 
     @available.parse_none
+    def purge_delta_scan(self, plan: ScannedPlan, scans: dict[str, str]) -> ScannedPlan:
+        """A new plan whose Delta Lake tables have the partitions holding listed ids, from the
+        scans the macros rendered (python_hooks/purge/delta.py)."""
+        from python_hooks.purge import delta
+
+        return delta.run_scans(self.spark_session(), plan, scans, self.cancellation)
+
+    @available.parse_none
     def purge_execute(
-        self, plan: ScannedPlan, statements: dict[str, dict[str, Any]], relation: Any
+        self,
+        plan: ScannedPlan,
+        statements: dict[str, dict[str, Any]],
+        relation: Any,
+        delta_statements: dict[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """The statements `purge_render_table` rendered (checked into TableStatements: a missing
-        or extra key is refused), run table by table; the records written; the summary."""
-        from python_hooks.purge import execution
+        or extra key is refused), run table by table, then the Delta Lake tables' (checked as
+        well); the records written; the summary."""
+        from python_hooks.purge import delta, execution
         from python_hooks.purge.statements import TableStatements
 
         typed = {name: TableStatements.of(rendered, name) for name, rendered in statements.items()}
+        deltas = {
+            name: delta.statements_of(rendered, name) for name, rendered in (delta_statements or {}).items()
+        }
         return execution.execute(
-            self.spark_session(), plan, typed, self.cancellation, [relation.schema, relation.identifier]
+            self.spark_session(),
+            plan,
+            typed,
+            self.cancellation,
+            [relation.schema, relation.identifier],
+            deltas,
         )
 
     @available

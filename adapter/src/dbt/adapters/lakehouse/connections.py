@@ -67,6 +67,7 @@ def session_parameters(params: dict[str, str]) -> dict[str, str]:
     if str(result.get("spark.master", "local")).startswith("local"):
         result.setdefault("spark.locality.wait", "0s")
     result.update(storage.object_store_settings(result))
+    result.update(storage.format_settings(result))
     return result
 
 

@@ -55,6 +55,50 @@ def object_store_settings(params: dict[str, str], environ: dict[str, str] | None
     return {key: value for key, value in settings.items() if key == "spark.jars" or key not in params}
 
 
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+
+def delta_jars(where: str) -> list[str]:
+    """The Delta Lake jars `where` names: comma-separated jars, or a directory holding them
+    (`make jars` resolves them into `.jars/formats/`).  Raises ValueError naming `where` when it
+    holds no delta-spark jar."""
+    found: list[str] = []
+    for entry in (e.strip() for e in where.split(",") if e.strip()):
+        if os.path.isdir(entry):
+            found += sorted(
+                os.path.join(entry, name)
+                for name in os.listdir(entry)
+                if name.startswith(("delta-spark_", "delta-storage-")) and name.endswith(".jar")
+            )
+        else:
+            found.append(entry)
+    if not any(os.path.basename(j).startswith("delta-spark_") for j in found):
+        raise ValueError(
+            f"LAKEHOUSE_DELTA_JARS is {where!r}, which names no delta-spark jar: run `make jars`"
+            " (it resolves them into .jars/formats/) or unset it to run without Delta Lake."
+        )
+    return found
+
+
+def format_settings(params: dict[str, str], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The Spark settings that put Delta Lake in the session, when `LAKEHOUSE_DELTA_JARS` names
+    its jars (docs/formats.md): the jars, Delta's SQL extension, and Delta's catalog as the
+    session catalog, which keeps every Hive table as it was.  The profile's own settings win; an
+    extension list of the profile gets Delta's appended."""
+    env = os.environ if environ is None else environ
+    where = env.get("LAKEHOUSE_DELTA_JARS", "").strip()
+    if not where:
+        return {}
+    settings = {"spark.jars": ",".join(j for j in [params.get("spark.jars", ""), *delta_jars(where)] if j)}
+    extensions = [e.strip() for e in params.get("spark.sql.extensions", "").split(",") if e.strip()]
+    if DELTA_EXTENSION not in extensions:
+        settings["spark.sql.extensions"] = ",".join([*extensions, DELTA_EXTENSION])
+    if "spark.sql.catalog.spark_catalog" not in params:
+        settings["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+    return settings
+
+
 def metastore_dir(params: dict[str, str]) -> str | None:
     """The embedded Derby metastore's directory of a session's settings, or None (a shared one)."""
     url = params.get("spark.hadoop.javax.jdo.option.ConnectionURL") or ""

@@ -1,0 +1,186 @@
+"""The purge of a Delta Lake table: Delta's own delete, never a swap of locations.
+
+A Delta table's truth is its transaction log, so the Hive pattern (a staging table, a backup and
+a swap of locations) would cut it off its history.  Instead, with the statements the macros
+render (macros/purge/purge_delta.sql, overridable as every clause of the purge is):
+
+1. the scan: per partition, the rows holding a listed id (the Hive tables' scan, through Delta,
+   which already leaves out rows a deletion vector hides);
+2. the delete: a MERGE with the id table (`when matched then delete`), a join, never a list of
+   ids, so that no id reaches the log's `commitInfo`;
+3. with deletion vectors on, `REORG TABLE ... WHERE <the touched partitions> APPLY (PURGE)`: a
+   delete only marks the rows, and the purge rewrites the files that hold them.
+
+Each is one Delta commit, atomic on its own.  A run stopped between 2 and 3 leaves the rows
+marked and no id readable; the next run finds no listed id and still purges the marked rows
+(its REORG covers the whole table then, rewriting only files that have deletion vectors).
+
+`purge_log` gets a row per touched partition (one for an unpartitioned table), `COMMITTED`, with
+the table's version before and after in `reason`.  The older versions still hold the ids: they
+are readable by time travel until `VACUUM` removes their files (docs/formats.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from python_hooks.catalog import console
+from python_hooks.catalog.jvm import path_string
+from python_hooks.catalog.metastore import Partition
+from python_hooks.errors import ConfigError, first_line
+from python_hooks.purge.plan import (
+    DEFAULT_PARTITION,
+    IdSource,
+    PartitionRewrite,
+    PurgeConfig,
+    ScannedPlan,
+    TablePlan,
+)
+from python_hooks.purge.units import result_row
+
+
+def table_plan(spark: Any, meta: Any, ids: IdSource, config: PurgeConfig) -> TablePlan:
+    """One onboarded Delta table: its schema and partitioning from Delta (the metastore holds
+    neither), its identifier, whether its deletes write deletion vectors."""
+    from python_hooks.purge.planning import DESCRIPTOR, resolve_identifier
+
+    database = str(meta.identifier().database().get()).lower()
+    table = str(meta.identifier().table()).lower()
+    name = f"`{database}`.`{table}`"
+    plan = TablePlan(
+        database=database,
+        table=table,
+        location=path_string(spark, meta.location()),
+        database_location="",
+        partition_columns=[],
+        partition_types=[],
+        data_columns=[],
+        storage_format=None,
+        bucketed=False,
+        table_format="delta",
+        scan="table",
+    )
+    try:
+        detail = spark.sql(f"describe detail {name}").collect()[0]
+        schema = spark.table(name).schema
+    except Exception as exc:  # noqa: BLE001 - the table's FAILED row
+        plan.error = f"Table {plan.name}: Delta could not read it: {first_line(exc)}; nothing was purged"
+        return plan
+    plan.partition_columns = [str(c) for c in detail.partitionColumns]
+    plan.partition_types = [schema[c].dataType.simpleString() for c in plan.partition_columns]
+    plan.data_columns = [f.name for f in schema.fields if f.name not in plan.partition_columns]
+    plan.deletion_vectors = (
+        str((detail.properties or {}).get("delta.enableDeletionVectors", "")).lower() == "true"
+    )
+    plan.location = str(detail.location)
+    try:
+        descriptor = (detail.properties or {}).get(DESCRIPTOR)
+        if descriptor is None and meta.properties().get(DESCRIPTOR).isDefined():
+            descriptor = str(meta.properties().apply(DESCRIPTOR))
+        plan.identifier = resolve_identifier(plan, schema, str(descriptor), ids)
+    except ConfigError as exc:
+        plan.error = str(exc.msg)
+    return plan
+
+
+def version(spark: Any, table: TablePlan) -> int:
+    """The table's latest version."""
+    row = spark.sql(f"describe history `{table.database}`.`{table.table}` limit 1").collect()[0]
+    return int(row.version)
+
+
+def run_scans(spark: Any, plan: ScannedPlan, scans: dict[str, str], cancellation: Any) -> ScannedPlan:
+    """A new plan whose Delta tables have their touched partitions (`todo`, with the rows each
+    holds), from the scans the macros rendered; a scan that fails is the table's FAILED row."""
+    scanned = []
+    for table in plan.delta:
+        if table.error is not None:
+            scanned.append(table)
+            continue
+        cancellation.check(f"before the scan of {table.name}")
+        try:
+            rows = [list(r) for r in spark.sql(scans[table.name]).collect()]
+        except Exception as exc:  # noqa: BLE001 - the table's FAILED row
+            scanned.append(
+                replace(table, error=f"Table {table.name}: the scan for listed ids failed: {first_line(exc)}")
+            )
+            continue
+        todo = []
+        for row in rows:
+            pairs = [
+                (column, DEFAULT_PARTITION if value is None else str(value))
+                for column, value in zip(table.partition_columns, row[:-1], strict=True)
+            ]
+            where = f"{table.location}/{Partition(pairs, '').path}" if pairs else table.location
+            todo.append(PartitionRewrite(pairs, where, new_location=where, rows_purged=int(row[-1])))
+        scanned.append(
+            replace(table, todo=sorted((p for p in todo if p.rows_purged > 0), key=lambda p: p.path))
+        )
+        console.debug(
+            f"purge: {table.name} (Delta): the scan found ids in {len(scanned[-1].todo)} partition(s)"
+        )
+    return replace(plan, delta=scanned)
+
+
+def run_table(
+    spark: Any, config: PurgeConfig, table: TablePlan, statements: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Purge one Delta table with its rendered statements; its result rows."""
+    if not table.todo:
+        if table.deletion_vectors and not config.dry_run:
+            # a run stopped after its delete and before its REORG left rows marked, not gone
+            _run(spark, table, "reorg", statements["reorg"])
+        console.say(f"purge: {table.name} (Delta): no listed id")
+        return [
+            result_row(config, table, None, "SKIPPED", reason="no listed id in this table", rows_purged=0)
+        ]
+    rows = sum(p.rows_purged for p in table.todo)
+    if config.dry_run:
+        console.say(
+            f"purge: {table.name} (Delta): DRY_RUN, would delete {rows} row(s) in {len(table.todo)} partition(s)"
+            + (" and purge their deletion vectors (REORG)" if table.deletion_vectors else "")
+        )
+        return [
+            result_row(config, table, part, "DRY_RUN", reason=f"would remove {part.rows_purged} rows")
+            for part in table.todo
+        ]
+    before = version(spark, table)
+    _run(spark, table, "delete", statements["delete"])
+    if table.deletion_vectors:
+        _run(spark, table, "reorg", statements["reorg"])
+    after = version(spark, table)
+    note = (
+        f"Delta Lake: version {before} -> {after}"
+        + (" (delete, then REORG APPLY (PURGE))" if table.deletion_vectors else " (delete)")
+        + f"; versions up to {before} keep the ids until VACUUM removes their files"
+    )
+    console.say(f"purge: {table.name} (Delta): {rows} row(s) deleted; {note}")
+    return [
+        result_row(
+            config,
+            table,
+            part,
+            "COMMITTED",
+            reason=note,
+            new_location=part.location,
+            rows_purged=part.rows_purged,
+        )
+        for part in table.todo
+    ]
+
+
+def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
+    console.debug(f"purge step {step} ({table.name}, Delta):\n{sql}")
+    spark.sql(sql)
+
+
+def statements_of(rendered: dict[str, Any], table: str) -> dict[str, str]:
+    """The statements `purge_render_delta` rendered for `table`: exactly `delete` and `reorg`."""
+    if not isinstance(rendered, dict) or set(rendered) != {"delete", "reorg"}:
+        raise ConfigError(
+            f"purge_render_delta (macros/purge/purge_delta.sql) rendered {json.dumps(sorted(rendered or {}))} for"
+            f" {table}; expected exactly delete and reorg. Nothing was run."
+        )
+    return {k: str(v).strip() for k, v in rendered.items()}

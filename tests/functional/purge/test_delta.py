@@ -1,0 +1,155 @@
+"""Delta Lake tables in the same `dbt run --select purge+` as the Hive ones (python_hooks/purge/delta.py).
+
+A partitioned Delta table with deletion vectors and the change data feed on, an unpartitioned one
+onboarded on a nested identifier, and a Hive table beside them.  Held to the bytes: the current
+version's data files (read with pyarrow, outside the product) hold no listed id once the REORG
+has run, the log's commitInfo names no id, and the older versions still do (time travel), which
+is what docs/formats.md tells the user.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import warehouse_fs
+from tests.functional.purge.conftest import PURGED_IDS, descriptor, last_run, log_rows, purge, remaining_ids
+
+DB = "p_delta"
+ID_PATTERN = re.compile(r"\b(" + "|".join(str(i) for i in sorted(PURGED_IDS)) + r")\b")
+
+
+def ids_in_live_files(spark: Any, table: str, field: str = "guestid") -> set[int]:
+    """The listed ids in the bytes of the files the table's current version reads (a row a
+    deletion vector hides is still in them)."""
+    found: set[int] = set()
+    for path in spark.table(table).inputFiles():
+        data = warehouse_fs.read_parquet(spark, path).to_pylist()
+        for row in data:
+            value = row
+            for part in field.split("."):
+                value = value[part] if value is not None else None
+            if value in PURGED_IDS:
+                found.add(value)
+    return found
+
+
+def log_entries(spark: Any, table: str) -> list[dict[str, Any]]:
+    location = spark.sql(f"describe detail {table}").collect()[0].location
+    entries = []
+    for path in sorted(warehouse_fs.files(spark, f"{location}/_delta_log")):
+        if path.endswith(".json") and "/_delta_log/0" in path:
+            text = warehouse_fs.read_bytes(spark, path).decode()
+            entries += [json.loads(line) for line in text.splitlines() if line.strip()]
+    return entries
+
+
+def version(spark: Any, table: str) -> int:
+    return int(spark.sql(f"describe history {table} limit 1").collect()[0].version)
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any, id_table: str) -> Iterator[dict[str, int]]:
+    spark.sql(f"drop database if exists {DB} cascade")
+    spark.sql(f"create database {DB}")
+    onboarded = f"'dataset.descriptor' = '{descriptor('guestid')}'"
+    spark.sql(f"""create table {DB}.events (guestid bigint, page string, ds string) using delta partitioned by (ds)
+        tblproperties ('delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true', {onboarded})""")
+    spark.sql(f"""insert into {DB}.events values
+        (1001, 'p1', 'a'), (7, 'p2', 'a'), (1002, 'p3', 'b'), (8, 'p4', 'b'), (9, 'p5', 'c')""")
+    nested = f"'dataset.descriptor' = '{descriptor('metadata.guestid')}'"
+    spark.sql(f"""create table {DB}.profiles (metadata struct<guestid: bigint>, name string) using delta
+        tblproperties ({nested})""")
+    spark.sql(f"""insert into {DB}.profiles values
+        (named_struct('guestid', 1003L), 'x'), (named_struct('guestid', 11L), 'y')""")
+    spark.sql(
+        f"create table {DB}.hive (guestid bigint, page string) stored as parquet tblproperties ({onboarded})"
+    )
+    spark.sql(f"insert into {DB}.hive values (1001, 'h1'), (12, 'h2')")
+    yield {"events": version(spark, f"{DB}.events"), "profiles": version(spark, f"{DB}.profiles")}
+    spark.sql(f"drop database if exists {DB} cascade")
+
+
+class TestDeltaPurge:
+    def test_a_dry_run_says_what_it_would_delete_and_changes_no_version(self, project, spark, lake):
+        _, log = purge(DB, purge_dry_run=True)
+        assert (
+            f"purge: {DB}.events (Delta): DRY_RUN, would delete 2 row(s) in 2 partition(s) and purge their"
+            " deletion vectors (REORG)"
+        ) in log
+        assert f"purge: {DB}.profiles (Delta): DRY_RUN, would delete 1 row(s) in 1 partition(s)\n" in log
+        # the statements it would run, touched partitions only
+        assert f"reorg table `{DB}`.`events`\nwhere (`ds` = 'a') or (`ds` = 'b')\napply (purge);" in log
+        assert (version(spark, f"{DB}.events"), version(spark, f"{DB}.profiles")) == (
+            lake["events"],
+            lake["profiles"],
+        )
+        assert remaining_ids(spark, f"{DB}.events") == 2
+
+    def test_one_command_purges_hive_and_delta_tables(self, project, spark, lake):
+        purge(DB)
+        assert remaining_ids(spark, f"{DB}.events") == 0 and remaining_ids(spark, f"{DB}.hive") == 0
+        assert (
+            spark.sql(f"select count(*) from {DB}.profiles where metadata.guestid = 1003").collect()[0][0]
+            == 0
+        )
+        assert sorted(r.page for r in spark.table(f"{DB}.events").collect()) == ["p2", "p4", "p5"]
+        rows = {(r.table_name, r.partition_spec): r for r in last_run(log_rows(spark, project, DB))}
+        assert {k: (r.state, r.rows_purged) for k, r in rows.items()} == {
+            ("events", "ds=a"): ("COMMITTED", 1),
+            ("events", "ds=b"): ("COMMITTED", 1),
+            ("profiles", None): ("COMMITTED", 1),
+            ("hive", None): ("COMMITTED", 1),
+        }
+        events = lake["events"]
+        assert rows[("events", "ds=a")].reason == (
+            f"Delta Lake: version {events} -> {events + 2} (delete, then REORG APPLY (PURGE)); versions up to"
+            f" {events} keep the ids until VACUUM removes their files"
+        )
+        assert rows[("profiles", None)].reason.startswith(
+            f"Delta Lake: version {lake['profiles']} -> {lake['profiles'] + 1} (delete);"
+        )
+        assert rows[("events", "ds=a")].backup_table is None
+
+    def test_the_live_files_hold_no_id_once_the_deletion_vectors_are_purged(self, project, spark, lake):
+        assert ids_in_live_files(spark, f"{DB}.events") == set()
+        assert ids_in_live_files(spark, f"{DB}.profiles", "metadata.guestid") == set()
+
+    def test_no_id_reaches_the_log_and_the_old_version_still_holds_them(self, project, spark, lake):
+        """The delete is a join: commitInfo (the operation's parameters, its predicate) names no
+        id.  Time travel still reads them: VACUUM, not the purge, removes the older versions."""
+        for table in ("events", "profiles"):
+            commits = [e["commitInfo"] for e in log_entries(spark, f"{DB}.{table}") if "commitInfo" in e]
+            assert any(c["operation"] == "MERGE" for c in commits), table
+            merge = next(c for c in commits if c["operation"] == "MERGE")
+            assert not ID_PATTERN.search(json.dumps(merge["operationParameters"])), merge
+        old = spark.sql(
+            f"select count(*) from {DB}.events version as of {lake['events']} where guestid in (1001, 1002)"
+        ).collect()[0][0]
+        assert old == 2
+
+    def test_a_run_stopped_between_its_delete_and_its_reorg_is_finished_by_the_next(
+        self, project, spark, lake
+    ):
+        """The delete alone only marks the rows: the bytes still hold the id.  The next purge finds
+        no listed id and still purges the marked rows."""
+        # one file holding an id and a row to keep: the delete marks the one, the file stays
+        spark.sql(
+            f"insert into {DB}.events select /*+ COALESCE(1) */ * from values (1003L, 'late', 'c'), (13L, 'keep', 'c')"
+        )
+        spark.sql(
+            f"merge into {DB}.events a using (select distinct guestid from p_ids.ids where guestid is not null) b"
+            " on a.guestid = b.guestid when matched then delete"
+        )
+        assert remaining_ids(spark, f"{DB}.events") == 0
+        assert ids_in_live_files(spark, f"{DB}.events") == {1003}
+        _, log = purge(DB)
+        assert f"purge: {DB}.events (Delta): no listed id" in log
+        rows = {(r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, DB))}
+        assert rows[("events", None)] == "SKIPPED"
+        assert ids_in_live_files(spark, f"{DB}.events") == set()
+        assert sorted(r.page for r in spark.table(f"{DB}.events").collect()) == ["keep", "p2", "p4", "p5"]
