@@ -74,6 +74,8 @@ def one(path: str, old: str, new: str) -> tuple[Edit, ...]:
 
 # the erasure story: its tests share one lake and run in order, each a step of the request's life
 STORY = "tests/functional/erasure/test_erasure_requests.py::TestErasureRequests"
+# the Delta Lake purge's story: a dry run, then the purge whose bytes its later tests read
+DELTA = "tests/functional/purge/test_delta.py::TestDeltaPurge"
 
 MUTANTS = (
     Mutant(
@@ -269,13 +271,45 @@ MUTANTS = (
             )
         ),
     ),
+    Mutant(
+        "delta-delete-only-marks",
+        "the purge of a Delta table with deletion vectors deletes without its REORG: the rows are"
+        " only marked, their bytes stay in the live files",
+        one(
+            "python_hooks/purge/delta.py",
+            '    if table.deletion_vectors:\n        _run(spark, table, "reorg", statements["reorg"])\n',
+            "",
+        ),
+        (f"{DELTA}::test_the_live_files_hold_no_id_once_the_deletion_vectors_are_purged",),
+        before=(
+            f"{DELTA}::test_a_dry_run_says_what_it_would_delete_and_changes_no_version",
+            f"{DELTA}::test_one_command_purges_hive_and_delta_tables",
+        ),
+    ),
+    Mutant(
+        "verifier-skips-delta-tables",
+        "the verifier does not see an onboarded Delta table (its descriptor is in Delta's log), so"
+        " a request whose ids its older versions hold can be certified erased",
+        one(
+            "python_hooks/erasure/locations.py",
+            "            or metastore.delta_property(spark, meta, DESCRIPTOR) is not None\n",
+            "",
+        ),
+        (
+            "tests/functional/erasure/test_delta_evidence.py::TestDeltaEvidence::"
+            "test_a_purged_and_verified_delta_table_is_never_counted_clean",
+        ),
+    ),
 )
 
 
-# Mutants whose tests build an erasure lake through a dozen dbt commands (2.5 to 4 minutes each):
-# `--fast` (CI, whose hour they would overrun) leaves them to `make test-mutations`, and says so.
+# Mutants whose tests build an erasure lake through a dozen dbt commands (2.5 to 4 minutes each),
+# or a Delta Lake story: `--fast` (CI, whose hour they would overrun) leaves them to
+# `make test-mutations`, and says so.
 SLOW = frozenset(
     {
+        "delta-delete-only-marks",
+        "verifier-skips-delta-tables",
         "lapsed-exemption-still-exempts",
         "verifier-counts-one-row-too-few",
         "verifier-forgets-the-journal",

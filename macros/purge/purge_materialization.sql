@@ -8,7 +8,7 @@
       named  adapter.command_selection  whether the command named the purge (else a dry run)
       plan   adapter.purge_plan      the journal completed, the catalog's and the files' facts
       scan   adapter.purge_scan      the rendered scans run: which partitions hold listed ids
-             adapter.purge_delta_scan  the same for the Delta Lake tables (purge_delta.sql)
+                                     (the Delta Lake tables' too: purge_delta.sql)
       run    adapter.purge_execute   the rendered statements run table by table; the records
 
     A dry run is the plan and the statements, printed, with nothing run but the scans.  A
@@ -31,7 +31,6 @@
 
     {%- set plan = adapter.purge_plan(config) -%}
     {%- set plan = adapter.purge_scan(plan, compliance.purge_render_scans(plan)) -%}
-    {%- set plan = adapter.purge_delta_scan(plan, compliance.purge_render_delta_scans(plan)) -%}
     {%- set statements = compliance.purge_render_statements(plan) -%}
     {%- set delta_statements = compliance.purge_render_delta(plan) -%}
     {%- set script = compliance.purge_script(plan, statements, delta_statements) -%}

@@ -14,7 +14,7 @@
 
 {#-
     {db.table: {table, files}}: each scanned table's scan, over the table and over its view of the
-    files the footers left.  The id range goes where the identifier has the id column's own type
+    files the footers left; each Delta Lake table's, {db.table: scan} (purge_delta.sql).  The id range goes where the identifier has the id column's own type
     (no cast between them).
 -#}
 {% macro purge_render_scans(plan) -%}
@@ -28,6 +28,7 @@
             'files': compliance.purge_scan_sql(*args, source=compliance.quote_ident(table.scan_view)) if table.scan == 'files' else '',
         }}) -%}
     {%- endfor -%}
+    {%- do scans.update(compliance.purge_render_delta_scans(plan)) -%}
     {{ return(scans) }}
 {%- endmacro %}
 

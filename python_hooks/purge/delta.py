@@ -29,10 +29,10 @@ from typing import Any
 from python_hooks.catalog import console
 from python_hooks.catalog.jvm import path_string
 from python_hooks.catalog.metastore import Partition
+from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import ConfigError, first_line
 from python_hooks.purge.plan import (
     DEFAULT_PARTITION,
-    IdSource,
     PartitionRewrite,
     PurgeConfig,
     ScannedPlan,
@@ -41,14 +41,11 @@ from python_hooks.purge.plan import (
 from python_hooks.purge.units import result_row
 
 
-def table_plan(spark: Any, meta: Any, ids: IdSource, config: PurgeConfig) -> TablePlan:
-    """One onboarded Delta table: its schema and partitioning from Delta (the metastore holds
-    neither), its identifier, whether its deletes write deletion vectors."""
-    from python_hooks.purge.planning import DESCRIPTOR, resolve_identifier
-
+def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
+    """One onboarded Delta table, its schema and its dataset.descriptor, from Delta (the metastore
+    holds none of the three); planning.py resolves the identifier as for any table."""
     database = str(meta.identifier().database().get()).lower()
     table = str(meta.identifier().table()).lower()
-    name = f"`{database}`.`{table}`"
     plan = TablePlan(
         database=database,
         table=table,
@@ -63,26 +60,18 @@ def table_plan(spark: Any, meta: Any, ids: IdSource, config: PurgeConfig) -> Tab
         scan="table",
     )
     try:
-        detail = spark.sql(f"describe detail {name}").collect()[0]
-        schema = spark.table(name).schema
+        detail = spark.sql(f"describe detail `{database}`.`{table}`").collect()[0]
+        schema = spark.table(f"`{database}`.`{table}`").schema
     except Exception as exc:  # noqa: BLE001 - the table's FAILED row
         plan.error = f"Table {plan.name}: Delta could not read it: {first_line(exc)}; nothing was purged"
-        return plan
+        return plan, None, None
+    properties = detail.properties or {}
     plan.partition_columns = [str(c) for c in detail.partitionColumns]
     plan.partition_types = [schema[c].dataType.simpleString() for c in plan.partition_columns]
     plan.data_columns = [f.name for f in schema.fields if f.name not in plan.partition_columns]
-    plan.deletion_vectors = (
-        str((detail.properties or {}).get("delta.enableDeletionVectors", "")).lower() == "true"
-    )
+    plan.deletion_vectors = str(properties.get("delta.enableDeletionVectors", "")).lower() == "true"
     plan.location = str(detail.location)
-    try:
-        descriptor = (detail.properties or {}).get(DESCRIPTOR)
-        if descriptor is None and meta.properties().get(DESCRIPTOR).isDefined():
-            descriptor = str(meta.properties().apply(DESCRIPTOR))
-        plan.identifier = resolve_identifier(plan, schema, str(descriptor), ids)
-    except ConfigError as exc:
-        plan.error = str(exc.msg)
-    return plan
+    return plan, schema, properties.get(DESCRIPTOR)
 
 
 def version(spark: Any, table: TablePlan) -> int:
@@ -91,7 +80,7 @@ def version(spark: Any, table: TablePlan) -> int:
     return int(row.version)
 
 
-def run_scans(spark: Any, plan: ScannedPlan, scans: dict[str, str], cancellation: Any) -> ScannedPlan:
+def run_scans(spark: Any, plan: ScannedPlan, scans: dict[str, Any], cancellation: Any) -> ScannedPlan:
     """A new plan whose Delta tables have their touched partitions (`todo`, with the rows each
     holds), from the scans the macros rendered; a scan that fails is the table's FAILED row."""
     scanned = []

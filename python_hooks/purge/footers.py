@@ -19,9 +19,13 @@ from python_hooks.purge.plan import INTEGRAL, IdSource, TablePlan
 
 def reads_like_the_table(spark: Any, meta: Any, storage_format: str) -> bool:
     """Spark reads the table with its own parquet/ORC reader, matching columns by name: what the
-    footers say of a column is then what Spark reads of it."""
+    footers say of a column is then what Spark reads of it.  With parquet field ids read
+    (`spark.sql.parquet.fieldId.read.enabled`, which Delta Lake's session turns on) Spark matches
+    a column by its id only when the table's schema gives it one (`parquet.field.id`): a table
+    whose schema carries any is read from its files."""
     if str(spark.conf.get("spark.sql.parquet.fieldId.read.enabled", "false")).lower() == "true":
-        return False
+        if "parquet.field.id" in str(meta.schema().json()):
+            return False
     if metastore.provider(meta) in ("parquet", "orc"):
         return True
     key = f"spark.sql.hive.convertMetastore{'Parquet' if storage_format == 'parquet' else 'Orc'}"

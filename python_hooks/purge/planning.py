@@ -53,7 +53,7 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     console.debug(f"purge step table plans ({len(selection.onboarded)} table(s))")
     for meta in selection.onboarded:
         if metastore.provider(meta) == "delta":
-            plan.delta.append(delta.table_plan(spark, meta, ids, config))
+            plan.delta.append(delta_table_plan(spark, meta, ids))
         else:
             plan.tables.append(table_plan(spark, meta, ids, config, locations))
     if not plan.tables and not plan.delta:
@@ -122,6 +122,19 @@ def table_plan(
     plan.backup_location = f"{plan.database_location}/{plan.backup}" if columns else plan.location
     plan.scan_view = f"__purge_scan_{database}__{table}"
     plan.candidate_view = f"__purge_candidates_{database}__{table}"
+    return plan
+
+
+def delta_table_plan(spark: Any, meta: Any, ids: IdSource) -> TablePlan:
+    """A Delta Lake table's plan (delta.py), its identifier resolved as any table's."""
+    plan, schema, descriptor = delta.table_plan(spark, meta)
+    if descriptor is None and meta.properties().get(DESCRIPTOR).isDefined():
+        descriptor = str(meta.properties().apply(DESCRIPTOR))  # set in the metastore by hand
+    if plan.error is None:
+        try:
+            plan.identifier = resolve_identifier(plan, schema, str(descriptor), ids)
+        except ConfigError as exc:
+            plan.error = str(exc.msg)
     return plan
 
 

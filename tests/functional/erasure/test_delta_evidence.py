@@ -1,6 +1,6 @@
 """A request whose ids were in a Delta Lake table is never certified while the verifier cannot read
-its versions: purged, verified, its copies deleted by retention, it stays `unverified`, the table
-named as unread.  The bytes say why: the table's older version still holds the ids (time travel)."""
+its versions: purged and verified, it stays `unverified`, the table named as unread.  The bytes
+say why: the table's older version still holds the ids (time travel)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.functional.erasure.conftest import ZERO, dbt_log, project_config
+from tests.functional.erasure.conftest import dbt_log, project_config
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_delta"
@@ -47,7 +47,6 @@ def run(select: str, **variables: Any) -> str:
 class TestDeltaEvidence:
     def test_a_purged_and_verified_delta_table_is_never_counted_clean(self, project, spark, lake):
         run("purge+")
-        run("retention+", **ZERO)
         run("tag:erasure")
         spark.catalog.clearCache()
         row = spark.sql(

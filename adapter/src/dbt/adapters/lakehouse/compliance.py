@@ -86,20 +86,14 @@ class _CatalogAndPurge(_Session):
         return planning.plan_purge(self.spark_session(), config)
 
     @available.parse_none
-    def purge_scan(self, plan: PurgePlan, scans: dict[str, dict[str, str]]) -> ScannedPlan:
+    def purge_scan(self, plan: PurgePlan, scans: dict[str, Any]) -> ScannedPlan:
         """A new plan with the partitions holding listed ids, from the scans the macros rendered
-        (`plan` is left as it was)."""
-        from python_hooks.purge import scanning
+        (`plan` is left as it was): the Hive tables' (scanning.py), then the Delta Lake tables'
+        (delta.py)."""
+        from python_hooks.purge import delta, scanning
 
-        return scanning.run_scans(self.spark_session(), plan, scans, self.cancellation)
-
-    @available.parse_none
-    def purge_delta_scan(self, plan: ScannedPlan, scans: dict[str, str]) -> ScannedPlan:
-        """A new plan whose Delta Lake tables have the partitions holding listed ids, from the
-        scans the macros rendered (python_hooks/purge/delta.py)."""
-        from python_hooks.purge import delta
-
-        return delta.run_scans(self.spark_session(), plan, scans, self.cancellation)
+        scanned = scanning.run_scans(self.spark_session(), plan, scans, self.cancellation)
+        return delta.run_scans(self.spark_session(), scanned, scans, self.cancellation)
 
     @available.parse_none
     def purge_execute(
