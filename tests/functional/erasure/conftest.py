@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -134,6 +135,22 @@ def onboarded_outside(spark: Any, databases: set[str]) -> str | None:
     names = [f"{database}.{table}" for database, table in sorted(found)]
     more = f"; ... and {len(names) - 50} more" if len(names) > 50 else ""
     return "; ".join(names[:50]) + more if names else None
+
+
+def fresh_request(
+    spark: Any, databases: tuple[str, ...], id_table: str, request: str, ids: list[int]
+) -> None:
+    """`databases` made anew, and `id_table` (guestid, request_id, requested_at) listing `ids` as
+    `request`, requested a day ago."""
+    for database in databases:
+        spark.sql(f"drop database if exists {database} cascade")
+        spark.sql(f"create database {database}")
+    requested = (dt.datetime.now() - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+    spark.sql(
+        f"create table {id_table} (guestid bigint, request_id string, requested_at timestamp) using parquet"
+    )
+    rows = ", ".join(f"({i}, '{request}', timestamp'{requested}')" for i in ids)
+    spark.sql(f"insert into {id_table} values {rows}")
 
 
 def project_config(database: str, id_table: str, **more_vars: Any) -> dict[str, Any]:

@@ -8,13 +8,12 @@ and the ledger names the table.  Once the wrapper is gone, the next purge and ve
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 import pytest
 
-from tests.functional.erasure.conftest import dbt_log, project_config
+from tests.functional.erasure.conftest import dbt_log, fresh_request, project_config
 from tests.functional.erasure.files_scan import ids_in_files
 from tests.functional.purge.conftest import descriptor
 
@@ -41,14 +40,7 @@ def project_config_update() -> dict[str, Any]:
 
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any) -> None:
-    for database in (DB, "e_low_ids"):
-        spark.sql(f"drop database if exists {database} cascade")
-        spark.sql(f"create database {database}")
-    requested = (dt.datetime.now() - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
-    spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
-    spark.sql(
-        f"insert into {IDS} values (2001, 'REQ-L', timestamp'{requested}'), (2002, 'REQ-L', timestamp'{requested}')"
-    )
+    fresh_request(spark, (DB, "e_low_ids"), IDS, "REQ-L", [2001, 2002])
     spark.sql(f"""
         create table {DB}.events (guestid bigint, payload string) partitioned by (ds string) stored as parquet
         tblproperties ('dataset.descriptor' = '{descriptor("guestid")}')""")

@@ -4,13 +4,12 @@ say why: the table's older version still holds the ids (time travel)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 import pytest
 
-from tests.functional.erasure.conftest import dbt_log, project_config
+from tests.functional.erasure.conftest import dbt_log, fresh_request, project_config
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_delta"
@@ -24,12 +23,7 @@ def project_config_update() -> dict[str, Any]:
 
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any) -> Any:
-    for database in (DB, "e_delta_ids"):
-        spark.sql(f"drop database if exists {database} cascade")
-        spark.sql(f"create database {database}")
-    requested = (dt.datetime.now() - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
-    spark.sql(f"create table {IDS} (guestid bigint, request_id string, requested_at timestamp) using parquet")
-    spark.sql(f"insert into {IDS} values (5001, 'REQ-D', timestamp'{requested}')")
+    fresh_request(spark, (DB, "e_delta_ids"), IDS, "REQ-D", [5001])
     spark.sql(f"""create table {DB}.visits (guestid bigint, page string) using delta
         tblproperties ('delta.enableDeletionVectors' = 'true', 'dataset.descriptor' = '{descriptor("guestid")}')""")
     spark.sql(f"insert into {DB}.visits values (5001, 'a'), (7, 'b')")
