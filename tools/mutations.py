@@ -292,8 +292,8 @@ MUTANTS = (
         " a request whose ids its older versions hold can be certified erased",
         one(
             "python_hooks/erasure/locations.py",
-            "            or metastore.delta_property(spark, meta, DESCRIPTOR) is not None\n",
-            "",
+            "        elif metastore.table_property(spark, meta, DESCRIPTOR) is not None:",
+            "        elif _meta_property(meta, DESCRIPTOR) is not None:",
         ),
         (
             "tests/functional/erasure/test_delta_evidence.py::TestDeltaEvidence::"

@@ -77,10 +77,13 @@ def provider(meta: Any) -> str:
     return str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
 
 
-def delta_property(spark: Any, meta: Any, key: str) -> str | None:
-    """A Delta Lake table's property `key` (None for another table, or when unset): Delta keeps a
-    table's properties in its log, not in the metastore, so it is read through Delta (one read of
-    the table's latest metadata)."""
+def table_property(spark: Any, meta: Any, key: str) -> str | None:
+    """A table's property `key`, or None: the metastore's, else, for a Delta Lake table, its log's
+    (Delta keeps a table's properties there, not in the metastore: one read of the table's latest
+    metadata through Delta, made only when the metastore has no such property)."""
+    found = meta.properties().get(key)
+    if found.isDefined():
+        return str(found.get())
     if provider(meta) != "delta":
         return None
     database, table = str(meta.identifier().database().get()), str(meta.identifier().table())

@@ -213,10 +213,7 @@ def _sort_catalog(
         side = _registration(meta, database, table)
         if side is not None:
             registered[(database, table)] = (meta, side)
-        elif (
-            _meta_property(meta, DESCRIPTOR) is not None
-            or metastore.delta_property(spark, meta, DESCRIPTOR) is not None
-        ):
+        elif metastore.table_property(spark, meta, DESCRIPTOR) is not None:
             if in_scope(scope, database, table):
                 onboarded[(database, table)] = meta
             else:

@@ -12,16 +12,13 @@ def table_format(spark: Any, meta: Any, location: str) -> str | None:
     """`Delta Lake` or `Apache Iceberg` for a table kept in one of those formats, else None (a
     table whose provider is `delta` never gets here: python_hooks/purge/delta.py purges it).
 
-    By the catalog's provider (`delta`, `iceberg`), by the property Iceberg's Hive catalog sets
+    By the catalog's provider (`iceberg`), by the property Iceberg's Hive catalog sets
     (`table_type` ICEBERG), and by the files: a `_delta_log` directory under the location of a
     table registered as plain parquet (a Delta table exposed to Hive readers) is a Delta table
     all the same."""
-    provider = metastore.provider(meta)
     found = meta.properties().get("table_type")
     table_type = str(found.get()).upper() if found.isDefined() else ""
-    if provider == "delta":
-        return "Delta Lake"
-    if provider == "iceberg" or table_type == "ICEBERG":
+    if metastore.provider(meta) == "iceberg" or table_type == "ICEBERG":
         return "Apache Iceberg"
     if filesystem.exists(spark, f"{location.rstrip('/')}/_delta_log"):
         return "Delta Lake"

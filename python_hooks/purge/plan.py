@@ -173,16 +173,11 @@ class ScannedPlan:
     tables: list[TablePlan]
     notices: list[str]
     recovered: list[dict[str, Any]]
-    delta: list[TablePlan] = field(default_factory=list)  # with `todo`, once purge_delta_scan ran
+    delta: list[TablePlan] = field(default_factory=list)  # with `todo`, once purge_scan ran (delta.py)
 
     @classmethod
     def of(cls, plan: PurgePlan | ScannedPlan, tables: list[TablePlan]) -> ScannedPlan:
         return cls(plan.config, plan.ids, tables, list(plan.notices), list(plan.recovered), list(plan.delta))
-
-    @property
-    def delta_ready(self) -> list[TablePlan]:
-        """The Delta tables the purge runs statements on (not refused)."""
-        return [t for t in self.delta if t.error is None]
 
     @property
     def rewriting(self) -> list[TablePlan]:

@@ -106,11 +106,7 @@ def table_plan(
         write_properties=_write_properties(meta, storage),
     )
     plan.error = table_format_refusal(spark, meta, plan.name, plan.location)
-    if plan.error is None:
-        try:
-            plan.identifier = resolve_identifier(plan, schema, str(meta.properties().apply(DESCRIPTOR)), ids)
-        except ConfigError as exc:
-            plan.error = str(exc.msg)
+    _identify(plan, schema, str(meta.properties().apply(DESCRIPTOR)), ids)
     ts = config.run_ts
     plan.staging = f"{table}_staging_{ts}"
     plan.backup = f"{table}_backup_{ts}"
@@ -131,12 +127,19 @@ def delta_table_plan(spark: Any, meta: Any, ids: IdSource) -> TablePlan:
     plan, schema, descriptor = delta.table_plan(spark, meta)
     if descriptor is None and meta.properties().get(DESCRIPTOR).isDefined():
         descriptor = str(meta.properties().apply(DESCRIPTOR))  # set in the metastore by hand
-    if plan.error is None:
-        try:
-            plan.identifier = resolve_identifier(plan, schema, str(descriptor), ids)
-        except ConfigError as exc:
-            plan.error = str(exc.msg)
+    _identify(plan, schema, str(descriptor), ids)
     return plan
+
+
+def _identify(plan: TablePlan, schema: Any, descriptor: str, ids: IdSource) -> None:
+    """The plan's identifier, or the error that refuses the table (a plan refused already keeps
+    its error)."""
+    if plan.error is not None:
+        return
+    try:
+        plan.identifier = resolve_identifier(plan, schema, descriptor, ids)
+    except ConfigError as exc:
+        plan.error = str(exc.msg)
 
 
 def _write_properties(meta: Any, storage: str | None) -> dict[str, str]:

@@ -55,10 +55,7 @@ def select_tables(spark: Any, config: PurgeConfig) -> Selection:
             name = f"{database}.{str(meta.identifier().table()).lower()}"
             if str(meta.tableType().name()) == "VIEW" or _property(meta, SIDE_TABLE) is not None:
                 continue
-            if (
-                _property(meta, DESCRIPTOR) is None
-                and metastore.delta_property(spark, meta, DESCRIPTOR) is None
-            ):
+            if metastore.table_property(spark, meta, DESCRIPTOR) is None:
                 found.notices.append(
                     f"{name} is whitelisted but has no dataset.descriptor table property: skipped"
                     " (onboard it with `dbt run-operation onboard`)"
