@@ -111,6 +111,10 @@ def cluster_parameters(root: Path, app_name: str = "dbt-lakehouse-tests") -> dic
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        # Delta's state of a version in 2 tasks, not 50, and VACUUM's listing in 2, not 10,000:
+        # the tests' tables hold a few files
+        "spark.databricks.delta.snapshotPartitions": "2",
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": "2",
     }
 
 
@@ -127,6 +131,10 @@ def spark_parameters(root: Path) -> dict[str, str]:
         "spark.sql.shuffle.partitions": "2",
         "spark.default.parallelism": "2",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        # Delta's state of a version in 2 tasks, not 50, and VACUUM's listing in 2, not 10,000:
+        # the tests' tables hold a few files
+        "spark.databricks.delta.snapshotPartitions": "2",
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": "2",
     }
 
 

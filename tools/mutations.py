@@ -76,6 +76,8 @@ def one(path: str, old: str, new: str) -> tuple[Edit, ...]:
 STORY = "tests/functional/erasure/test_erasure_requests.py::TestErasureRequests"
 # the Delta Lake purge's story: a dry run, then the purge whose bytes its later tests read
 DELTA = "tests/functional/purge/test_delta.py::TestDeltaPurge"
+# the evidence over Delta tables: after the purge, then after a VACUUM
+DELTA_EVIDENCE = "tests/functional/erasure/test_delta_evidence.py::TestDeltaEvidence"
 
 MUTANTS = (
     Mutant(
@@ -293,23 +295,59 @@ MUTANTS = (
         one(
             "python_hooks/erasure/locations.py",
             "        elif metastore.table_property(spark, meta, DESCRIPTOR) is not None:",
-            "        elif _meta_property(meta, DESCRIPTOR) is not None:",
+            "        elif meta.properties().get(DESCRIPTOR).isDefined():",
         ),
-        (
-            "tests/functional/erasure/test_delta_evidence.py::TestDeltaEvidence::"
-            "test_a_purged_and_verified_delta_table_is_never_counted_clean",
+        (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
+    ),
+    Mutant(
+        "delta-change-data-unread",
+        "the verifier leaves out a Delta table's `_change_data/`, where the change data feed keeps"
+        " each deleted row whole",
+        one("python_hooks/erasure/delta_copies.py", '        ("_change_data", CHANGE_DATA, data_key),\n', ""),
+        (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
+    ),
+    Mutant(
+        "delta-log-unread",
+        "the verifier leaves out a Delta table's `_delta_log/`, whose statistics and predicates keep"
+        " ids after every data file that held them is vacuumed",
+        one("python_hooks/erasure/delta_copies.py", '        ("_delta_log", LOG, log_key),\n', ""),
+        (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
+    ),
+    Mutant(
+        "delta-log-statistics-unread",
+        "the verifier reads a Delta log's predicates and not its statistics, whose smallest and"
+        " largest values are ids",
+        one(
+            "python_hooks/erasure/delta_copies.py",
+            "    return from_stats.unionByName(words), numbered",
+            "    return words, numbered",
         ),
+        (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
+    ),
+    Mutant(
+        "delta-log-predicates-unread",
+        "the verifier reads a Delta log's statistics and not its commits' predicates, where a"
+        " user's `DELETE ... WHERE id = <id>` keeps the id",
+        one(
+            "python_hooks/erasure/delta_copies.py",
+            "    return from_stats.unionByName(words), numbered",
+            "    return from_stats, numbered",
+        ),
+        (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
     ),
 )
 
 
 # Mutants whose tests build an erasure lake through a dozen dbt commands (2.5 to 4 minutes each),
-# or a Delta Lake story: `--fast` (CI, whose hour they would overrun) leaves them to
-# `make test-mutations`, and says so.
+# or the Delta Lake evidence's story: `--fast` (CI, whose hour they would overrun) leaves them to
+# `make test-mutations`, and says so.  One of the Delta evidence's mutants (its log) and the
+# Delta purge's run in CI.
 SLOW = frozenset(
     {
-        "delta-delete-only-marks",
         "verifier-skips-delta-tables",
+        "delta-change-data-unread",
+        "delta-log-statistics-unread",
+        "delta-log-predicates-unread",
         "lapsed-exemption-still-exempts",
         "verifier-counts-one-row-too-few",
         "verifier-forgets-the-journal",

@@ -40,8 +40,22 @@ from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.catalog.patterns import TablePattern
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
+from python_hooks.erasure import delta_copies
+from python_hooks.errors import error_message
 
-KINDS = ("live", "staging", "trash", "backup", "backup_dir", "stale", "journal", "table_dir")
+KINDS = (
+    "live",
+    "staging",
+    "trash",
+    "backup",
+    "backup_dir",
+    "stale",
+    "journal",
+    "table_dir",
+    delta_copies.DELTA_VERSION,
+    delta_copies.CHANGE_DATA,
+    delta_copies.LOG,
+)
 LIVE = "live"
 
 
@@ -60,10 +74,12 @@ class Reader:
     # the identifier is a partition column: the partitions' paths hold the ids, so no location of
     # them is recorded (no table of the verifier's holds an id), only the table's own
     ids_in_paths: bool = False
+    table_format: str = "hive"  # or `delta`
+    part: str = ""  # what of the table it reads, when not its data files (a Delta table's `log`)
 
     @property
     def key(self) -> str:
-        return f"{self.database}.{self.table}"
+        return f"{self.database}.{self.table}" + (f" ({self.part})" if self.part else "")
 
 
 @dataclass
@@ -125,39 +141,63 @@ def scope_text(scope: list[dict[str, Any]] | None) -> str:
 
 
 # ---- identifiers ---------------------------------------------------------------------------------
-def _meta_property(meta: Any, key: str) -> str | None:
-    value = meta.properties().get(key)
-    return str(value.get()) if value.isDefined() else None
-
-
 def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, whose: str) -> Reader:
-    """The Reader of a table's files, or one that says why they cannot be read."""
+    """The Reader of a Hive-format table's files, or one that says why they cannot be read."""
     database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
     reader = Reader(database, table)
     reader.storage_format = data_files.storage_format(meta)
     if reader.storage_format is None:
-        reader.problem = (
-            f"{database}.{table} is a Delta Lake table: the verifier does not read its versions yet, so it"
-            " is never counted clean"
-            if metastore.provider(meta) == "delta"
-            else f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
-        )
+        reader.problem = f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
         return reader
+    partition_columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
+    return _resolve(reader, tables.read_schema(meta), partition_columns, field_name, id_type, whose)
+
+
+def delta_readers(
+    spark: Any, meta: Any, field_name: str | None, id_type: str, whose: str
+) -> tuple[Reader, Reader, delta_copies.DeltaTable | None]:
+    """The Readers of a Delta Lake table's data files and of its log, and the table as its log
+    describes it (None, and readers that say why, when Delta cannot read it)."""
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    data = Reader(database, table, storage_format="parquet", table_format="delta")
+    log = Reader(database, table, storage_format=delta_copies.LOG_FORMAT, table_format="delta", part="log")
+    try:
+        described = delta_copies.describe(spark, database, table)
+    except Exception as exc:  # noqa: BLE001 - reported unread, never clean
+        data.problem = log.problem = f"{database}.{table}: Delta could not read it: {error_message(exc)}"
+        return data, log, None
+    _resolve(data, described.schema, described.partition_columns, field_name, id_type, whose)
+    for name in ("problem", "identifier_path", "identifier_type", "ids_in_paths"):
+        setattr(log, name, getattr(data, name))
+    data.problem = data.problem or delta_copies.data_problem(described, whose)
+    log.problem = log.problem or delta_copies.log_problem(whose, log.identifier_type)
+    return data, log, described
+
+
+def _resolve(
+    reader: Reader,
+    schema: Any,
+    partition_columns: list[str],
+    field_name: str | None,
+    id_type: str,
+    whose: str,
+) -> Reader:
+    """`reader` with the data schema and the identifier's path and type, or the problem."""
+    database, table = reader.database, reader.table
     if field_name is None:
         reader.problem = (
             f"the identifier of {whose} is unknown (no usable dataset.descriptor): fix it with "
             f"`dbt run-operation onboard --args '{{table: {whose}, identifier: <field>}}'`"
         )
         return reader
-    schema = tables.read_schema(meta)
-    partition_columns = {str(c).lower() for c in scala_list(meta.partitionColumnNames())}
+    partitioned = {c.lower() for c in partition_columns}
     resolved = tables.field_in_schema(schema, field_name)
     if resolved is None:
         reader.problem = (
             f"{whose}: its identifier {field_name} is not a column or struct field of {database}.{table}"
         )
         return reader
-    if resolved["path"][0].lower() in partition_columns:
+    if resolved["path"][0].lower() in partitioned:
         reader.problem = (
             f"{whose}: its identifier {field_name} is a partition column, which data files do not hold"
             " (its partitions' directory names hold the ids)"
@@ -172,7 +212,7 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
         return reader
     from pyspark.sql.types import StructType
 
-    reader.data_schema = StructType([f for f in schema.fields if f.name.lower() not in partition_columns])
+    reader.data_schema = StructType([f for f in schema.fields if f.name.lower() not in partitioned])
     reader.identifier_path = list(resolved["path"])
     reader.identifier_type = resolved["type"]
     return reader
@@ -226,11 +266,16 @@ def _add_live_tables(
     found: Inventory,
     onboarded: dict[tuple[str, str], Any],
     reader_for: Callable[[Any, tuple[str, str]], str],
+    delta_for: Callable[[Any, tuple[str, str]], None],
 ) -> None:
-    """Live tables: every partition, and what lies under a partitioned table's directory."""
+    """Live tables: every partition, and what lies under a partitioned table's directory; a Delta
+    Lake table's every version, change data and log (erasure.delta_copies)."""
     for (database, table), meta in onboarded.items():
         owner = (database, table)
         found.onboarded.append(f"{database}.{table}")
+        if metastore.provider(meta) == "delta":
+            delta_for(meta, owner)
+            continue
         key = reader_for(meta, owner)
         columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
         if columns and not found.readers[key].ids_in_paths:
@@ -342,7 +387,7 @@ def inventory(
         base = onboarded.get((database, table))
         for meta in (base, own):
             if meta is not None:
-                name = descriptor_identifier(_meta_property(meta, DESCRIPTOR))
+                name = descriptor_identifier(metastore.table_property(spark, meta, DESCRIPTOR))
                 if name:
                     return name
         return journal_fields.get((database, table))
@@ -352,7 +397,26 @@ def inventory(
         found.readers.setdefault(reader.key, reader)
         return reader.key
 
-    _add_live_tables(spark, found, onboarded, reader_for)
+    def delta_for(meta: Any, owner: tuple[str, str]) -> None:
+        whose = f"{owner[0]}.{owner[1]}"
+        data, log, described = delta_readers(spark, meta, field_of(*owner), id_type, whose)
+        found.readers.setdefault(data.key, data)
+        found.readers.setdefault(log.key, log)
+        if described is not None:
+            try:
+                delta_copies.add_locations(spark, found, described, owner, (data.key, log.key))
+                return
+            except Exception as exc:  # noqa: BLE001 - reported unread, never clean; the others go on
+                data.problem = log.problem = (
+                    f"{whose}: its versions could not be listed: {error_message(exc)}"
+                )
+        location = _location(spark, meta)
+        found.add(spark, location, "live", owner, whose, data.key)
+        found.add(
+            spark, f"{location}/_delta_log" if location else None, delta_copies.LOG, owner, whose, log.key
+        )
+
+    _add_live_tables(spark, found, onboarded, reader_for, delta_for)
     _add_side_tables(spark, found, scope, catalog, onboarded, registered, field_of, reader_for)
     readable = {owner: f"{owner[0]}.{owner[1]}" for owner in onboarded}
     _add_stale_and_backups(spark, found, readable, stale_relation, backup_dirs)
@@ -420,7 +484,10 @@ def warehouse_changes(spark: Any, scope: list[dict[str, Any]] | None) -> list[di
     for (database, table), meta in sorted(_catalog(spark).items()):
         side = _registration(meta, database, table)
         if side is None:
-            if _meta_property(meta, DESCRIPTOR) is not None and in_scope(scope, database, table):
+            if (
+                in_scope(scope, database, table)
+                and metastore.table_property(spark, meta, DESCRIPTOR) is not None
+            ):
                 onboarded.append((meta, database, table))
             continue
         if not in_scope(scope, database, side[0]):

@@ -34,8 +34,7 @@ from urllib.parse import unquote, urlsplit
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem, metastore
 from python_hooks.catalog.column_types import INTEGRAL
-from python_hooks.catalog.filesystem import path_within
-from python_hooks.erasure import footers, records
+from python_hooks.erasure import delta_copies, footers, records
 from python_hooks.erasure.locations import LIVE, Inventory, covered_by, inventory
 from python_hooks.errors import error_message
 
@@ -54,31 +53,47 @@ def _decoded(uri: str) -> str:
     return unquote(urlsplit(uri).path).rstrip("/")
 
 
-def _owner(path: str, roots: list[str]) -> str | None:
-    holding = [root for root in roots if path_within(path, root)]
-    return max(holding, key=len) if holding else None
+def _owner(path: str, roots: set[str]) -> str | None:
+    """The deepest of `roots` that is `path` or holds it (as path_within: whole names)."""
+    while True:
+        if path in roots:
+            return path
+        parent = path.rsplit("/", 1)[0]
+        if parent == path:
+            return None
+        path = parent
 
 
 def list_files(spark: Any, found: Inventory, rows: dict[str, dict[str, Any]]) -> dict[str, tuple[str, Any]]:
     """{file path: (owning location, FileStatus)} of every data file under the locations."""
     owned: dict[str, tuple[str, Any]] = {}
     roots = sorted(found.locations)
+    root_set = set(roots)
     listed: list[str] = []
     for location in sorted(roots, key=len):
         row = rows[location]
+        if location in owned:  # a file a listing already found (a Delta table's older version's)
+            row["location_exists"] = True
+            continue
         try:
             row["location_exists"] = filesystem.exists(spark, location)
             if not row["location_exists"] or covered_by(location, listed):
                 continue
-            statuses = data_files.data_files(spark, location)
+            reader = found.readers[found.locations[location].reader]
+            if reader.storage_format == delta_copies.LOG_FORMAT:
+                statuses = delta_copies.log_files(spark, location)
+            else:
+                statuses = data_files.data_files(spark, location)
         except Exception as exc:  # noqa: BLE001 - reported on the location, the others go on
             row["error"] = "could not list: " + error_message(exc)
             continue
         listed.append(location)
         for status in statuses:
             path = filesystem.qualify(spark, str(status.getPath().toString()))
+            if reader.table_format == "delta" and delta_copies.holds_no_values(path):
+                continue  # a deletion vector: row positions, never a value
             if path not in owned:
-                owned[path] = (_owner(path, roots) or location, status)
+                owned[path] = (_owner(path, root_set) or location, status)
     return owned
 
 
@@ -127,8 +142,12 @@ def _frame(spark: Any, reader: Any, paths: list[str], files_in: dict[str, int]) 
 
 
 def _matches(spark: Any, reader: Any, paths: list[str], ids: Any, files_in: dict[str, int]) -> Any:
-    """(erasure_file, request_id) of every row of `paths` whose identifier is a listed id."""
+    """(erasure_file, request_id) of every row of `paths` whose identifier is a listed id (of
+    every entry, for a Delta table's log)."""
     from pyspark.sql import functions as F
+
+    if reader.storage_format == delta_copies.LOG_FORMAT:
+        return delta_copies.log_matches(spark, reader, paths, ids)
 
     frame = _frame(spark, reader, paths, files_in)
     return (
@@ -365,6 +384,12 @@ def _choose_files(
             continue
         if reader.problem is not None:
             row["error"] = row["error"] or reader.problem
+            continue
+        unreadable = (
+            delta_copies.unreadable(path) if reader.storage_format == delta_copies.LOG_FORMAT else None
+        )
+        if unreadable is not None:
+            row["error"] = row["error"] or f"could not read: {unreadable}"
             continue
         kind = footers.id_kind(reader.identifier_type or "", id_type)
         tally = checked.setdefault(reader.key, [0, 0])

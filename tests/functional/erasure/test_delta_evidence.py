@@ -1,12 +1,28 @@
-"""A request whose ids were in a Delta Lake table is never certified while the verifier cannot read
-its versions: purged and verified, it stays `unverified`, the table named as unread.  The bytes
-say why: the table's older version still holds the ids (time travel)."""
+"""The evidence over Delta Lake tables: every version's bytes, the change data and the log.
+
+Three tables, one request each, purged by the product's Delta purge (a MERGE, then a REORG where
+deletion vectors are on):
+- `visits`: partitioned, deletion vectors, statistics on the identifier (Delta's default);
+- `orders`: the change data feed on, no statistics on the identifier;
+- `clicks`: no statistics on the identifier, and a user's own `DELETE ... WHERE guestid = 7001`
+  before the purge, whose predicate Delta's log keeps.
+
+After the purge the current versions hold no id, and each request is `copies_remaining`, held by
+what its table keeps: the older version's file (time travel), the change data, the log.  After a
+VACUUM the files are gone and `orders` is `erased`; the log still holds the ids of the other two
+(statistics, a predicate), and they stay `copies_remaining`.  A hidden leftover in the log, which
+Spark's readers skip, is reported unread and holds `erased` back.  The test reads the bytes itself
+(pyarrow, the log's JSON) and agrees with the verifier at each step.
+"""
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from tests.functional.erasure.conftest import dbt_log, fresh_request, project_config
@@ -14,6 +30,7 @@ from tests.functional.purge.conftest import descriptor
 
 DB = "e_delta"
 IDS = "e_delta_ids.requests"
+REQUESTS = {"REQ-A": ("visits", 5001), "REQ-B": ("orders", 6001), "REQ-C": ("clicks", 7001)}
 
 
 @pytest.fixture(scope="class")
@@ -23,37 +40,136 @@ def project_config_update() -> dict[str, Any]:
 
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any) -> Any:
-    fresh_request(spark, (DB, "e_delta_ids"), IDS, "REQ-D", [5001])
-    spark.sql(f"""create table {DB}.visits (guestid bigint, page string) using delta
-        tblproperties ('delta.enableDeletionVectors' = 'true', 'dataset.descriptor' = '{descriptor("guestid")}')""")
-    spark.sql(f"insert into {DB}.visits values (5001, 'a'), (7, 'b')")
+    fresh_request(spark, (DB, "e_delta_ids"), IDS, "REQ-A", [5001])
+    spark.sql(
+        f"insert into {IDS} select 6001, 'REQ-B', requested_at from {IDS}"
+        f" union all select 7001, 'REQ-C', requested_at from {IDS}"
+    )
+    guest = descriptor("guestid")
+    spark.sql(f"""create table {DB}.visits (guestid bigint, page string, ds string) using delta
+        partitioned by (ds)
+        tblproperties ('delta.enableDeletionVectors' = 'true', 'dataset.descriptor' = '{guest}')""")
+    spark.sql(f"insert into {DB}.visits values (5001, 'a', 'd1'), (7, 'b', 'd1'), (8, 'c', 'd2')")
+    spark.sql(f"""create table {DB}.orders (guestid bigint, item string) using delta
+        tblproperties ('delta.enableChangeDataFeed' = 'true', 'delta.enableDeletionVectors' = 'false',
+        'delta.dataSkippingStatsColumns' = 'item', 'dataset.descriptor' = '{guest}')""")
+    spark.sql(f"insert into {DB}.orders values (6001, 'x'), (9, 'y')")
+    spark.sql(f"""create table {DB}.clicks (guestid bigint, url string) using delta
+        tblproperties ('delta.enableDeletionVectors' = 'false', 'delta.dataSkippingStatsColumns' = 'url',
+        'dataset.descriptor' = '{guest}')""")
+    spark.sql(f"insert into {DB}.clicks values (7001, 'u'), (10, 'v')")
+    spark.sql(f"delete from {DB}.clicks where guestid = 7001")  # a user's own, by a literal
     dbt_log(["seed"])
     yield
     for database in (DB, "e_delta_ids"):
         spark.sql(f"drop database if exists {database} cascade")
 
 
-def run(select: str, **variables: Any) -> str:
-    base = {"purge_whitelist": DB, "retention_scope": DB}
-    return dbt_log(["run", "--select", select, "--vars", json.dumps({**base, **variables})])
+def run(select: str) -> str:
+    variables = {"purge_whitelist": DB, "retention_scope": DB}
+    return dbt_log(["run", "--select", select, "--vars", json.dumps(variables)])
+
+
+def ledger(spark: Any, schema: str) -> dict[str, Any]:
+    spark.catalog.clearCache()
+    return {r.request_id: r for r in spark.sql(f"select * from {schema}.erasure_requests").collect()}
+
+
+def held_by(spark: Any, schema: str) -> dict[str, set[tuple[str, str]]]:
+    """{request: {(kind, table)}} of the latest verification's findings."""
+    rows = spark.sql(f"""select request_id, location_kind, table_name from {schema}.erasure_verification_findings
+        where verification_id = (select max(verification_id) from {schema}.erasure_verification_runs)""")
+    found: dict[str, set[tuple[str, str]]] = {}
+    for row in rows.collect():
+        found.setdefault(row.request_id, set()).add((row.location_kind, row.table_name))
+    return found
+
+
+def directory(spark: Any, table: str) -> str:
+    return str(spark.sql(f"describe detail {DB}.{table}").collect()[0].location).removeprefix("file:")
+
+
+def ids_in_files(spark: Any, table: str, under: str = "") -> set[int]:
+    """The ids in the bytes of every parquet file under the table's directory (or `under` it)."""
+    found: set[int] = set()
+    for path in glob.glob(os.path.join(directory(spark, table), under, "**", "*.parquet"), recursive=True):
+        if "_delta_log" not in path:
+            found.update(pq.read_table(path, columns=["guestid"]).column("guestid").to_pylist())
+    return found
+
+
+def log_text(spark: Any, table: str) -> str:
+    parts = []
+    for path in sorted(glob.glob(os.path.join(directory(spark, table), "_delta_log", "*.json"))):
+        with open(path, encoding="utf-8") as handle:
+            parts.append(handle.read())
+    return "\n".join(parts)
 
 
 class TestDeltaEvidence:
-    def test_a_purged_and_verified_delta_table_is_never_counted_clean(self, project, spark, lake):
+    def test_after_the_purge_older_versions_change_data_and_log_hold_the_ids(self, project, spark, lake):
         run("purge+")
         run("tag:erasure")
-        spark.catalog.clearCache()
-        row = spark.sql(
-            f"select * from {project.test_schema}.erasure_requests where request_id = 'REQ-D'"
-        ).collect()[0]
-        assert (row.status, row.purge_runs, row.unread_locations_count) == ("unverified", 1, 1), row
-        assert (
-            f"{DB}.visits is a Delta Lake table: the verifier does not read its versions yet, so it is never"
-            " counted clean"
-        ) in row.missing
-        # the current version holds no id; the one before the purge still does
-        assert spark.sql(f"select count(*) from {DB}.visits where guestid = 5001").collect()[0][0] == 0
-        history = spark.sql(f"describe history {DB}.visits").collect()
-        before = min(r.version for r in history if r.operation == "MERGE") - 1
-        old = spark.sql(f"select count(*) from {DB}.visits version as of {before} where guestid = 5001")
-        assert old.collect()[0][0] == 1
+        schema = project.test_schema
+        rows = ledger(spark, schema)
+        for request, (table, guest) in REQUESTS.items():
+            assert rows[request].status == "copies_remaining", rows[request]
+            assert rows[request].live_rows == 0 and rows[request].unread_locations_count == 0, rows[
+                request
+            ].unread_locations
+            # the current version holds no id, the files of older ones still do
+            assert spark.sql(f"select count(*) from {DB}.{table} where guestid = {guest}").first()[0] == 0
+            assert guest in ids_in_files(spark, table), table
+        held = held_by(spark, schema)
+        assert held["REQ-A"] == {("delta_version", "visits"), ("delta_log", "visits")}
+        assert held["REQ-B"] == {("delta_version", "orders"), ("delta_change_data", "orders")}
+        assert held["REQ-C"] == {("delta_version", "clicks"), ("delta_log", "clicks")}
+        # what the log holds, read as text: visits' statistics, clicks' predicate, nothing of orders'
+        assert r"\"minValues\":{\"guestid\":5001" in log_text(spark, "visits")  # a JSON string's
+        assert "guestid#" in log_text(spark, "clicks") and "7001" in log_text(spark, "clicks")
+        assert "6001" not in log_text(spark, "orders")
+        assert 6001 in ids_in_files(spark, "orders", "_change_data")
+        # the product's own delete, a join, put no id into any commit
+        for table, guest in REQUESTS.values():
+            commits = [
+                json.loads(line) for line in log_text(spark, table).splitlines() if "commitInfo" in line
+            ]
+            merges = [c["commitInfo"] for c in commits if c["commitInfo"]["operation"] == "MERGE"]
+            assert all(str(guest) not in json.dumps(m) for m in merges), table
+
+    def test_after_a_vacuum_only_the_log_keeps_ids_and_a_table_without_them_is_erased(
+        self, project, spark, lake
+    ):
+        spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+        try:
+            for table, _ in REQUESTS.values():
+                spark.sql(f"vacuum {DB}.{table} retain 0 hours")
+        finally:
+            spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
+        run("tag:erasure")
+        schema = project.test_schema
+        for table, guest in REQUESTS.values():
+            assert guest not in ids_in_files(spark, table), table
+        rows = ledger(spark, schema)
+        assert rows["REQ-B"].status == "erased", rows["REQ-B"]
+        held = held_by(spark, schema)
+        assert held["REQ-A"] == {("delta_log", "visits")}
+        assert held["REQ-C"] == {("delta_log", "clicks")}
+        assert "REQ-B" not in held
+        for request in ("REQ-A", "REQ-C"):
+            assert rows[request].status == "copies_remaining", rows[request]
+            assert "delta_log" in rows[request].copies_holding, rows[request]
+
+    def test_a_hidden_file_in_the_log_is_reported_unread_and_holds_erased_back(self, project, spark, lake):
+        leftover = os.path.join(directory(spark, "orders"), "_delta_log", ".00000000000000000099.json.tmp")
+        with open(leftover, "w", encoding="utf-8") as handle:
+            handle.write(
+                '{"add": {"path": "x.parquet", "stats": "{\\"minValues\\": {\\"guestid\\": 6001}}"}}\n'
+            )
+        try:
+            run("tag:erasure")
+            row = ledger(spark, project.test_schema)["REQ-B"]
+            assert row.status == "live_clean" and row.unread_locations_count == 1, row
+            assert ".00000000000000000099.json.tmp is a hidden file of the log" in row.unread_locations
+        finally:
+            os.remove(leftover)
