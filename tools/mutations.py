@@ -325,6 +325,18 @@ MUTANTS = (
         (f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
     ),
     Mutant(
+        "delta-vacuum-overrides-on-its-own",
+        "retention overrides Delta's retentionDurationCheck without retention_allow_short: a short"
+        " backup_retention_days vacuums versions Delta's own horizon keeps",
+        one(
+            "python_hooks/retention/delta_versions.py",
+            '            if "retentionDurationCheck" not in str(exc) or not allow_short:',
+            '            if "retentionDurationCheck" not in str(exc):',
+        ),
+        (f"{DELTA_EVIDENCE}::test_retention_vacuums_past_the_policy_only_when_delta_s_check_is_overridden",),
+        before=(f"{DELTA_EVIDENCE}::test_after_the_purge_older_versions_change_data_and_log_hold_the_ids",),
+    ),
+    Mutant(
         "delta-log-predicates-unread",
         "the verifier reads a Delta log's statistics and not its commits' predicates, where a"
         " user's `DELETE ... WHERE id = <id>` keeps the id",
@@ -348,6 +360,7 @@ SLOW = frozenset(
         "delta-change-data-unread",
         "delta-log-statistics-unread",
         "delta-log-predicates-unread",
+        "delta-vacuum-overrides-on-its-own",
         "lapsed-exemption-still-exempts",
         "verifier-counts-one-row-too-few",
         "verifier-forgets-the-journal",

@@ -52,6 +52,7 @@
         dry_run=compliance.bool_var('retention_dry_run') or compliance.bool_var('purge_dry_run') or not selection.named,
         now=var('retention_now', none),
         allow_future=compliance.bool_var('retention_allow_future_now'),
+        allow_short=compliance.bool_var('retention_allow_short'),
         stale_relation=stale_relation,
         view_name=view_name or compliance.retention_attempts_view(),
         progress_seconds=var('retention_progress_seconds', 10),

@@ -54,6 +54,8 @@ class Table:
     partitions: list[Partition] = field(default_factory=list)
     # the side-table registration (`lakehouse.side_table*` table properties), when it has one
     properties: dict[str, str] = field(default_factory=dict)
+    # the table's provider, lower case: `hive`, `parquet`, `delta`...
+    format: str = "hive"
 
     @property
     def qualified(self) -> str:
@@ -229,7 +231,15 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
     location_option = meta.storage().locationUri()
     location = path_string(spark, location_option.get()) if location_option.isDefined() else ""
     columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
-    result = Table(database, table, table_type, location, columns, properties=registration_properties(meta))
+    result = Table(
+        database,
+        table,
+        table_type,
+        location,
+        columns,
+        properties=registration_properties(meta),
+        format=provider(meta),
+    )
     if columns and with_partitions:
         for pairs, location in partition_locations(spark, database, table, columns):
             result.partitions.append(Partition(pairs, location))

@@ -71,7 +71,7 @@ class AttemptLog:
         return spark.createDataFrame(rows, schema)
 
 
-KIND_ORDER = ["staging", "trash", "backup", "partition", "snapshot", "stale"]
+KIND_ORDER = ["staging", "trash", "backup", "partition", "snapshot", "delta_version", "stale"]
 
 
 def _size(value: int) -> str:

@@ -28,6 +28,7 @@ from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, registration, side_table
 from python_hooks.errors import ConfigError
+from python_hooks.retention import delta_versions
 from python_hooks.retention.attempts import AttemptLog, report
 from python_hooks.retention.deletion import Deleter
 from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms
@@ -155,12 +156,24 @@ class _Layout:
                 found.append((table, policy))
         return found
 
+    def delta_tables(self) -> list[tuple[Table, Any]]:
+        """The Delta Lake tables in scope whose policy keeps backups for a number of days, with
+        that number."""
+        found = []
+        for table in self.tables:
+            policy = self.policy(table.database, table.name) if table.format == "delta" else None
+            days = None if policy is None else policy.get("backup_retention_days")
+            if days is not None and str(days).strip():
+                found.append((table, policy["backup_retention_days"]))
+        return found
+
     def work_count(self) -> int:
         """The items of the pass, for its progress: side-table families, tables under a partition
-        policy, stale data records."""
+        policy, Delta tables, stale data records."""
         return (
             len(self.scoped_families())
             + len(self.partition_tables())
+            + len(self.delta_tables())
             + len(self.stale[3] if self.stale else [])
         )
 
@@ -255,8 +268,10 @@ class Retention(_Layout, _StaleData):
         dry_run: bool,
         policies: dict[str, dict[str, Any]],
         defaults: dict[str, Any],
+        allow_short: bool = False,
     ) -> None:
         self.spark = spark
+        self.allow_short = allow_short  # var retention_allow_short: Delta's own check overridden
         self.invocation_id = invocation_id
         self.now_ms = now_ms
         self.dry_run = dry_run
@@ -357,6 +372,15 @@ class Retention(_Layout, _StaleData):
                         roots,
                     )
 
+    def run_delta_versions(self) -> None:
+        """VACUUM of the Delta Lake tables in scope, past their backup_retention_days."""
+        for table, days in self.delta_tables():
+            self.progress.working_on(f"the older versions of {table.qualified}")
+            delta_versions.vacuum(
+                self.spark, self.log, table.database, table.name, days, self.dry_run, self.allow_short
+            )
+            self.progress.advance()
+
     def run_partitions(self) -> None:
         """Date-partition retention and historical snapshots, on the live tables whose policy asks."""
         for table, policy in self.partition_tables():
@@ -416,6 +440,7 @@ def run_retention(
     view_name: str = "retention_attempts",
     progress_seconds: Any = 10,
     allow_future: Any = False,
+    allow_short: Any = False,
 ) -> dict[str, Any]:
     """Run every retention operation; register the attempts as temp view `view_name`; return totals
     and the report of what went (or, dry, would go), per kind.
@@ -440,7 +465,9 @@ def run_retention(
             " Nothing was deleted."
         ) from None
     clock = retention_clock(now, allow_future)
-    retention = Retention(spark, invocation_id, clock.ms, dry_run, policies or {}, defaults)
+    retention = Retention(
+        spark, invocation_id, clock.ms, dry_run, policies or {}, defaults, allow_short is True
+    )
     if clock.overridden:
         retention.log.add("clock", "override_clock", None, None, None, None, note=clock.describe())
         console.say(
@@ -453,6 +480,7 @@ def run_retention(
         retention.progress = progress
         retention.run_side_tables()
         retention.run_partitions()
+        retention.run_delta_versions()
         retention.run_stale()
         progress.working_on("leftover directories")
         retention.sweep_leftovers()

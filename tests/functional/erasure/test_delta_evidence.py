@@ -8,8 +8,10 @@ deletion vectors are on):
   before the purge, whose predicate Delta's log keeps.
 
 After the purge the current versions hold no id, and each request is `copies_remaining`, held by
-what its table keeps: the older version's file (time travel), the change data, the log.  After a
-VACUUM the files are gone and `orders` is `erased`; the log still holds the ids of the other two
+what its table keeps: the older version's file (time travel), the change data, the log.
+Retention's VACUUM, past `backup_retention_days`, is refused under Delta's own horizon unless the
+run allows short retentions, and then logged.  After it the files are gone and `orders` is
+`erased`; the log still holds the ids of the other two
 (statistics, a predicate), and they stay `copies_remaining`.  A hidden leftover in the log, which
 Spark's readers skip, is reported unread and holds `erased` back.  The test reads the bytes itself
 (pyarrow, the log's JSON) and agrees with the verifier at each step.
@@ -25,7 +27,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.functional.erasure.conftest import dbt_log, fresh_request, project_config
+from tests.functional.erasure.conftest import ZERO, dbt_log, fresh_request, project_config
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_delta"
@@ -65,9 +67,16 @@ def lake(project: Any, spark: Any) -> Any:
         spark.sql(f"drop database if exists {database} cascade")
 
 
-def run(select: str) -> str:
-    variables = {"purge_whitelist": DB, "retention_scope": DB}
-    return dbt_log(["run", "--select", select, "--vars", json.dumps(variables)])
+def run(select: str, expect_pass: bool = True, **more: Any) -> str:
+    variables = {"purge_whitelist": DB, "retention_scope": DB, **more}
+    return dbt_log(["run", "--select", select, "--vars", json.dumps(variables)], expect_pass=expect_pass)
+
+
+def vacuums(spark: Any, schema: str) -> list[Any]:
+    spark.catalog.clearCache()
+    return spark.sql(
+        f"select * from {schema}.retention_log where kind = 'delta_version' order by attempted_at, table_name"
+    ).collect()
 
 
 def ledger(spark: Any, schema: str) -> dict[str, Any]:
@@ -137,15 +146,28 @@ class TestDeltaEvidence:
             merges = [c["commitInfo"] for c in commits if c["commitInfo"]["operation"] == "MERGE"]
             assert all(str(guest) not in json.dumps(m) for m in merges), table
 
+    def test_retention_vacuums_past_the_policy_only_when_delta_s_check_is_overridden(
+        self, project, spark, lake
+    ):
+        schema = project.test_schema
+        # a horizon of 0 hours, under Delta's own 7 days: refused without retention_allow_short
+        said = run("retention+", expect_pass=False, backup_retention_days=0, retention_min_hours=0)
+        for table in ("visits", "orders", "clicks"):
+            assert (
+                f"Delta refuses to VACUUM {DB}.{table} with a horizon of 0 hours (backup_retention_days 0), under"
+                " the table's delta.deletedFileRetentionDuration: raise backup_retention_days, or set"
+                " retention_allow_short: true"
+            ) in said
+        assert all(guest in ids_in_files(spark, table) for table, guest in REQUESTS.values())
+        run("retention+", **ZERO)
+        done = [r for r in vacuums(spark, schema) if r.succeeded and "overridden" in (r.note or "")]
+        assert {r.table_name for r in done} == {"visits", "orders", "clicks"}, done
+        assert all(r.files_deleted > 0 and not r.dry_run for r in done), done
+        assert all("retentionDurationCheck overridden" in r.note for r in done), done
+
     def test_after_a_vacuum_only_the_log_keeps_ids_and_a_table_without_them_is_erased(
         self, project, spark, lake
     ):
-        spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-        try:
-            for table, _ in REQUESTS.values():
-                spark.sql(f"vacuum {DB}.{table} retain 0 hours")
-        finally:
-            spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
         run("tag:erasure")
         schema = project.test_schema
         for table, guest in REQUESTS.values():

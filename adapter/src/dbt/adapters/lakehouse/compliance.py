@@ -232,10 +232,12 @@ class _Lifecycle(_Session):
         view_name: str,
         progress_seconds: Any = 10,
         allow_future: Any = False,
+        allow_short: Any = False,
     ) -> dict[str, Any]:
         """One retention pass: deletes (or lists) what is past its policy, never anything live;
         tells its progress every `progress_seconds`; `now` (var retention_now) in the future is
-        refused unless `allow_future`."""
+        refused unless `allow_future`; Delta's own check of a short VACUUM horizon is overridden
+        only with `allow_short` (var retention_allow_short)."""
         from python_hooks.retention import engine
 
         return engine.run_retention(
@@ -249,6 +251,7 @@ class _Lifecycle(_Session):
             view_name,
             progress_seconds,
             allow_future,
+            allow_short,
         )
 
     @available.parse_none
