@@ -6,7 +6,9 @@ readable by time travel, until `VACUUM` deletes their files (and the change data
 table in `retention_scope` gets `VACUUM <table> RETAIN <backup_retention_days × 24> HOURS`, after
 a `DRY RUN` of the same that lists what it will delete, and one `retention_log` row of kind
 `delta_version` with the files and bytes (nothing when nothing is due).  Delta deletes only files
-that no version within the horizon references, so nothing live goes.
+that no version within the horizon references, so nothing live goes.  A dry run's row counts the
+files the dry run lists; a real pass's, the files a listing before the VACUUM holds and one after
+it does not.
 
 Delta refuses a horizon under the table's `delta.deletedFileRetentionDuration` (7 days unless set):
 its `retentionDurationCheck`.  The product turns that check off for the one statement only when
@@ -75,6 +77,8 @@ def vacuum(
             return
         if not dry_run:
             _vacuum(spark, f"vacuum {name} {horizon}", override)
+            after = _sizes(spark, location)
+            paths = [p for p in sizes if p not in after]
     except Exception as exc:  # noqa: BLE001 - logged; the other tables go on
         reason = first_line(exc)
         if "retentionDurationCheck" in str(exc):
