@@ -53,16 +53,23 @@ def _vacuum(spark: Any, sql: str, override: bool) -> list[Any]:
 
 
 def vacuum(
-    spark: Any, log: Any, database: str, table: str, days: Any, dry_run: bool, allow_short: bool
+    spark: Any,
+    log: Any,
+    database: str,
+    table: str,
+    location: str,
+    days: Any,
+    dry_run: bool,
+    allow_short: bool,
 ) -> None:
-    """VACUUM one Delta table past `days` (its backup_retention_days), logged in `log`."""
+    """VACUUM one Delta table at `location` (the metastore's, which Delta's catalog keeps) past
+    `days` (its backup_retention_days), logged in `log`."""
     name = f"`{database}`.`{table}`"
     hours = float(str(days).strip()) * 24
     horizon = f"retain {hours:g} hours"
-    location = ""
     override = False
     try:
-        location = filesystem.qualify(spark, str(spark.sql(f"describe detail {name}").collect()[0].location))
+        location = filesystem.qualify(spark, location)
         try:
             due = _vacuum(spark, f"vacuum {name} {horizon} dry run", False)
         except Exception as exc:  # noqa: BLE001 - Delta's own check, or a failure logged below

@@ -377,7 +377,14 @@ class Retention(_Layout, _StaleData):
         for table, days in self.delta_tables():
             self.progress.working_on(f"the older versions of {table.qualified}")
             delta_versions.vacuum(
-                self.spark, self.log, table.database, table.name, days, self.dry_run, self.allow_short
+                self.spark,
+                self.log,
+                table.database,
+                table.name,
+                table.location,
+                days,
+                self.dry_run,
+                self.allow_short,
             )
             self.progress.advance()
 
