@@ -1,0 +1,54 @@
+"""`dbt build` of the demo project, the product installed in it as a package, as a user runs it.
+
+A process of its own (`dbt deps`, then `dbt build` on a throwaway warehouse and metastore), so it
+runs beside the other tests of `make test` instead of after them; `make dbt-build` is the same
+build from the command line.  Then the project checks (tools/manifest_checks.py: descriptions,
+tests, no hard-coded tables) over the manifest it wrote, for both packages.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ON_CLUSTER, REPO
+from tests.functional.processes import DBT, environment
+from tools.manifest_checks import check_manifest
+
+DEMO = REPO / "demo"
+
+
+@pytest.mark.skipif(ON_CLUSTER, reason="the demo's build is the local target's")
+def test_the_demo_builds_whole_and_its_plain_build_deletes_nothing(tmp_path: Path) -> None:
+    env = environment(tmp_path / "warehouse", tmp_path / "metastore_db")
+    env.update(DBT_TARGET="local", DBT_PROFILES_DIR=str(REPO))  # the repo's profiles.yml, as `make`
+    logs = ["--log-path", str(tmp_path / "logs")]
+    deps = subprocess.run([DBT, "deps", *logs], cwd=DEMO, env=env, capture_output=True, text=True)
+    assert deps.returncode == 0, deps.stdout[-3000:] + deps.stderr[-3000:]
+
+    build = subprocess.run(
+        [DBT, "build", "--target-path", str(tmp_path / "target"), *logs],
+        cwd=DEMO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert build.returncode == 0, build.stdout[-6000:]
+    results = json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
+    statuses = {result["unique_id"]: result["status"] for result in results}
+    assert {status for status in statuses.values()} <= {"success", "pass"}, {
+        node: status for node, status in statuses.items() if status not in ("success", "pass")
+    }
+    built = {node.split(".")[1] for node in statuses if node.startswith("model.")}
+    assert built >= {"compliance", "compliance_demo"}, built
+    assert "model.compliance.purge" in statuses and "model.compliance.erasure_requests" in statuses
+    # a build that does not name the purge only plans it, and says which command deletes
+    assert "dbt run --select purge+" in build.stdout, build.stdout[-3000:]
+
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    for package in ("compliance", "compliance_demo"):
+        assert [str(finding) for finding in check_manifest(manifest, package)] == [], package
