@@ -20,7 +20,7 @@ from python_hooks.catalog import console
 from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq, string_array
 from python_hooks.catalog.jvm import jvm as jvm_view
 from python_hooks.catalog.partitions import spec_path
-from python_hooks.errors import StatementError, error_message, first_line
+from python_hooks.errors import LakehouseError, StatementError, error_message, first_line
 
 
 @dataclass
@@ -93,6 +93,25 @@ def table_property(spark: Any, meta: Any, key: str) -> str | None:
         if row[0] == key:
             return str(row[1])
     return None
+
+
+def schema_json(spark: Any, meta: Any) -> dict[str, Any]:
+    """A table's schema as Spark's JSON dict: the metastore's, else, for a Delta Lake table (whose
+    metastore entry holds no columns), its log's latest, read through Delta.
+
+    A Delta table whose log cannot be read raises a LakehouseError naming it: its columns are
+    unknown, so nothing may be said about what it holds."""
+    schema = json.loads(str(meta.schema().json()))
+    if schema.get("fields") or provider(meta) != "delta":
+        return schema
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    try:
+        return spark.table(f"{quote(database)}.{quote(table)}").schema.jsonValue()
+    except Exception as exc:
+        raise LakehouseError(
+            f"{database}.{table}: the columns of this Delta Lake table cannot be read from its log"
+            f" ({first_line(exc)}). Repair the table, or drop it if it is abandoned."
+        ) from exc
 
 
 def quote(name: str) -> str:

@@ -10,13 +10,13 @@ Two sources of evidence, both cheap at hundreds of tables:
 
 Which tables are selected, onboarded or excepted is decided by the macros
 (macros/erasure/coverage.sql), with the pattern grammar of macros/common/table_patterns.sql.
-Nothing here reads a row of a user's table: no id value ever leaves the metastore.
+Nothing here reads a row of a user's table: only the metastore, and a Delta Lake table's latest
+schema and properties from its log; no id value is ever read.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from collections import defaultdict, deque
 from typing import Any
@@ -116,10 +116,11 @@ def _group(tables: list[Any]) -> dict[str, list[str]]:
 
 
 def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
-    """The tables given as [[database, table], ...] that exist, from the metastore only.
+    """The tables given as [[database, table], ...] that exist, from the metastore.
 
     One `getTablesByName` per database (Hive's getTableObjectsByName: one metastore round trip
-    whatever the number of tables).  Each: {database, table, table_id, is_view, side_table (True
+    whatever the number of tables).  A Delta Lake table keeps its columns and properties in its
+    own log, not in its metastore entry: those are read from its latest version, one read each.  Each: {database, table, table_id, is_view, side_table (True
     for a registered side table of this project), descriptor, identifier (its
     complianceSpec.identifierField, None when it has none or a bad one), fields: [path]}.
     """
@@ -128,8 +129,8 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
         for meta in metastore.tables_by_name(spark, database, names):
             name = str(meta.identifier().table()).lower()
             table_type = str(meta.tableType().name())
-            value = meta.properties().get(DESCRIPTOR)
-            descriptor = str(value.get()) if value.isDefined() else None
+            fields = field_paths(metastore.schema_json(spark, meta))  # first: names an unreadable log
+            descriptor = None if table_type == "VIEW" else metastore.table_property(spark, meta, DESCRIPTOR)
             registered = side_tables.registration(
                 metastore.Table(
                     database, name, table_type, "", [], properties=metastore.registration_properties(meta)
@@ -144,7 +145,7 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
                     "side_table": registered is not None,
                     "descriptor": descriptor,
                     "identifier": descriptor_identifier(descriptor),
-                    "fields": field_paths(json.loads(str(meta.schema().json()))),
+                    "fields": fields,
                 }
             )
     return sorted(found, key=lambda t: t["table_id"])

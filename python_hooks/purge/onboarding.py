@@ -20,8 +20,9 @@ from typing import Any
 import yaml
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema, read_schema
-from python_hooks.errors import ConfigError
+from python_hooks.catalog.literals import string_literal
+from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema
+from python_hooks.errors import ConfigError, LakehouseError, first_line
 from python_hooks.purge.id_table import table_name_parts
 
 EXAMPLE = "tables:\n  - table: tracking.event\n    identifier: metadata.guestid"
@@ -124,7 +125,7 @@ def plan(
     found = _tables_by_name(spark, wanted)
     for row in rows:
         if not row["error"]:
-            _check(row, found.get(row["table"]))
+            _check(spark, row, found.get(row["table"]))
     _check_id_type(spark, rows, id_table, id_column)
     return rows
 
@@ -165,7 +166,7 @@ def _tables_by_name(spark: Any, wanted: dict[str, list[str]]) -> dict[str, Any]:
     }
 
 
-def _check(row: dict[str, Any], meta: Any) -> None:
+def _check(spark: Any, row: dict[str, Any], meta: Any) -> None:
     name = row["table"]
     if meta is None:
         row["error"] = (
@@ -175,7 +176,14 @@ def _check(row: dict[str, Any], meta: Any) -> None:
     if str(meta.tableType().name()) == "VIEW":
         row["error"] = f"{name} is a view, which holds no data of its own: onboard the tables it reads."
         return
-    schema = read_schema(meta)
+    from pyspark.sql.types import StructType
+
+    try:  # a Delta Lake table's columns and properties are in its log
+        schema = StructType.fromJson(metastore.schema_json(spark, meta))
+    except LakehouseError as exc:  # its log cannot be read: refused, as any other bad entry
+        row["error"] = first_line(exc)
+        return
+    row["format"] = metastore.provider(meta)
     resolved = field_in_schema(schema, row["identifier"]) if row["identifier"] else None
     if resolved is None:
         row["error"] = (
@@ -184,8 +192,7 @@ def _check(row: dict[str, Any], meta: Any) -> None:
             "dotted path such as metadata.guestid."
         )
         return
-    value = meta.properties().get(DESCRIPTOR)
-    before = str(value.get()) if value.isDefined() else None
+    before = metastore.table_property(spark, meta, DESCRIPTOR)
     field = ".".join(resolved["path"])
     row.update(field=field, type=resolved["type"], before=before)
     if before is not None and descriptor_identifier(before) == field:
@@ -200,11 +207,23 @@ def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Write the descriptor of every added or changed row: {written: [db.table], failed: {db.table: error}}
     (a table that could not be written does not stop the others)."""
     by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
-    for row in rows:
-        if row["status"] in ("added", "changed"):
-            database, table = row["table"].split(".")
-            by_database[database][table] = {DESCRIPTOR: row["descriptor"]}
     written, failed = [], {}
+    for row in rows:
+        if row["status"] not in ("added", "changed"):
+            continue
+        database, table = row["table"].split(".")
+        if row.get("format") == "delta":
+            # into the table's log, where Delta and every reader of the table look, as a commit
+            try:
+                spark.sql(
+                    f"alter table {metastore.quote(database)}.{metastore.quote(table)} set tblproperties"
+                    f" ('{DESCRIPTOR}' = {string_literal(row['descriptor'])})"
+                )
+                written.append(row["table"])
+            except Exception as exc:  # noqa: BLE001 - reported per table to the caller
+                failed[row["table"]] = first_line(exc)
+        else:
+            by_database[database][table] = {DESCRIPTOR: row["descriptor"]}
     for database, updates in by_database.items():
         for table, error in metastore.set_table_properties(spark, database, updates).items():
             if error is None:

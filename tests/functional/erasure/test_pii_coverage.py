@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
+from python_hooks.catalog import metastore
+from tests import warehouse_fs
 from tests.conftest import repo_files
 
 DESCRIPTOR = '{"complianceSpec": {"identifierField": "%s"}}'
@@ -139,6 +141,11 @@ def lake(project: Any, spark: Any):
         "create table cov.contacts (contact_email string, country string) using parquet",
         # would be a finding, but the seed excepts it
         "create table cov.excepted_guests (guestid bigint) using parquet",
+        # a Delta Lake table: its schema is in its own log, not in the metastore's entry
+        "create table cov.delta_visits (page string, visitor struct<guestid: bigint>) using delta",
+        # onboarded, in Delta Lake
+        f"""create table cov.delta_orders (guestid bigint, total double) using delta
+            tblproperties ('dataset.descriptor' = '{DESCRIPTOR % "guestid"}')""",
         # nothing that matches
         "create table cov.metrics (day string, n bigint) using parquet",
         # a registered side table of this project, with the id column: never a finding
@@ -231,6 +238,7 @@ class TestPiiCoverage:
                 "cov.orders:pii_column_without_descriptor",
                 "cov.contacts:pii_column_without_descriptor",
                 "cov.excepted_guests:pii_column_without_descriptor",
+                "cov.delta_visits:pii_column_without_descriptor",
                 f"{schema}.guest_rollup:downstream_of_onboarded",
                 f"{schema}.guest_rollup_top:downstream_of_onboarded",
             ]
@@ -240,6 +248,7 @@ class TestPiiCoverage:
         assert matched["cov.sessions:pii_column_without_descriptor"] == "device.owner.guestid"
         assert matched["cov.orders:pii_column_without_descriptor"] == "items[].guestid"
         assert matched["cov.contacts:pii_column_without_descriptor"] == "contact_email"
+        assert matched["cov.delta_visits:pii_column_without_descriptor"] == "visitor.guestid"
         # outside the whitelist: found all the same, by name and by descriptor
         assert matched["cov_outside.campaign_hits:pii_column_without_descriptor"] == "guestid"
         assert matched["cov_outside.loyalty:onboarded_outside_whitelist"] == "member.guestid"
@@ -277,13 +286,14 @@ class TestPiiCoverage:
             ["test", "--select", "assert_pii_coverage_complete"], expect_pass=False
         )
         failed = data_test(results, "assert_pii_coverage_complete")
-        assert failed.status == "fail" and failed.failures == 8
+        assert failed.status == "fail" and failed.failures == 9
         for table, what in [
             ("cov_outside.campaign_hits", "fields guestid"),
             ("cov.visits", "fields GuestId"),
             ("cov.sessions", "fields device.owner.guestid"),
             ("cov.orders", "fields items[].guestid"),
             ("cov.contacts", "fields contact_email"),
+            ("cov.delta_visits", "fields visitor.guestid"),
             (f"{schema}.guest_rollup", "downstream of cov.onboarded_events"),
             (f"{schema}.guest_rollup_top", "downstream of cov.onboarded_events"),
         ]:
@@ -296,8 +306,14 @@ class TestPiiCoverage:
         for table, field in [
             ("cov.visits", "GuestId"),
             ("cov.sessions", "device.owner.guestid"),
+            ("cov.delta_visits", "visitor.guestid"),  # a Delta table: the descriptor goes to its log
         ]:
             run_dbt(["run-operation", "onboard", "--args", json.dumps({"table": table, "identifier": field})])
+        # the Delta table's descriptor is a commit of its log, where Delta's readers see it
+        properties = dict(spark.sql("show tblproperties cov.delta_visits").collect())
+        assert properties["dataset.descriptor"] == DESCRIPTOR % "visitor.guestid"
+        (operation,) = spark.sql("describe history cov.delta_visits limit 1").select("operation").first()
+        assert operation == "SET TBLPROPERTIES"
         write_exceptions(
             project,
             EXCEPTIONS
@@ -339,3 +355,20 @@ class TestPiiCoverage:
         )
         write_exceptions(project, EXCEPTIONS)
         run_dbt(["test", "--select", "assert_pii_coverage_exceptions_have_reasons"])
+
+    def test_a_delta_table_whose_log_cannot_be_read_fails_coverage(
+        self, project: Any, spark: Any, lake: Any
+    ) -> None:
+        """Its columns are unknown, so coverage cannot say it holds no identifier: the model fails,
+        naming the table, instead of leaving it out."""
+        spark.sql("create table cov.delta_broken (guestid bigint) using delta")
+        (location,) = spark.sql("describe detail cov.delta_broken").select("location").first()
+        warehouse_fs.delete(spark, f"{location}/_delta_log")
+        try:
+            log = build_coverage(spark, project, expect_pass=False)
+            assert (
+                "cov.delta_broken: the columns of this Delta Lake table cannot be read from its log" in log
+            ), log[-3000:]
+            assert "Repair the table, or drop it if it is abandoned." in log
+        finally:
+            metastore.session_catalog(spark).externalCatalog().dropTable("cov", "delta_broken", True, True)
