@@ -111,6 +111,28 @@ from values
 {%- endmacro %}
 
 {#-
+    This project's nodes and sources as lineage for coverage_downstream_tables: relation, tags,
+    parents, and the descriptor a model's config declares.
+-#}
+{% macro pii_coverage_manifest_nodes() -%}
+    {%- set found = [] -%}
+    {%- if execute -%}
+        {%- for node in (graph.nodes.values() | list) + (graph.sources.values() | list) -%}
+            {%- set config = node.get('config') or {} -%}
+            {%- do found.append({
+                'unique_id': node.unique_id,
+                'resource_type': node.resource_type,
+                'relation_name': node.get('relation_name'),
+                'tags': node.get('tags') or [],
+                'depends_on': (node.get('depends_on') or {}).get('nodes') or [],
+                'descriptor': (config.get('tblproperties') or {}).get('dataset.descriptor'),
+            }) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(found) }}
+{%- endmacro %}
+
+{#-
     The coverage findings, from the catalog (one listing and one getTablesByName per database) and
     the audit's lineage tables.  Reads no row of any user table.
 -#}
@@ -151,16 +173,20 @@ from values
             [table.identifier] if table.identifier else none, none, exception_rows)) -%}
     {%- endfor -%}
 
-    {#- (b) tables downstream of an onboarded table in the lineage, not onboarded themselves -#}
-    {%- set lineage = adapter.coverage_downstream_tables(edges_relation | string, nodes_relation | string, onboarded_ids, exempt_tags) -%}
+    {#- (b) tables downstream of an onboarded table, not onboarded themselves: in the lineage the
+        audit loaded (every project's runs) and in this project's manifest, built or not yet, so
+        that the first build's answer is whole -#}
+    {%- set lineage = adapter.coverage_downstream_tables(edges_relation | string, nodes_relation | string, onboarded_ids, exempt_tags,
+        compliance.pii_coverage_manifest_nodes()) -%}
     {%- if not lineage.ok -%}
         {%- do exceptions.warn("pii_coverage: the lineage tables " ~ edges_relation ~ " / " ~ nodes_relation ~ " could not be read ("
-            ~ lineage.error ~ "), so tables downstream of onboarded ones are not listed; run any dbt command with the audit on first.") -%}
+            ~ lineage.error ~ "), so only this project's models are judged downstream of onboarded tables, not other projects' tables;"
+            ~ " run any dbt command with the audit on first.") -%}
     {%- endif -%}
     {%- if not compliance.bool_var('audit_enabled', true) -%}
         {%- do exceptions.warn("pii_coverage: the audit is off (var audit_enabled), so this project's dbt commands do not refresh the lineage:"
-            ~ " the downstream_of_onboarded findings are as of the last invocation the audit loaded ("
-            ~ (lineage.invocation_id or 'none yet: no such finding is listed') ~ "). Turn the audit on to keep them current.") -%}
+            ~ " the downstream_of_onboarded findings of other projects' tables are as of the last invocation the audit loaded ("
+            ~ (lineage.invocation_id or 'none yet: none is listed') ~ "). Turn the audit on to keep them current.") -%}
     {%- endif -%}
     {%- set downstream_pairs = [] -%}
     {%- for row in lineage.tables -%}
@@ -173,6 +199,12 @@ from values
     {%- set downstream_matched = adapter.coverage_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
     {%- for row in lineage.tables -%}
         {%- set table = downstream_described.get(row.table_id) -%}
+        {%- if not table and row.planned -%}
+            {#- a model of this project not built yet: judged by its config, its columns unknown -#}
+            {%- set parts = row.table_id.split('.', 1) -%}
+            {%- set table = {'database': parts[0], 'table': parts[1], 'table_id': row.table_id, 'side_table': false,
+                'is_view': false, 'descriptor': row.descriptor} -%}
+        {%- endif -%}
         {%- if table and not (table.side_table or table.is_view or table.table_id == id_table
             or (exclude and compliance.table_selected(table.database, table.table, exclude, []))) -%}
             {%- set is_onboarded = table.descriptor and compliance.table_selected(table.database, table.table, whitelist, blacklist) -%}

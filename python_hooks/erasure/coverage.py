@@ -253,14 +253,47 @@ def downstream(
     return sorted(found, key=lambda r: r["table_id"])
 
 
+def manifest_lineage(manifest_nodes: list[dict[str, Any]] | None) -> tuple[list[list[str]], dict[str, Any]]:
+    """The running command's own project as lineage: (edges, nodes) from its manifest's nodes and
+    sources ({unique_id, resource_type, relation_name, tags, depends_on: [unique_id], descriptor}),
+    built or not yet: the models a `dbt build` is about to create are judged with the others."""
+    edges: list[list[str]] = []
+    nodes: dict[str, Any] = {}
+    for node in manifest_nodes or []:
+        unique_id = str(node["unique_id"])
+        nodes[unique_id] = {
+            "relation": _relation(node.get("relation_name")) or None,
+            "resource_type": str(node.get("resource_type") or unique_id.split(".")[0]),
+            "tags": [str(t) for t in node.get("tags") or []],
+            "descriptor": node.get("descriptor") or None,
+            "planned": True,
+        }
+        edges.extend([str(parent), unique_id] for parent in node.get("depends_on") or [])
+    return edges, nodes
+
+
 def downstream_tables(
-    spark: Any, edges_relation: str, nodes_relation: str, onboarded: list[str], exempt_tags: list[str]
+    spark: Any,
+    edges_relation: str,
+    nodes_relation: str,
+    onboarded: list[str],
+    exempt_tags: list[str],
+    manifest_nodes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """downstream() over the audit tables: {ok, error, invocation_id, tables: [...]}; never raises."""
+    """downstream() over the audit tables' latest lineage and this command's manifest:
+    {ok, error, invocation_id, tables: [{..., planned, descriptor}]}; never raises.
+
+    `ok` is False when the audit tables cannot be read: then only this project's manifest is
+    walked (the lineage of other projects' runs is unknown).  A table of this manifest is
+    `planned`: it is listed even before it is built, with the descriptor its config declares."""
     graph = lineage_graph(spark, edges_relation, nodes_relation)
-    if not graph["ok"]:
-        return result(graph["error"], invocation_id=None, tables=[])
+    edges, nodes = manifest_lineage(manifest_nodes)
+    edges = graph["edges"] + edges
+    nodes = {**graph["nodes"], **nodes}
+    tables = downstream(edges, nodes, onboarded, exempt_tags)
+    for table in tables:
+        node = nodes[table["unique_id"]]
+        table.update(planned=bool(node.get("planned")), descriptor=node.get("descriptor"))
     return result(
-        invocation_id=graph["invocation_id"],
-        tables=downstream(graph["edges"], graph["nodes"], onboarded, exempt_tags),
+        graph["error"] if not graph["ok"] else None, invocation_id=graph["invocation_id"], tables=tables
     )

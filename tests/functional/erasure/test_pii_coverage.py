@@ -32,6 +32,11 @@ GUEST_ROLLUP_TOP = """
 {{ config(materialized='table') }}
 select guest, events from {{ ref('guest_rollup') }} where events > 1
 """
+# downstream of it too, and never built before coverage runs: judged from the manifest
+GUEST_ROLLUP_UNBUILT = """
+{{ config(materialized='table') }}
+select guest from {{ ref('guest_rollup') }}
+"""
 # downstream of the onboarded table too, but tagged with one of pii_coverage_exempt_tags
 GUEST_TOTALS = """
 {{ config(materialized='table', tags=['counts_only']) }}
@@ -98,6 +103,7 @@ def models() -> dict[str, Any]:
         "audit": repo_files("models", "audit"),
         "guest_rollup.sql": GUEST_ROLLUP,
         "guest_rollup_top.sql": GUEST_ROLLUP_TOP,
+        "guest_rollup_unbuilt.sql": GUEST_ROLLUP_UNBUILT,
         "guest_totals.sql": GUEST_TOTALS,
         "sources.yml": SOURCES_YML,
     }
@@ -224,8 +230,9 @@ class TestPiiCoverage:
         assert "pii_coverage_exclude: " in log
         assert (
             "pii_coverage: the audit is off (var audit_enabled), so this project's dbt commands do not"
-            " refresh the lineage: the downstream_of_onboarded findings are as of the last invocation the"
-            f" audit loaded ({lineage_invocation}). Turn the audit on to keep them current." in log
+            " refresh the lineage: the downstream_of_onboarded findings of other projects' tables are as of"
+            f" the last invocation the audit loaded ({lineage_invocation}). Turn the audit on to keep them"
+            " current." in log
         )
 
         found = coverage(spark, project)
@@ -241,6 +248,7 @@ class TestPiiCoverage:
                 "cov.delta_visits:pii_column_without_descriptor",
                 f"{schema}.guest_rollup:downstream_of_onboarded",
                 f"{schema}.guest_rollup_top:downstream_of_onboarded",
+                f"{schema}.guest_rollup_unbuilt:downstream_of_onboarded",
             ]
         )
         matched = {k: v["matched_columns"] for k, v in found.items()}
@@ -257,7 +265,10 @@ class TestPiiCoverage:
             in found["cov_outside.loyalty:onboarded_outside_whitelist"]["action"]
         )
         assert matched[f"{schema}.guest_rollup:downstream_of_onboarded"] is None
-        for name in ("guest_rollup", "guest_rollup_top"):
+        # never built: judged from the manifest, its columns unknown until it is
+        assert not spark.catalog.tableExists(f"{schema}.guest_rollup_unbuilt")
+        assert found[f"{schema}.guest_rollup_unbuilt:downstream_of_onboarded"]["matched_columns"] is None
+        for name in ("guest_rollup", "guest_rollup_top", "guest_rollup_unbuilt"):
             row = found[f"{schema}.{name}:downstream_of_onboarded"]
             assert row["upstream_tables"] == "cov.onboarded_events"
             assert (row["database_name"], row["table_name"], row["table_id"]) == (
@@ -286,7 +297,7 @@ class TestPiiCoverage:
             ["test", "--select", "assert_pii_coverage_complete"], expect_pass=False
         )
         failed = data_test(results, "assert_pii_coverage_complete")
-        assert failed.status == "fail" and failed.failures == 9
+        assert failed.status == "fail" and failed.failures == 10
         for table, what in [
             ("cov_outside.campaign_hits", "fields guestid"),
             ("cov.visits", "fields GuestId"),
@@ -296,6 +307,7 @@ class TestPiiCoverage:
             ("cov.delta_visits", "fields visitor.guestid"),
             (f"{schema}.guest_rollup", "downstream of cov.onboarded_events"),
             (f"{schema}.guest_rollup_top", "downstream of cov.onboarded_events"),
+            (f"{schema}.guest_rollup_unbuilt", "downstream of cov.onboarded_events"),
         ]:
             line = next(x for x in log.splitlines() if f"pii_coverage: {table} (" in x)
             assert what in line and "dbt run-operation onboard" in line and "pii_coverage_exceptions" in line
@@ -331,6 +343,7 @@ class TestPiiCoverage:
                 "cov.excepted_guests:pii_column_without_descriptor",
                 f"{schema}.guest_rollup:downstream_of_onboarded",
                 f"{schema}.guest_rollup_top:downstream_of_onboarded",
+                f"{schema}.guest_rollup_unbuilt:downstream_of_onboarded",
             ]
         )
         assert {v["status"] for v in found.values()} == {"excepted"}

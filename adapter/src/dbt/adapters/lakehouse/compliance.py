@@ -408,13 +408,19 @@ class _Evidence(_Session):
 
     @available.parse_none
     def coverage_downstream_tables(
-        self, edges_relation: str, nodes_relation: str, onboarded: list[str], exempt_tags: list[str]
+        self,
+        edges_relation: str,
+        nodes_relation: str,
+        onboarded: list[str],
+        exempt_tags: list[str],
+        manifest_nodes: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """The tables built downstream of an onboarded one, from the audit's lineage tables."""
+        """The tables downstream of an onboarded one, from the audit's lineage tables and this
+        command's manifest (its models judged before they are built)."""
         from python_hooks.erasure import coverage
 
         return coverage.downstream_tables(
-            self.spark_session(), edges_relation, nodes_relation, onboarded, exempt_tags
+            self.spark_session(), edges_relation, nodes_relation, onboarded, exempt_tags, manifest_nodes
         )
 
     # ---- audit ---------------------------------------------------------------------------------
