@@ -133,6 +133,55 @@ from values
 {%- endmacro %}
 
 {#-
+    The downstream_of_onboarded findings of pii_coverage_findings: tables downstream of an
+    onboarded table, not onboarded themselves, in the lineage the audit loaded (every project's
+    runs) and in this project's manifest, built or not yet, so that the first build's answer is
+    whole.
+-#}
+{% macro pii_coverage_downstream_findings(edges_relation, nodes_relation, onboarded_ids, names, exempt_tags, whitelist, blacklist, exclude, id_table, exception_rows) -%}
+    {%- set findings = [] -%}
+    {%- set lineage = adapter.coverage_downstream_tables(edges_relation | string, nodes_relation | string, onboarded_ids, exempt_tags,
+        compliance.pii_coverage_manifest_nodes()) -%}
+    {%- if not lineage.ok -%}
+        {%- do exceptions.warn("pii_coverage: the lineage tables " ~ edges_relation ~ " / " ~ nodes_relation ~ " could not be read ("
+            ~ lineage.error ~ "), so only this project's models are judged downstream of onboarded tables, not other projects' tables;"
+            ~ " run any dbt command with the audit on first.") -%}
+    {%- endif -%}
+    {%- if not compliance.bool_var('audit_enabled', true) -%}
+        {%- do exceptions.warn("pii_coverage: the audit is off (var audit_enabled), so this project's dbt commands do not refresh the lineage:"
+            ~ " the downstream_of_onboarded findings of other projects' tables are as of the last invocation the audit loaded ("
+            ~ (lineage.invocation_id or 'none yet: none is listed') ~ "). Turn the audit on to keep them current.") -%}
+    {%- endif -%}
+    {%- set downstream_pairs = [] -%}
+    {%- for row in lineage.tables -%}
+        {%- do downstream_pairs.append(row.table_id.split('.', 1)) -%}
+    {%- endfor -%}
+    {%- set downstream_described = {} -%}
+    {%- for table in adapter.coverage_describe_tables(downstream_pairs) -%}
+        {%- do downstream_described.update({table.table_id: table}) -%}
+    {%- endfor -%}
+    {%- set downstream_matched = adapter.coverage_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
+    {%- for row in lineage.tables -%}
+        {%- set table = downstream_described.get(row.table_id) -%}
+        {%- if not table and row.planned -%}
+            {#- a model of this project not built yet: judged by its config, its columns unknown -#}
+            {%- set parts = row.table_id.split('.', 1) -%}
+            {%- set table = {'database': parts[0], 'table': parts[1], 'table_id': row.table_id, 'side_table': false,
+                'is_view': false, 'descriptor': row.descriptor} -%}
+        {%- endif -%}
+        {%- if table and not (table.side_table or table.is_view or table.table_id == id_table
+            or (exclude and compliance.table_selected(table.database, table.table, exclude, []))) -%}
+            {%- set is_onboarded = table.descriptor and compliance.table_selected(table.database, table.table, whitelist, blacklist) -%}
+            {%- if not is_onboarded -%}
+                {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'downstream_of_onboarded',
+                    downstream_matched.get(table.table_id), row.upstream, exception_rows)) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(findings) }}
+{%- endmacro %}
+
+{#-
     The coverage findings, from the catalog (one listing and one getTablesByName per database) and
     the audit's lineage tables.  Reads no row of any user table.
 -#}
@@ -173,47 +222,9 @@ from values
             [table.identifier] if table.identifier else none, none, exception_rows)) -%}
     {%- endfor -%}
 
-    {#- (b) tables downstream of an onboarded table, not onboarded themselves: in the lineage the
-        audit loaded (every project's runs) and in this project's manifest, built or not yet, so
-        that the first build's answer is whole -#}
-    {%- set lineage = adapter.coverage_downstream_tables(edges_relation | string, nodes_relation | string, onboarded_ids, exempt_tags,
-        compliance.pii_coverage_manifest_nodes()) -%}
-    {%- if not lineage.ok -%}
-        {%- do exceptions.warn("pii_coverage: the lineage tables " ~ edges_relation ~ " / " ~ nodes_relation ~ " could not be read ("
-            ~ lineage.error ~ "), so only this project's models are judged downstream of onboarded tables, not other projects' tables;"
-            ~ " run any dbt command with the audit on first.") -%}
-    {%- endif -%}
-    {%- if not compliance.bool_var('audit_enabled', true) -%}
-        {%- do exceptions.warn("pii_coverage: the audit is off (var audit_enabled), so this project's dbt commands do not refresh the lineage:"
-            ~ " the downstream_of_onboarded findings of other projects' tables are as of the last invocation the audit loaded ("
-            ~ (lineage.invocation_id or 'none yet: none is listed') ~ "). Turn the audit on to keep them current.") -%}
-    {%- endif -%}
-    {%- set downstream_pairs = [] -%}
-    {%- for row in lineage.tables -%}
-        {%- do downstream_pairs.append(row.table_id.split('.', 1)) -%}
-    {%- endfor -%}
-    {%- set downstream_described = {} -%}
-    {%- for table in adapter.coverage_describe_tables(downstream_pairs) -%}
-        {%- do downstream_described.update({table.table_id: table}) -%}
-    {%- endfor -%}
-    {%- set downstream_matched = adapter.coverage_match_columns(downstream_described.values() | list, names, var('pii_column_patterns', [])) -%}
-    {%- for row in lineage.tables -%}
-        {%- set table = downstream_described.get(row.table_id) -%}
-        {%- if not table and row.planned -%}
-            {#- a model of this project not built yet: judged by its config, its columns unknown -#}
-            {%- set parts = row.table_id.split('.', 1) -%}
-            {%- set table = {'database': parts[0], 'table': parts[1], 'table_id': row.table_id, 'side_table': false,
-                'is_view': false, 'descriptor': row.descriptor} -%}
-        {%- endif -%}
-        {%- if table and not (table.side_table or table.is_view or table.table_id == id_table
-            or (exclude and compliance.table_selected(table.database, table.table, exclude, []))) -%}
-            {%- set is_onboarded = table.descriptor and compliance.table_selected(table.database, table.table, whitelist, blacklist) -%}
-            {%- if not is_onboarded -%}
-                {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'downstream_of_onboarded',
-                    downstream_matched.get(table.table_id), row.upstream, exception_rows)) -%}
-            {%- endif -%}
-        {%- endif -%}
-    {%- endfor -%}
+    {#- (b) tables downstream of an onboarded table, not onboarded themselves -#}
+    {%- do findings.extend(compliance.pii_coverage_downstream_findings(edges_relation, nodes_relation, onboarded_ids, names,
+        exempt_tags, whitelist, blacklist, exclude, id_table, exception_rows)) -%}
     {%- do log("pii_coverage: " ~ described | length ~ " table(s) in " ~ (listed | map('first') | unique | list | length) ~ " database(s)"
         ~ (" (pii_coverage_exclude: " ~ var('pii_coverage_exclude', '') ~ ")" if exclude else "") ~ ", " ~ onboarded | length ~ " onboarded; identifier names "
         ~ (names | join(', ') or '(none)') ~ "; " ~ findings | length ~ " finding(s)", info=true) -%}
