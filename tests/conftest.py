@@ -42,8 +42,6 @@ LONGEST_FILES = {
     "tests/functional/foundation/test_processes.py": 84,
     # `make test`'s
     "tests/functional/erasure/test_erasure_requests.py": 450,
-    # a dbt process of its own: started early, it runs beside the in-process tests
-    "tests/functional/foundation/test_demo_build.py": 300,
     "tests/functional/erasure/test_copy_kinds.py": 256,
     "tests/functional/erasure/test_delta_evidence.py": 143,
     "tests/functional/purge/test_engine.py": 139,
@@ -57,6 +55,9 @@ LONGEST_FILES = {
     "tests/functional/purge/test_delta.py": 68,
     "tests/functional/erasure/test_count_too_low.py": 56,
     "tests/functional/retention/test_side_tables.py": 52,
+    # a dbt process of its own, handed out last: it runs while the other worker finishes (beside
+    # two in-process workers, three JVMs on two cores slowed every test)
+    "tests/functional/foundation/test_demo_build.py": -1,
 }
 
 

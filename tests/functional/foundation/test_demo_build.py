@@ -1,7 +1,7 @@
 """`dbt build` of the demo project, the product installed in it as a package, as a user runs it.
 
-A process of its own (`dbt deps`, then `dbt build` on a throwaway warehouse and metastore), so it
-runs beside the other tests of `make test` instead of after them; `make dbt-build` is the same
+A process of its own (`dbt deps`, then `dbt build` on a throwaway warehouse and metastore), handed
+out last so that it runs while the other worker finishes its last files, instead of after them; `make dbt-build` is the same
 build from the command line.  Then the project checks (tools/manifest_checks.py: descriptions,
 tests, no hard-coded tables) over the manifest it wrote, for both packages.
 """
@@ -9,13 +9,14 @@ tests, no hard-coded tables) over the manifest it wrote, for both packages.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ON_CLUSTER, REPO
-from tests.functional.processes import DBT, environment
+from tests.functional.processes import DBT
 from tools.manifest_checks import check_manifest
 
 DEMO = REPO / "demo"
@@ -23,8 +24,17 @@ DEMO = REPO / "demo"
 
 @pytest.mark.skipif(ON_CLUSTER, reason="the demo's build is the local target's")
 def test_the_demo_builds_whole_and_its_plain_build_deletes_nothing(tmp_path: Path) -> None:
-    env = environment(tmp_path / "warehouse", tmp_path / "metastore_db")
-    env.update(DBT_TARGET="local", DBT_PROFILES_DIR=str(REPO))  # the repo's profiles.yml, as `make`
+    # the environment of `make dbt-build`: the repo's profile, its `local` target and default
+    # schema (the demo's coverage exceptions name `lakehouse.*`), a warehouse of its own
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DBT_SCHEMA", "DBT_TARGET", "SPARK_DRIVER_MEMORY")
+    }
+    env.update(
+        DBT_PROFILES_DIR=str(REPO),
+        SPARK_WAREHOUSE_DIR=str(tmp_path / "warehouse"),
+        SPARK_METASTORE_DIR=str(tmp_path / "metastore_db"),
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+    )
     logs = ["--log-path", str(tmp_path / "logs")]
     deps = subprocess.run([DBT, "deps", *logs], cwd=DEMO, env=env, capture_output=True, text=True)
     assert deps.returncode == 0, deps.stdout[-3000:] + deps.stderr[-3000:]
