@@ -168,7 +168,8 @@ test-mutations: setup
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)
 # of both projects over the manifest it wrote.  `make test` runs the same build as a test
-# (tests/functional/foundation/test_demo_build.py), beside the others instead of after them.
+# (tests/functional/foundation/test_demo_build.py), handed out last: it runs beside the other
+# worker's last files.
 dbt-build: setup
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	cd demo && $(BIN)/dbt deps --log-path $$tmp/logs >/dev/null && \
