@@ -46,7 +46,9 @@ def catalog(spark: Any) -> dict[str, Any]:
                 for part in _items(external.listPartitions(db, table.identifier().table(), none)):
                     parts[str(part.spec().toString())] = str(part.location())
             props = sorted((str(kv._1()), str(kv._2())) for kv in _items(table.properties()))
-            found[name] = (str(table.tableType().name()), str(table.location()), parts, props)
+            location = table.storage().locationUri()  # a view has none
+            where = str(location.get()) if location.isDefined() else None
+            found[name] = (str(table.tableType().name()), where, parts, props)
     for row in spark.sql("show tables in h_lake").collect():
         if not row.isTemporary:
             name = f"`h_lake`.`{row.tableName}` rows"
