@@ -110,7 +110,7 @@ lint: setup
 TEST_WORKERS ?= 2
 unit: setup
 	$(BIN)/pytest tests -q -m "not faults and not property and not slow" --ignore=tests/adapter \
-	  --ignore=tests/functional/storage --durations=30 -n $(TEST_WORKERS) --dist loadfile --junitxml=target/junit-unit.xml -o junit_family=xunit2
+	  --ignore=tests/functional/storage --ignore=tests/functional/foundation/test_demo_build.py --durations=30 -n $(TEST_WORKERS) --dist loadfile --junitxml=target/junit-unit.xml -o junit_family=xunit2
 
 # The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
 # each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
@@ -167,18 +167,12 @@ test-mutations: setup
 
 # `dbt build` of the demo project (the product installed as a package, and the demo's inputs)
 # on a throwaway warehouse, then the project checks (descriptions, tests, no hard-coded tables)
-# of both projects over the manifest it wrote.  `make test` runs the same build as a test
-# (tests/functional/foundation/test_demo_build.py), handed out last: it runs beside the other
-# worker's last files.
+# of both projects over the manifest it wrote (tests/functional/foundation/test_demo_build.py), after
+# the suite: beside the suite's two workers, a third JVM on two cores slowed every test.
 dbt-build: setup
-	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	cd demo && $(BIN)/dbt deps --log-path $$tmp/logs >/dev/null && \
-	SPARK_WAREHOUSE_DIR=$$tmp/warehouse SPARK_METASTORE_DIR=$$tmp/metastore_db \
-	  $(BIN)/dbt build --target-path $$tmp/target --log-path $$tmp/logs && \
-	$(BIN)/python -m tools.manifest_checks $$tmp/target/manifest.json --package compliance && \
-	$(BIN)/python -m tools.manifest_checks $$tmp/target/manifest.json --package compliance_demo
+	$(BIN)/pytest tests/functional/foundation/test_demo_build.py -q -n 0
 
-test: setup lint unit
+test: setup lint unit dbt-build
 
 graph: setup
 	$(BIN)/python -m python_hooks.audit.workflow_graph

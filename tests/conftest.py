@@ -27,37 +27,30 @@ pytest_plugins = ["dbt.tests.fixtures.project"]
 # left one worker idle for 7 of 33 minutes).  Seconds of one run on two workers; a file not
 # listed keeps its place after these.
 LONGEST_FILES = {
-    # `make test-long`'s (marked slow)
     "tests/functional/adopt/test_host_project.py": 1414,
     "tests/faults/test_interrupt_purge.py": 950,
     "tests/faults/test_kill_erasure.py": 740,
     "tests/faults/test_kill_snapshot.py": 720,
+    "tests/functional/erasure/test_erasure_requests.py": 556,
     "tests/faults/test_kill_restore.py": 465,
     "tests/faults/test_kill_purge.py": 441,
     "tests/faults/test_kill_retention.py": 435,
     "tests/faults/test_kill_compaction.py": 412,
+    "tests/functional/erasure/test_copy_kinds.py": 373,
+    "tests/functional/retention/test_retention_property.py": 358,
+    "tests/functional/erasure/test_verify_erasure.py": 301,
     "tests/functional/audit/test_two_warehouses.py": 277,
+    "tests/functional/purge/test_data_skipping.py": 199,
+    "tests/functional/purge/test_engine.py": 136,
+    "tests/functional/purge/test_hostile_input.py": 118,
     "tests/functional/audit/test_refused_run.py": 110,
+    "tests/functional/erasure/test_ledger_property.py": 109,
+    "tests/functional/retention/test_retention.py": 107,
+    "tests/functional/erasure/test_count_too_low.py": 92,
+    "tests/functional/erasure/test_exemptions.py": 91,
     "tests/functional/storage/test_every_capability.py": 87,
-    "tests/functional/foundation/test_processes.py": 84,
-    # `make test`'s
-    "tests/functional/erasure/test_erasure_requests.py": 450,
-    "tests/functional/erasure/test_copy_kinds.py": 256,
-    "tests/functional/erasure/test_delta_evidence.py": 143,
-    "tests/functional/purge/test_engine.py": 139,
-    "tests/functional/purge/test_data_skipping.py": 138,
-    "tests/functional/erasure/test_verify_erasure.py": 127,
-    "tests/functional/retention/test_retention_property.py": 127,
-    "tests/functional/erasure/test_exemptions.py": 101,
-    "tests/functional/erasure/test_ledger_property.py": 86,
     "tests/functional/purge/test_purge_failures.py": 86,
-    "tests/functional/retention/test_retention.py": 71,
-    "tests/functional/purge/test_delta.py": 68,
-    "tests/functional/erasure/test_count_too_low.py": 56,
-    "tests/functional/retention/test_side_tables.py": 52,
-    # a dbt process of its own, handed out last: it runs while the other worker finishes (beside
-    # two in-process workers, three JVMs on two cores slowed every test)
-    "tests/functional/foundation/test_demo_build.py": -1,
+    "tests/functional/foundation/test_processes.py": 84,
 }
 
 

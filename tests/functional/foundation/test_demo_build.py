@@ -1,8 +1,8 @@
 """`dbt build` of the demo project, the product installed in it as a package, as a user runs it.
 
-A process of its own (`dbt deps`, then `dbt build` on a throwaway warehouse and metastore), handed
-out last so that it runs while the other worker finishes its last files, instead of after them; `make dbt-build` is the same
-build from the command line.  Then the project checks (tools/manifest_checks.py: descriptions,
+A process of its own (`dbt deps`, then `dbt build` on a throwaway warehouse and metastore), run by
+`make dbt-build` after the suite (`make test` leaves it out of its workers: a third JVM beside
+them on two cores slowed every test).  Then the project checks (tools/manifest_checks.py: descriptions,
 tests, no hard-coded tables) over the manifest it wrote, for both packages.
 """
 
