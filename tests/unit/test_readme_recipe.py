@@ -7,39 +7,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.markdown_blocks import markdown_section, shell_commands
+
 REPO = Path(__file__).resolve().parents[2]
 HEADING = "Erase one person from your own lake"
 
 
-def section(text: str, heading: str) -> str:
-    """The part of `text` under the `## heading` line, up to the next `## ` heading."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == f"## {heading}"), None)
-    assert start is not None, f"README.md has no section '## {heading}'"
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end])
-
-
-def commands(markdown: str) -> list[str]:
-    """The command lines of the `bash` blocks of `markdown`, in order: one a line, stripped, blank
-    and `#` lines dropped."""
-    found, inside = [], False
-    for line in markdown.splitlines():
-        if line.strip().startswith("```"):
-            inside = line.strip() == "```bash" if not inside else False
-            continue
-        if inside and line.strip() and not line.strip().startswith("#"):
-            found.append(line.strip())
-    return found
-
-
 def recipe() -> list[str]:
-    return commands(section((REPO / "README.md").read_text(encoding="utf-8"), HEADING))
+    return shell_commands(markdown_section((REPO / "README.md").read_text(encoding="utf-8"), HEADING))
 
 
 def test_the_parser_reads_bash_blocks_only() -> None:
     text = "```bash\n# a comment\n  dbt deps  \n\n```\n```yaml\nvars: x\n```\n```bash\ndbt seed\n```\n"
-    assert commands(text) == ["dbt deps", "dbt seed"]
+    assert shell_commands(text) == ["dbt deps", "dbt seed"]
 
 
 def test_the_recipe_is_a_short_list_of_commands() -> None:
@@ -48,7 +28,7 @@ def test_the_recipe_is_a_short_list_of_commands() -> None:
 
 
 def test_every_recipe_line_is_a_line_of_adopt_md_in_the_same_order() -> None:
-    adopt = commands((REPO / "docs" / "adopt.md").read_text(encoding="utf-8"))
+    adopt = shell_commands((REPO / "docs" / "adopt.md").read_text(encoding="utf-8"))
     position = 0
     for line in recipe():
         assert line in adopt, f"the README's recipe line is not a bash line of docs/adopt.md: {line!r}"

@@ -41,6 +41,7 @@ import pytest
 
 from tests.conftest import REPO, local_only
 from tests.functional.adopt import docs_site, host
+from tests.markdown_blocks import markdown_section, shell_commands
 
 pytestmark = [local_only, pytest.mark.slow]
 
@@ -80,26 +81,6 @@ def environment(project: Path, venv: Path) -> dict[str, str]:
         DBT_SEND_ANONYMOUS_USAGE_STATS="false",
     )
     return env
-
-
-def markdown_section(text: str, heading: str) -> str:
-    """The part of `text` under the `## heading` line, up to the next `## ` heading."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip() == f"## {heading}")
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end])
-
-
-def shell_commands(markdown: str) -> list[str]:
-    """The commands of the `bash` blocks of `markdown`, in order: one a line, comments dropped."""
-    commands, inside = [], False
-    for line in markdown.splitlines():
-        if line.strip().startswith("```"):
-            inside = line.strip() == "```bash" if not inside else False
-            continue
-        if inside and line.strip() and not line.strip().startswith("#"):
-            commands.append(line.strip())
-    return commands
 
 
 def docs_steps() -> list[tuple[str, list[str]]]:
