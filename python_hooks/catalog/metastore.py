@@ -19,6 +19,7 @@ from py4j.protocol import Py4JJavaError
 from python_hooks.catalog import console
 from python_hooks.catalog.jvm import compiled, path_string, scala_list, scala_map, scala_seq, string_array
 from python_hooks.catalog.jvm import jvm as jvm_view
+from python_hooks.catalog.literals import string_literal
 from python_hooks.catalog.partitions import spec_path
 from python_hooks.errors import LakehouseError, StatementError, error_message, first_line
 
@@ -455,7 +456,7 @@ def set_table_properties(
     and analyses a statement for each).  The entry written back is the raw one, with Spark's own
     properties (schema, provider, statistics) as they were.  Where the Hive client is not
     available (another catalog) or refuses a table, that table goes through the session catalog,
-    as `alter table` does.  Spark's cached relation of each table is dropped.
+    as `alter table` does.  A Delta Lake table's properties go to its log, by `alter table`.  Spark's cached relation of each table is dropped.
     """
     catalog = session_catalog(spark)
     try:
@@ -470,13 +471,31 @@ def set_table_properties(
     for table, properties in updates.items():
         ident = identifier(spark, database, table)
         try:
-            if not _alter_through_client(spark, client, raw.get(table.lower()), properties):
+            entry = raw.get(table.lower())
+            if _is_delta(entry if entry is not None else catalog.getTableRawMetadata(ident)):
+                _alter_delta(spark, database, table, properties)
+            elif not _alter_through_client(spark, client, entry, properties):
                 catalog.alterTable(_with_properties(spark, catalog.getTableRawMetadata(ident), properties))
             catalog.invalidateCachedTable(ident)
             outcome[table] = None
         except Exception as exc:  # noqa: BLE001 - reported per table to the caller
             outcome[table] = error_message(exc)
     return outcome
+
+
+def _is_delta(meta: Any) -> bool:
+    """Whether a table's entry (raw, as the Hive client reads it, or the catalog's) is Delta Lake's."""
+    raw_provider = meta.properties().get("spark.sql.sources.provider")
+    return provider(meta) == "delta" or (
+        raw_provider.isDefined() and str(raw_provider.get()).lower() == "delta"
+    )
+
+
+def _alter_delta(spark: Any, database: str, table: str, properties: dict[str, str]) -> None:
+    """A Delta Lake table's properties live in its log, where Delta and its readers look: written
+    as one commit (`alter table ... set tblproperties`), never into the metastore entry alone."""
+    pairs = ", ".join(f"{string_literal(key)} = {string_literal(value)}" for key, value in properties.items())
+    spark.sql(f"alter table {quote(database)}.{quote(table)} set tblproperties ({pairs})")
 
 
 def _alter_through_client(spark: Any, client: Any, meta: Any, properties: dict[str, str]) -> bool:

@@ -20,7 +20,6 @@ from typing import Any
 import yaml
 
 from python_hooks.catalog import metastore
-from python_hooks.catalog.literals import string_literal
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema
 from python_hooks.errors import ConfigError, LakehouseError, first_line
 from python_hooks.purge.id_table import table_name_parts
@@ -183,7 +182,6 @@ def _check(spark: Any, row: dict[str, Any], meta: Any) -> None:
     except LakehouseError as exc:  # its log cannot be read: refused, as any other bad entry
         row["error"] = first_line(exc)
         return
-    row["format"] = metastore.provider(meta)
     resolved = field_in_schema(schema, row["identifier"]) if row["identifier"] else None
     if resolved is None:
         row["error"] = (
@@ -207,23 +205,11 @@ def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Write the descriptor of every added or changed row: {written: [db.table], failed: {db.table: error}}
     (a table that could not be written does not stop the others)."""
     by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
-    written, failed = [], {}
     for row in rows:
-        if row["status"] not in ("added", "changed"):
-            continue
-        database, table = row["table"].split(".")
-        if row.get("format") == "delta":
-            # into the table's log, where Delta and every reader of the table look, as a commit
-            try:
-                spark.sql(
-                    f"alter table {metastore.quote(database)}.{metastore.quote(table)} set tblproperties"
-                    f" ('{DESCRIPTOR}' = {string_literal(row['descriptor'])})"
-                )
-                written.append(row["table"])
-            except Exception as exc:  # noqa: BLE001 - reported per table to the caller
-                failed[row["table"]] = first_line(exc)
-        else:
+        if row["status"] in ("added", "changed"):
+            database, table = row["table"].split(".")
             by_database[database][table] = {DESCRIPTOR: row["descriptor"]}
+    written, failed = [], {}
     for database, updates in by_database.items():
         for table, error in metastore.set_table_properties(spark, database, updates).items():
             if error is None:
