@@ -120,9 +120,10 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
 
     One `getTablesByName` per database (Hive's getTableObjectsByName: one metastore round trip
     whatever the number of tables).  A Delta Lake table keeps its columns and properties in its
-    own log, not in its metastore entry: those are read from its latest version, one read each.  Each: {database, table, table_id, is_view, side_table (True
-    for a registered side table of this project), descriptor, identifier (its
-    complianceSpec.identifierField, None when it has none or a bad one), fields: [path]}.
+    own log, not in its metastore entry: those are read from its latest version, one read each.
+    Each: {database, table, table_id, is_view, side_table (True for a registered side table of
+    this project), descriptor, identifier (its complianceSpec.identifierField, None when it has
+    none or a bad one), fields: [path]}.
     """
     found = []
     for database, names in sorted(_group(tables).items()):
