@@ -21,7 +21,7 @@ export PYTHONPATH := $(CURDIR)
 
 .PHONY: help setup java graphviz chromium formats-jars demo test test-faults test-kills test-long test-adapter test-property test-mutations lint unit \
 	functional dbt-build \
-	graph bench clean \
+	graph reference bench clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
 	jars hdfs-up hdfs-down s3-up s3-down test-hdfs test-s3 test-storage-smoke
 
@@ -35,6 +35,7 @@ help:
 	@echo "make test-property - retention and the erasure ledger over many random histories (long)"
 	@echo "make test-mutations - deliberate bugs in a copy of the repo: the tests must catch each (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
+	@echo "make reference - regenerate docs/reference/ (vars, operations, tables, statuses, errors) from the code"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
 	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
@@ -176,6 +177,10 @@ test: setup lint unit dbt-build
 
 graph: setup
 	$(BIN)/python -m python_hooks.audit.workflow_graph
+
+# docs/reference/ from the code (tools/reference.py); `make test` fails when a page is stale
+reference: setup
+	$(BIN)/python -m tools.reference
 
 bench: setup
 	$(BIN)/python bench/run_all.py

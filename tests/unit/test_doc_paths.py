@@ -23,8 +23,8 @@ HISTORY = {"docs/benchmarks.md"}
 
 
 def markdown() -> list[Path]:
-    """The README and docs/*.md, history included."""
-    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    """The README and docs/**/*.md, history and the generated reference included."""
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def documents() -> list[Path]:

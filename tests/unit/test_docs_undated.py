@@ -25,8 +25,9 @@ CHECKS = {"a date": DATE, "an issue number": ISSUE, "a commit hash": HASH, "a te
 
 
 def guides() -> list[str]:
-    """The README and docs/*.md but the dated pages, relative to the repository."""
-    found = ["README.md", *(f"docs/{path.name}" for path in sorted((REPO / "docs").glob("*.md")))]
+    """The README and docs/**/*.md (the generated reference pages too) but the dated pages,
+    relative to the repository."""
+    found = ["README.md", *(str(path.relative_to(REPO)) for path in sorted((REPO / "docs").rglob("*.md")))]
     return [name for name in found if name not in DATED]
 
 
