@@ -59,3 +59,10 @@ def test_the_certificate_names_the_same_version(monkeypatch):
     assert passed["write"][-1] == passed["verify"][-2] == version
     identity = certificate.product_identity("compliance", str(REPO), passed["write"][-1])
     assert identity["version"] == identity["package_version"] == version
+
+
+def test_the_changelog_s_newest_entry_is_this_version():
+    """CHANGELOG.md's first `## <version>` heading is the version a user installs."""
+    headings = re.findall(r"^## (\S+)", (REPO / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert headings and headings[0] == version, (headings[:1], version)
+    assert len(set(headings)) == len(headings), headings
