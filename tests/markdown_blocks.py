@@ -4,6 +4,10 @@ checked against adopt.md's)."""
 
 from __future__ import annotations
 
+# what the docs write for a reader's checkout of this repository (the host-project test puts its
+# clean checkout there)
+CHECKOUT_PLACEHOLDERS = ("/path/to/this/checkout", "/path/to/lakehouse-compliance")
+
 
 def markdown_section(text: str, heading: str) -> str:
     """The part of `text` under the `## heading` line, up to the next `## ` heading."""

@@ -41,13 +41,12 @@ import pytest
 
 from tests.conftest import REPO, local_only
 from tests.functional.adopt import docs_site, host
-from tests.markdown_blocks import markdown_section, shell_commands
+from tests.markdown_blocks import CHECKOUT_PLACEHOLDERS, markdown_section, shell_commands
 
 pytestmark = [local_only, pytest.mark.slow]
 
 HOST = Path(host.__file__)
 # the placeholders the docs write for the checkout the user installs from
-CHECKOUT_PLACEHOLDERS = ("/path/to/this/checkout", "/path/to/lakehouse-compliance")
 TIMINGS: list[tuple[str, float]] = []
 
 
