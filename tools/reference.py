@@ -44,6 +44,11 @@ def header(sources: str) -> str:
     )
 
 
+def start(sources: str, title: str, intro: str) -> list[str]:
+    """A page's first lines: the generated-from comment, its title and what it holds."""
+    return [header(sources), f"# {title}\n", f"{intro}\n"]
+
+
 def cell(text: Any) -> str:
     """Text for one markdown table cell: one line, pipes escaped."""
     return " ".join(str(text if text is not None else "").split()).replace("|", "\\|")
@@ -98,11 +103,12 @@ def used_vars(root: Path) -> set[str]:
 
 
 def vars_page(root: Path) -> str:
-    out = [header("dbt_project.yml's vars and their comments"), "# Vars\n"]
-    out.append(
+    out = start(
+        "dbt_project.yml's vars and their comments",
+        "Vars",
         "Set a var on the command line (`--vars '{purge_whitelist: \"sales.*\"}'`) or in your own"
         " project's `dbt_project.yml` (`vars: {compliance: {...}}` or at the top level).  A blank"
-        " optional policy is off.\n"
+        " optional policy is off.",
     )
     current = None
     for var in declared_vars(root):
@@ -124,10 +130,12 @@ def macro_entries(root: Path) -> Iterator[dict[str, Any]]:
 
 
 def operations_page(root: Path) -> str:
-    out = [
-        header("the macros' yml (macros/*/_*.yml) and the models' folders"),
-        "# Operations and selections\n",
-    ]
+    out = start(
+        "the macros' yml (macros/*/_*.yml) and the models' folders",
+        "Operations and selections",
+        "What to run: each `dbt run-operation` of the product with its arguments, and the selections of"
+        " its models.",
+    )
     out.append("## `dbt run-operation`\n")
     for macro in macro_entries(root):
         text = " ".join((macro.get("description") or "").split())
@@ -174,10 +182,11 @@ def node_entries(root: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 
 def tables_page(root: Path) -> str:
-    out = [header("the models', seeds' and snapshots' yml"), "# Tables\n"]
-    out.append(
+    out = start(
+        "the models', seeds' and snapshots' yml",
+        "Tables",
         "Every table the product builds, in the target schema, with its columns.  Browse the same with"
-        " `dbt docs generate && dbt docs serve`.\n"
+        " `dbt docs generate && dbt docs serve`.",
     )
     current = None
     for capability, kind, entry in sorted(node_entries(root), key=lambda e: e[0]):
@@ -205,11 +214,12 @@ def closed_values(column: dict[str, Any]) -> list[str] | None:
 
 
 def statuses_page(root: Path) -> str:
-    out = [header("the `accepted_values` tests of the models' yml"), "# Statuses\n"]
-    out.append(
+    out = start(
+        "the `accepted_values` tests of the models' yml",
+        "Statuses",
         "Every column whose values are a closed list; a row with any other value fails the column's"
         " `accepted_values` test.  What each value means, and what to do about it, is in the column's"
-        " description.\n"
+        " description.",
     )
     out.append("| table | column | values | what they mean |\n| --- | --- | --- | --- |")
     for _, _, entry in sorted(node_entries(root), key=lambda e: (e[0], e[2]["name"])):
@@ -327,12 +337,13 @@ def code(text: str) -> str:
 
 def errors_page(root: Path) -> str:
     classes = error_classes(root)
-    out = [header("the raises of python_hooks/, adapter/ and macros/"), "# Errors\n"]
-    out.append(
+    out = start(
+        "the raises of python_hooks/, adapter/ and macros/",
+        "Errors",
         "Every error the product raises, as its message reads, with the parts that vary shown as"
         " `<...>`.  dbt prints a Python error as the `Runtime Error` of the node or operation that"
         " raised it, a macro's as a `Compilation Error`.  Each message names what it refuses and what"
-        " to do; search this page for the words you see.\n"
+        " to do; search this page for the words you see.",
     )
     out.append("| class | what it means |\n| --- | --- |")
     out += [f"| `{name}` | {cell(text)} |" for name, text in classes.items()]
