@@ -75,7 +75,14 @@ def selectable() -> set[str]:
     return names | tags
 
 
-def problems_of_dbt(args: list[str]) -> list[str]:
+def shown_nodes(page: str) -> set[str]:
+    """The seeds and models a page names as files of the reader's project (`seeds/x.csv`,
+    `models/x.sql`): its commands may select them."""
+    pattern = r"\b(?:seeds|models|snapshots)/(?:[\w/]*/)?(\w+)\.(?:csv|sql|py)\b"
+    return set(re.findall(pattern, (REPO / page).read_text()))
+
+
+def problems_of_dbt(args: list[str], own: frozenset[str] = frozenset()) -> list[str]:
     if args in (["--version"], ["-v"]):
         return []
     with warnings.catch_warnings():
@@ -110,7 +117,7 @@ def problems_of_dbt(args: list[str]) -> list[str]:
             bare = word.strip("+")
             if bare.startswith(("path:", "fqn:", "source:", "resource_type:", "config.", "state:")):
                 continue
-            if bare not in selectable() and bare.split(".")[-1] not in selectable():
+            if not {bare, bare.split(".")[-1]} & (selectable() | own):
                 found.append(f"--select {word}: no node, tag or folder of that name")
     return found
 
@@ -159,7 +166,7 @@ def problems_of_pip(args: list[str]) -> list[str]:
     return found
 
 
-def problems(line: str) -> list[str]:
+def problems(line: str, own: frozenset[str] = frozenset()) -> list[str]:
     """What is wrong with one command line (a `&&` chain of commands), or []."""
     found: list[str] = []
     for part in re.split(r"\s*&&\s*", line):
@@ -173,14 +180,14 @@ def problems(line: str) -> list[str]:
         program, args = words[0], words[1:]
         if program == "eval":
             inner = re.fullmatch(r"\$\((.*)\)", args[0]) if args else None
-            found += problems(inner.group(1)) if inner else []
+            found += problems(inner.group(1), own) if inner else []
         elif program in SHELL_BUILTINS:
             continue
         elif program == "make":
             targets = [a for a in args if not a.startswith("-") and "=" not in a]
             found += [f"make {t}: no such target in the Makefile" for t in targets if t not in make_targets()]
         elif program in DBT:
-            found += problems_of_dbt(args)
+            found += problems_of_dbt(args, own)
         elif program in PYTHON:
             found += problems_of_script(program, args)
         elif program == "pip":
@@ -197,11 +204,12 @@ def problems(line: str) -> list[str]:
 @pytest.mark.parametrize("page", DOCS)
 def test_every_command_of_the_page_exists_as_written(page: str) -> None:
     lines = [line for p, line in commands() if p == page]
+    own = frozenset(shown_nodes(page))
     failures = [
         f"{page}: {line}\n    {problem}"
         for line in lines
         if not any(p == page and line.startswith(start) for p, start in ILLUSTRATIONS)
-        for problem in problems(line)
+        for problem in problems(line, own)
     ]
     assert not failures, "\n".join(failures)
 
@@ -229,3 +237,6 @@ def test_the_checks_find_what_they_are_for() -> None:
     assert problems("curl example.com")[0].startswith("curl: not a command this test knows")
     assert problems('eval "$(make -s hdfs-upp)"') == ["make hdfs-upp: no such target in the Makefile"]
     assert problems("source .cluster/env && cd demo && ../.venv/bin/dbt build") == []
+    # a node of the reader's own project, shown as a file on the page
+    assert problems("dbt build --select store_locations", frozenset({"store_locations"})) == []
+    assert "store_locations" in shown_nodes("docs/adopt.md")

@@ -119,6 +119,21 @@ models:
         data_tests: [unique, not_null]
 """
 
+# step 12 of docs/adopt.md: what the coverage gate finds, a table of each kind
+STORE_LOCATIONS = "id,city\n1,Lyon\n2,Porto\n"
+DAILY_REVENUE_SQL = """
+select order_date, sum(amount) as revenue
+from {{ source('sales', 'orders') }}
+group by order_date
+"""
+# step 13: the user's own exceptions seed, and the var that names it
+COVERAGE_EXCEPTIONS = (
+    "table_pattern,reason\n"
+    "analytics.store_locations,store ids: no person\n"
+    "analytics.daily_revenue,daily sums over every customer: no customer id\n"
+)
+EXCEPTIONS_VAR = "  pii_coverage_exceptions: coverage_exceptions\n"
+
 # step 6: the tables the lake already holds, onboarded from a list
 ONBOARDING = """
 tables:
@@ -283,6 +298,9 @@ def state(spark: Any, warehouse: str) -> dict[str, Any]:
         "erasure_requests": _query(
             spark,
             f"select request_id, status, progress, live_holding, copies_holding from {SCHEMA}.erasure_requests",
+        ),
+        "pii_coverage": _query(
+            spark, f"select table_id, finding, status, exception_reason from {SCHEMA}.pii_coverage"
         ),
         "invocations": _query(
             spark, f"select invocation_id, command, status from {SCHEMA}.dbt_invocations order by started_at"

@@ -92,6 +92,16 @@ def docs_steps() -> list[tuple[str, list[str]]]:
     return steps
 
 
+class CommandFailed(AssertionError):
+    """A command of the docs that exited non-zero; `output` is all it printed."""
+
+    def __init__(self, label: str, output: str) -> None:
+        # dbt's own lines, not the lake's state the host program prints after them
+        shown = "\n".join(line for line in output.splitlines() if not line.startswith("HOST_STATE "))
+        super().__init__(f"{label} failed:\n{shown[-6000:]}")
+        self.output = output
+
+
 class Host:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -114,7 +124,8 @@ class Host:
         )
         TIMINGS.append((label, time.monotonic() - started))
         output = done.stdout + done.stderr
-        assert done.returncode == 0, f"{label} failed:\n{output[-6000:]}"
+        if done.returncode != 0:
+            raise CommandFailed(label, output)
         return output
 
     def dbt(self, *args: str) -> tuple[str, dict[str, Any] | None]:
@@ -204,6 +215,14 @@ def files_of_step(site: Host, step: str) -> dict[str, str]:
         },
         "4": {"dbt_project.yml": host.DBT_PROJECT + host.VARS},
         "5": {"onboarding.yml": host.ONBOARDING},
+        "12": {
+            "seeds/store_locations.csv": host.STORE_LOCATIONS,
+            "models/daily_revenue.sql": host.DAILY_REVENUE_SQL,
+        },
+        "13": {
+            "seeds/coverage_exceptions.csv": host.COVERAGE_EXCEPTIONS,
+            "dbt_project.yml": host.DBT_PROJECT + host.VARS + host.EXCEPTIONS_VAR,
+        },
     }.get(step, {})
 
 
@@ -224,8 +243,8 @@ def story(tmp_path_factory) -> dict[str, Any]:
         for command in commands:
             try:
                 out[(step, command)] = site.shell(command)
-            except AssertionError as failed:  # the tests of this step fail with it; the story goes on
-                out[(step, command)] = (FAILED + str(failed), None)
+            except CommandFailed as failed:  # the tests of this step fail with it; the story goes on
+                out[(step, command)] = (FAILED + failed.output, None)
             if command.startswith("dbt docs generate"):
                 # the site as `dbt docs serve` would serve it, before later commands rewrite target/
                 site.site.mkdir(exist_ok=True)
@@ -269,7 +288,9 @@ def step(story: dict[str, Any], number: str, prefix: str) -> tuple[str, dict[str
     ]
     assert len(found) == 1, f"docs/adopt.md step {number} has {len(found)} commands starting {prefix!r}"
     output, _ = found[0]
-    assert not output.startswith(FAILED), output
+    assert not output.startswith(FAILED), "\n".join(
+        line for line in output.splitlines() if not line.startswith("HOST_STATE ")
+    )[-6000:]
     return found[0]
 
 
@@ -530,3 +551,43 @@ class TestHostProject:
         assert certificate["product"]["version"] == certificate["product"]["package_version"] == version
         output, _ = step(story, "11", "dbt run-operation verify_certificate")
         assert "target/erasure/REQ-1.json verifies" in output
+
+    def test_the_coverage_gate_names_a_table_and_a_model_of_the_user_s_own(self, story):
+        """Step 12: a seed with a field named like an identifier in use (loaded, no descriptor), and a
+        model built from an onboarded table, fail `assert_pii_coverage_complete` in the build that
+        adds the model, each named with its kind of finding and what to do."""
+        step(story, "12", "dbt seed --select store_locations")  # loaded, without a descriptor
+        found = [
+            v
+            for k, v in story.items()
+            if isinstance(k, tuple) and k[0] == "12" and k[1].startswith("dbt build")
+        ]
+        assert len(found) == 1, found
+        output, _ = found[0]
+        assert output.startswith(FAILED), output[-3000:]
+        text = ANSI.sub("", output)
+        assert "assert_pii_coverage_complete" in text, text[-3000:]
+        assert (
+            f"pii_coverage: {host.SCHEMA}.daily_revenue (downstream_of_onboarded): downstream of sales.orders."
+            in text
+        ), text[-3000:]
+        assert (
+            f"pii_coverage: {host.SCHEMA}.store_locations (pii_column_without_descriptor): fields id." in text
+        )
+
+    def test_the_user_s_exceptions_seed_excepts_both_with_their_reasons(self, story):
+        """Step 13: the user's seed, named by var pii_coverage_exceptions, excepts both tables; the
+        build passes and pii_coverage shows each `excepted` with its reason."""
+        _, state = step(story, "13", "dbt build --select coverage_exceptions")
+        rows = {
+            (r["table_id"], r["finding"]): (r["status"], r["exception_reason"]) for r in state["pii_coverage"]
+        }
+        assert rows[(f"{host.SCHEMA}.store_locations", "pii_column_without_descriptor")] == (
+            "excepted",
+            "store ids: no person",
+        )
+        assert rows[(f"{host.SCHEMA}.daily_revenue", "downstream_of_onboarded")] == (
+            "excepted",
+            "daily sums over every customer: no customer id",
+        )
+        assert [key for key, (status, _) in rows.items() if status != "excepted"] == []
