@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -83,13 +84,19 @@ def declared_vars(root: Path) -> list[dict[str, Any]]:
 
 def _var(name: str, default: Any, section: dict[str, str], text: str) -> dict[str, Any]:
     kind = {bool: "boolean", int: "integer", float: "number", list: "list"}.get(type(default), "string")
-    shown = "unset" if default is None else f"`{yaml.safe_dump(default, default_flow_style=True).strip()}`"
-    if default == "":
-        shown = '`""` (off)'
-    if shown.endswith("\n...`"):
-        shown = shown[: -len("\n...`")] + "`"
-    return {"name": name, "default": shown.replace("\n...", ""), "type": kind, "capability": section["name"],
+    return {"name": name, "default": shown_default(default), "type": kind, "capability": section["name"],
             "page": section["page"], "description": text}  # fmt: skip
+
+
+def shown_default(value: Any) -> str:
+    """A var's default as the vars page shows it: as one writes it in `--vars`."""
+    if value is None:
+        return "unset"
+    if value == "":
+        return '`""` (off)'
+    if isinstance(value, (bool, list)):
+        return f"`{json.dumps(value)}`"
+    return f"`{value}`"
 
 
 def used_vars(root: Path) -> set[str]:
