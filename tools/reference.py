@@ -297,6 +297,13 @@ def jinja_template(node: jinja2.nodes.Node, source: str) -> str:
         return f"<{node.name}>"
     if isinstance(node, jinja2.nodes.Getattr):
         return f"<{jinja_template(node.node, source).strip('<>')}.{node.attr}>"
+    if isinstance(node, jinja2.nodes.Getitem) and isinstance(node.arg, jinja2.nodes.Const):
+        return f"<{jinja_template(node.node, source).strip('<>')}.{node.arg.value}>"
+    # `refused | length` as written; `tojson(name)`: the value it shows
+    if isinstance(node, jinja2.nodes.Filter) and node.node is not None:
+        return f"<{jinja_template(node.node, source).strip('<>')} | {node.name}>"
+    if isinstance(node, jinja2.nodes.Call) and len(node.args) == 1:
+        return jinja_template(node.args[0], source)
     return "<...>"
 
 
