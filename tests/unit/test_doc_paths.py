@@ -20,6 +20,13 @@ PATH = re.compile(
     rf"(?<![\w/.:-])((?:{TOP})/[\w/.-]*\w\.(?:py|sql|yml|yaml|sh|java|md|csv|xml|properties|template))"
 )
 HISTORY = {"docs/benchmarks-history.md"}
+# files of the reader's own project that the tutorial has them write (the host project test writes
+# the same): not this repository's
+READERS_FILES = {
+    ("docs/adopt.md", "seeds/store_locations.csv"),
+    ("docs/adopt.md", "models/daily_revenue.sql"),
+    ("docs/adopt.md", "seeds/coverage_exceptions.csv"),
+}
 
 
 def markdown() -> list[Path]:
@@ -65,7 +72,7 @@ def test_every_path_the_docs_name_exists() -> None:
         for document in documents()
         for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1)
         for named in named_paths(line)
-        if not exists(named)
+        if not exists(named) and (str(document.relative_to(REPO)), named) not in READERS_FILES
     ]
     assert not missing, "the docs name files that do not exist (moved or removed?):\n" + "\n".join(missing)
 
