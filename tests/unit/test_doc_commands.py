@@ -8,8 +8,7 @@ The commands adopt.md gives run for real, in a project of a user's own
 (tests/functional/adopt/test_host_project.py), and the README's recipe is held to them
 (test_readme_recipe.py); the make targets run in CI or before a release.  This test is what
 keeps the rest from going stale: a renamed macro, a var that went away, a flag a script no
-longer takes.  A placeholder a reader must replace (`/path/to/...`, `<field>`) is allowed only
-in the lines ILLUSTRATIONS names.
+longer takes.  The one placeholder allowed is the reader's checkout (CHECKOUT_PLACEHOLDERS).
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ from tools import reference
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = ["README.md", *(str(p.relative_to(REPO)) for p in sorted((REPO / "docs").glob("*.md")))]
-# (page, the start of a line) of the commands that are only an illustration: a reader's own paths
-ILLUSTRATIONS: set[tuple[str, str]] = set()
 SHELL_BUILTINS = {"export", "source", "cd", "eval"}
 DBT = {"dbt", ".venv/bin/dbt", "../.venv/bin/dbt"}
 PYTHON = {".venv/bin/python", "python", "python3"}
@@ -122,7 +119,7 @@ def problems_of_dbt(args: list[str], own: frozenset[str] = frozenset()) -> list[
     return found
 
 
-def problems_of_script(program: str, args: list[str]) -> list[str]:
+def problems_of_script(args: list[str]) -> list[str]:
     """`python -m module ...` or `python path.py ...`: the module or file exists and parses each flag."""
     if args[:1] == ["-m"]:
         module, args = args[1], args[2:]
@@ -189,15 +186,13 @@ def problems(line: str, own: frozenset[str] = frozenset()) -> list[str]:
         elif program in DBT:
             found += problems_of_dbt(args, own)
         elif program in PYTHON:
-            found += problems_of_script(program, args)
+            found += problems_of_script(args)
         elif program == "pip":
             found += problems_of_pip(args)
         elif program in PYTEST:
             found += problems_of_pytest(args)
         else:
-            found.append(
-                f"{program}: not a command this test knows; check it here, or list the line in ILLUSTRATIONS"
-            )
+            found.append(f"{program}: not a command this test knows; teach this test to check it")
     return found
 
 
@@ -205,12 +200,7 @@ def problems(line: str, own: frozenset[str] = frozenset()) -> list[str]:
 def test_every_command_of_the_page_exists_as_written(page: str) -> None:
     lines = [line for p, line in commands() if p == page]
     own = frozenset(shown_nodes(page))
-    failures = [
-        f"{page}: {line}\n    {problem}"
-        for line in lines
-        if not any(p == page and line.startswith(start) for p, start in ILLUSTRATIONS)
-        for problem in problems(line, own)
-    ]
+    failures = [f"{page}: {line}\n    {problem}" for line in lines for problem in problems(line, own)]
     assert not failures, "\n".join(failures)
 
 
