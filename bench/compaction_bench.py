@@ -239,7 +239,8 @@ def main() -> None:
         for job, (wall, node, peak) in figures.items():
             rows = window_rows if job.startswith("hourly") else members
             print(f"{job:32} {wall:8.1f} {node:8.1f} {rows / node:14,.0f} {peak / 2**20:13,.0f}")
-        for what in ("hourly dedup", "merge"):
+        headline: dict[str, float] = {}
+        for what, prefix in (("hourly dedup", "dedup"), ("merge", "merge")):
             if f"{what}, dbt" not in runs:
                 continue
             pairs = list(zip(runs[f"{what}, dbt"], runs[f"{what}, plain PySpark"], strict=True))
@@ -251,6 +252,15 @@ def main() -> None:
                 f" peak memory {median(peak_ratios):.2f} (medians of per-repetition ratios; target <= 1.3);"
                 f" node ratio per repetition: {', '.join(f'{r:.2f}' for r in node_ratios)}"
             )
+            headline[f"{prefix}_node_ratio"] = round(median(node_ratios), 2)
+            headline[f"{prefix}_command_ratio"] = round(median(wall_ratios), 2)
+            headline[f"{prefix}_floor_s"] = round(figures[f"{what}, plain PySpark"][0], 2)
+        record.write(
+            headline,
+            repetitions=options.repeat,
+            details={job: {"wall_s": w, "node_s": n, "peak_bytes": m} for job, (w, n, m) in figures.items()},
+            environment=record.cluster_environment(options.cluster, "file"),
+        )
     finally:
         if options.cluster and not options.keep:
             from workload import running_session

@@ -44,6 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 import cluster  # noqa: E402
+import record  # noqa: E402
 from measure import measure  # noqa: E402
 from workload import (  # noqa: E402
     add_fs_argument,
@@ -51,12 +52,10 @@ from workload import (  # noqa: E402
     describe_counters,
     events_table,
     listed_ids,
-    result_name,
     run_dbt,
     store_counters,
 )
 
-RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_verify"
 VARIABLES = {
     "purge_whitelist": f"{DATABASE}.events",
@@ -238,12 +237,20 @@ def main() -> None:
                 f"growth {last['rows'] / first['rows']:.0f}x the rows: verify {last['verify_s'] / first['verify_s']:.2f}x, "
                 f"its own work {last['verify_own_s'] / first['verify_own_s']:.2f}x, floor {last['floor_s'] / first['floor_s']:.2f}x"
             )
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        summary = {"points": points, "fs": args.fs, "load_average_1m": round(os.getloadavg()[0], 2)}
-        name = f"erasure_verify-cluster-{args.executors}.json" if args.cluster else "erasure_verify.json"
-        if args.cluster:
-            summary["executors"] = args.executors
-        (RESULTS / result_name(name, args.fs)).write_text(json.dumps(summary, indent=2) + "\n")
+        largest = points[-1]  # the record's headline: the largest table of the run
+        figures = {
+            "ratio": round(largest["own_ratio"], 2),
+            "whole_command_ratio": round(largest["ratio"], 2),
+            "floor_s": round(largest["floor_s"], 2),
+            "rows": largest["rows"],
+            **record.store_figures(largest.get("verify_store"), largest.get("floor_store")),
+        }
+        record.write(
+            figures,
+            repetitions=largest["repetitions"],
+            details={"points": points, "fs": args.fs, "executors": args.executors if args.cluster else None},
+            environment=record.cluster_environment(args.cluster, args.fs),
+        )
     finally:
         if args.cluster:
             cluster.drop_databases(DATABASE, "bench_ids", keep_warehouse=args.keep_work)

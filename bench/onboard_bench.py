@@ -22,10 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import record  # noqa: E402
 from measure import median_of, ratios  # noqa: E402
-from workload import DESCRIPTOR, REPO, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
-
-RESULTS = REPO / "bench" / "results"
+from workload import DESCRIPTOR, add_fs_argument, local_warehouse, run_dbt, start_session  # noqa: E402
 
 
 def make_tables(spark, database: str, count: int) -> None:
@@ -120,8 +119,14 @@ def main() -> None:
                 f"dry run {median['dry_run_s']:.2f}s; floor (alter table per table) {median['floor_alter_s']:.2f}s, "
                 f"ratio {median['floor_ratio']:.2f}"
             )
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "onboard.json").write_text(json.dumps(results, indent=2) + "\n")
+        largest = results[-1]
+        figures = {
+            "seconds_per_100_tables": largest["onboard_s_per_100"],
+            "ratio": largest["floor_ratio"],
+            "floor_s": largest["floor_alter_s"],
+            "tables": largest["tables"],
+        }
+        record.write(figures, repetitions=largest["repetitions"], details=results)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -50,6 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 import cluster  # noqa: E402
+import record  # noqa: E402
 from measure import measure as measure_call  # noqa: E402
 from workload import (  # noqa: E402
     add_fs_argument,
@@ -58,7 +59,6 @@ from workload import (  # noqa: E402
     describe_counters,
     events_table,
     listed_ids,
-    result_name,
     run_dbt,
     store_counters,
 )
@@ -377,22 +377,24 @@ def main() -> None:
         if args.cluster:
             results[0]["retention_metastore_calls"] = retention_calls(spark)
             results[0]["executors"] = args.executors
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        name = f"purge-cluster-{args.executors}.json" if args.cluster else "purge.json"
-        if CLUSTERED:
-            name = name.replace(".json", "-clustered.json")
-        if FILES_PER_PARTITION:
-            name = name.replace(".json", f"-{FILES_PER_PARTITION}files.json")
-        if EXTRA_VARS.get("purge_file_level") is False:
-            name = name.replace(".json", "-whole-partitions.json")
-        if args.fs == "s3a" and args.floor_rename_committer:
-            name = name.replace(".json", "-floor-rename.json")
         results[0]["vars"] = EXTRA_VARS
         results[0]["files_per_partition"] = FILES_PER_PARTITION
         results[0]["fs"] = args.fs
-        results[0]["load_average_1m"] = round(os.getloadavg()[0], 2)
-        name = result_name(name, args.fs)
-        (RESULTS / name).write_text(json.dumps(results, indent=2) + "\n")
+        main_point = results[0]
+        figures = {
+            "node_ratio": main_point["node_ratio"],
+            "command_ratio": main_point["ratio"],
+            "floor_s": main_point["floor_s"],
+            **record.store_figures(main_point.get("purge_store"), main_point.get("floor_store")),
+        }
+        if METASTORE_CALLS:
+            figures["metastore_calls"] = int(statistics.median(r["metastore_calls"] for r in runs))
+        record.write(
+            figures,
+            repetitions=len(runs),
+            details=results,
+            environment=record.cluster_environment(args.cluster, args.fs),
+        )
     finally:
         if args.cluster:
             cluster.drop_databases("bench_purge", "bench_floor", "bench_ids", keep_warehouse=args.keep_work)

@@ -14,7 +14,7 @@ each size, medians of `--repeat`:
   tables (the better plan for the scan alone), for comparison.
 
 After each purge the 5 tables get their ids back (a small insert) for the next run.  Draws
-bench/results/purge_many.png and writes bench/results/purge_many.json.  Target (issue 30):
+bench/results/purge_many.png and writes its record in bench/results/ (bench/record.py).  Target:
 the purge node at most 0.45x the floor at 200 tables (1.5x in issue 15).
 
 The listed ids lie above every table's own ids, so the footers of the 195 clean tables rule them
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cluster  # noqa: E402
+import record  # noqa: E402
 from measure import median_of, ratios  # noqa: E402
 from workload import (  # noqa: E402
     DESCRIPTOR,
@@ -356,11 +356,23 @@ def main() -> None:
             + (f"-cluster-{args.executors}" if args.cluster else "")
         )
         for median in results:
-            median.update(fs=args.fs, load_average_1m=round(os.getloadavg()[0], 2))
+            median.update(fs=args.fs)
             if args.cluster:
                 median["executors"] = args.executors
-        (RESULTS / result_name(f"purge_many{suffix}.json", args.fs)).write_text(
-            json.dumps(results, indent=2) + "\n"
+        largest = results[-1]  # the record's headline: the largest fleet of the run
+        figures = {"ratio": largest["node_ratio"], "floor_s": largest["floor_s"], "tables": largest["tables"]}
+        for name, key in (
+            ("metastore_calls", "metastore_calls"),
+            ("requests", "purge_requests"),
+            ("floor_requests", "floor_requests"),
+        ):
+            if key in largest:
+                figures[name] = int(largest[key])
+        record.write(
+            figures,
+            repetitions=largest["repetitions"],
+            details=results,
+            environment=record.cluster_environment(args.cluster, args.fs),
         )
         if len(results) > 1:
             plot(results, RESULTS / result_name(f"purge_many{suffix}.png", args.fs))

@@ -12,7 +12,7 @@ keeps them (7 days), so the pass deletes nothing.  Timed, medians of `--repeat`:
   (`listPartitionsByFilter` without predicates, the metastore's fastest listing).
 
 Target (issue 15): the pass at most 1x the listing, that is, its cost follows the side tables
-and what they reference, not every partition.  Writes bench/results/retention.json.
+and what they reference, not every partition.  Writes its record in bench/results/ (bench/record.py).
 
     .venv/bin/python bench/retention_bench.py [--tables 20] [--partitions 1000] [--repeat 3]
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -31,21 +30,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import record  # noqa: E402
 from measure import median_of, ratios  # noqa: E402
 from workload import (  # noqa: E402
     DESCRIPTOR,
-    REPO,
     add_fs_argument,
     counters_between,
     describe_counters,
     local_warehouse,
-    result_name,
     run_dbt,
     start_session,
     store_counters,
 )
 
-RESULTS = REPO / "bench" / "results"
 DATABASE = "bench_ret"
 
 
@@ -162,9 +159,11 @@ def main() -> None:
             f"({median['listing_s']:.1f}s; target 1.0: {'met' if median['target_met'] else 'MISSED'}); "
             f"command {median['command_s']:.1f}s"
         )
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        median.update(fs=args.fs, load_average_1m=round(os.getloadavg()[0], 2))
-        (RESULTS / result_name("retention.json", args.fs)).write_text(json.dumps([median], indent=2) + "\n")
+        median.update(fs=args.fs)
+        figures = {"ratio": median["ratio_to_listing"], "floor_s": median["listing_s"]}
+        if "store_requests" in median:
+            figures["requests"] = int(median["store_requests"])
+        record.write(figures, repetitions=len(runs), details=median)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

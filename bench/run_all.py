@@ -1,61 +1,32 @@
-"""`make bench`: run every benchmark in bench/ (each prints its figures and ratios and writes its
-bench/results/<name>.json), then gather them with the date and the machine into
-bench/results/summary.json, so that figures from different days and machines are never mixed up."""
+"""`make bench`: run every benchmark in bench/ with its default options.  Each prints its figures
+and ratios and writes its record in bench/results/ (bench/record.py: the command, the date, the
+commit and the machine with the figures); `make benchmarks-page` then puts the records into
+docs/benchmarks.md and the README."""
 
 from __future__ import annotations
 
-import json
-import os
-import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
 
-def machine() -> dict[str, object]:
-    import psutil
-
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
-        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
-    }
-
-
 def main() -> int:
     scripts = sorted(HERE.glob("*_bench.py"))
-    started = datetime.now(timezone.utc)
+    started = time.time()
     failed = []
     for script in scripts:
         print(f"\n##### {script.name}", flush=True)
         if subprocess.call([sys.executable, str(script), *sys.argv[1:]]) != 0:
             failed.append(script.name)
-    results = {}
-    for path in sorted(RESULTS.glob("*.json")):
-        if (
-            path.name == "summary.json"
-            or datetime.fromtimestamp(path.stat().st_mtime, timezone.utc) < started
-        ):
-            continue  # written by an earlier run: not this run's figure
-        results[path.stem] = json.loads(path.read_text())
-    summary = {
-        "started_at": started.isoformat(timespec="seconds"),
-        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "failed": failed,
-        "results": results,
-    }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    written = sorted(p.name for p in RESULTS.glob("*.json") if p.stat().st_mtime >= started)
     print(
-        f"\n{len(results)} result file(s) of this run gathered in {RESULTS / 'summary.json'}"
+        f"\n{len(written)} record(s) written by this run: {', '.join(written) or 'none'}"
         + (f"; failed: {', '.join(failed)}" if failed else "")
+        + "\nput them into the pages: make benchmarks-page"
     )
     return 1 if failed else 0
 
