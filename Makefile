@@ -21,7 +21,7 @@ export PYTHONPATH := $(CURDIR)
 
 .PHONY: help setup java graphviz chromium formats-jars demo test test-faults test-kills test-long test-adapter test-property test-mutations lint unit \
 	functional dbt-build \
-	graph reference bench clean \
+	graph reference bench benchmarks-page clean \
 	cluster-up cluster-down test-cluster test-cluster-smoke \
 	jars hdfs-up hdfs-down s3-up s3-down test-hdfs test-s3 test-storage-smoke
 
@@ -36,7 +36,8 @@ help:
 	@echo "make test-mutations - deliberate bugs in a copy of the repo: the tests must catch each (long)"
 	@echo "make graph  - draw the workflow graph into target/ (dot and svg)"
 	@echo "make reference - regenerate docs/reference/ (vars, operations, tables, statuses, errors) from the code"
-	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make bench  - run the benchmarks in bench/ (each writes its record in bench/results/)"
+	@echo "make benchmarks-page - put bench/results/*.json into docs/benchmarks.md and the README"
 	@echo "make cluster-up / cluster-down - a loopback Spark standalone cluster + Hive metastore (PostgreSQL)"
 	@echo "make test-cluster - the purge, retention, compaction and audit suites and the reader test on it"
 	@echo "make hdfs-up / hdfs-down - a loopback HDFS (NameNode + DataNode); prints the export lines"
@@ -184,6 +185,11 @@ reference: setup
 
 bench: setup
 	$(BIN)/python bench/run_all.py
+
+# docs/benchmarks.md's and the README's benchmark rows from bench/results/*.json (tools/benchmarks.py);
+# `make test` fails when they are stale
+benchmarks-page: setup
+	$(BIN)/python -m tools.benchmarks
 
 # ---- a real cluster on this machine (scripts/cluster/, state under .cluster/) ----------------------
 cluster-up: setup

@@ -128,17 +128,3 @@ def test_every_section_the_docs_link_exists() -> None:
                         f"{document.relative_to(REPO)}:{number}: no section #{anchor} in {target or 'itself'}"
                     )
     assert not broken, "the docs link sections that do not exist (renamed headings?):\n" + "\n".join(broken)
-
-
-def test_the_readme_s_benchmark_rows_are_the_benchmarks_page_s() -> None:
-    """The README shows a few rows of docs/benchmarks.md's current figures, without the date they
-    were measured: each is that page's row, so the two cannot disagree."""
-    readme = (REPO / "README.md").read_text().split("## Benchmarks", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in readme.splitlines() if line.startswith("| ") and "`bench/" in line]
-    page = {
-        line.rsplit(" | ", 1)[0] + " |"
-        for line in (REPO / "docs/benchmarks.md").read_text().splitlines()
-        if line.startswith("| ") and " | " in line
-    }
-    assert rows, "the README shows no benchmark row"
-    assert [row for row in rows if row not in page] == []
