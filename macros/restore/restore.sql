@@ -6,10 +6,16 @@
     at the backup's data, and the old location is recorded as stale data.  The restore is
     recorded in `erasure_events`: the erasure requests that backup served become `reintroduced`.
     Every check runs before the first change (python_hooks/restore/plan.py).
+    A Delta Lake table goes back whole to one of its versions instead:
+    `dbt run-operation restore --args '{table: db.t, version: 3}'`, by Delta's own RESTORE
+    (python_hooks/restore/delta.py), recorded in `erasure_events` as well.
 #}
-{% macro restore(table, partition=none, backup=none) -%}
+{% macro restore(table, partition=none, backup=none, version=none) -%}
     {%- set plan = adapter.restore_plan(table, partition, backup, var('retention_now', none),
-        compliance.bool_var('retention_allow_future_now')) -%}
+        compliance.bool_var('retention_allow_future_now'), version) -%}
+    {%- if plan['format'] == 'delta' -%}
+        {{ return(compliance.restore_delta(plan)) }}
+    {%- endif -%}
     {%- if plan['current_location'] -%}
         {%- call statement('restore_create_trash') -%}
             {{ compliance.restore_trash_table_sql(plan['database'], plan['table'], plan['trash_table'],
@@ -57,4 +63,29 @@
 {#- Trash must not look onboarded to the purge (create table like copies the descriptor). -#}
 {% macro restore_untag_sql(database, table) -%}
     alter table {{ compliance.table_ref(database, table) }} unset tblproperties if exists ('dataset.descriptor')
+{%- endmacro %}
+
+{#- A Delta Lake table back to a version: Delta's RESTORE, one commit; the versions after it stay in the log. -#}
+{% macro restore_delta(plan) -%}
+    {%- call statement('restore_delta') -%}
+        {{ compliance.restore_delta_sql(plan['database'], plan['table'], plan['version']) }}
+    {%- endcall -%}
+    {%- call statement('restore_refresh') -%}
+        refresh table {{ compliance.table_ref(plan['database'], plan['table']) }}
+    {%- endcall -%}
+    {#- the version holds the rows a purge removed: the requests it served are reintroduced until the next purge -#}
+    {%- do compliance.record_erasure_event('restore', plan['database'], plan['table'], plan['partition_spec'],
+        plan['backup_table'], plan['location']) -%}
+    {%- do log(
+        "Restored " ~ plan['database'] ~ "." ~ plan['table'] ~ " (Delta Lake) to version " ~ plan['version']
+        ~ ", from version " ~ plan['version_before'] ~ " (RESTORE is a new commit: the versions in between stay in the log"
+        ~ " until VACUUM). The version may hold rows a purge removed: the erasure requests are `reintroduced`"
+        ~ " (model erasure_requests) until `dbt run --select purge+` purges them again.",
+        info=true) -%}
+    {{ return(plan) }}
+{%- endmacro %}
+
+{#- `restore table <db>.<t> to version as of <n>`. -#}
+{% macro restore_delta_sql(database, table, version) -%}
+    restore table {{ compliance.table_ref(database, table) }} to version as of {{ version | int }}
 {%- endmacro %}

@@ -14,6 +14,7 @@ from python_hooks.catalog.clock import retention_clock
 from python_hooks.catalog.partitions import unescape_path_name
 from python_hooks.catalog.side_tables import named_side_tables
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
+from python_hooks.restore import delta
 
 # a registered backup: (its timestamp, its table)
 Backup = tuple[int, metastore.Table]
@@ -89,15 +90,23 @@ def _describe(backups: list[tuple[int, metastore.Table]], spec: str) -> str:
     return "backups that exist: " + ", ".join(names)
 
 
-def _live_table(spark: Any, table: str, partition: str | None) -> tuple[str, str, metastore.Table]:
-    """(database, name, table) of the partitioned table to restore into; raises when `table` is
-    not `database.table`, does not exist, is not partitioned, or `partition` is missing."""
+def _existing_table(spark: Any, table: str) -> tuple[str, str, metastore.Table]:
+    """(database, name, table); raises when `table` is not `database.table` or does not exist."""
     if not table or "." not in str(table):
         raise ConfigError(f"restore needs `table` as `database.table`; got {table!r}.")
     database, name = str(table).split(".", 1)
     live = metastore.get_table(spark, database, name)
     if live is None:
         raise _table_not_found(spark, database, name)
+    return database, name, live
+
+
+def _live_table(
+    spark: Any, table: str, partition: str | None, found: tuple[str, str, metastore.Table]
+) -> tuple[str, str, metastore.Table]:
+    """(database, name, table) of the partitioned Hive-format table to restore into; raises when it
+    is not partitioned or `partition` is missing."""
+    database, name, live = found
     if not live.is_partitioned:
         raise RefusedError(
             f"Cannot restore {table}: it is not partitioned. The backup of an unpartitioned table holds the live "
@@ -205,13 +214,24 @@ def plan_restore(
     backup: str | None = None,
     now: Any = None,
     allow_future: Any = False,
+    version: Any = None,
 ) -> dict[str, Any]:
     """What `restore` will do (raises a LakehouseError, changing nothing, when it cannot): a table,
     partition or backup that does not exist is a NotFoundError naming the nearest that do.  `now`
     (var retention_now) names and dates the trash table; in the future it is refused unless
-    `allow_future` (clock.retention_clock)."""
+    `allow_future` (clock.retention_clock).  A Delta Lake table goes back whole to `version`
+    (python_hooks/restore/delta.py); the plan then has `format` `delta`."""
     clock = retention_clock(now, allow_future)
-    database, name, live = _live_table(spark, table, partition)
+    found = _existing_table(spark, table)
+    database, name, live = found
+    if live.format == "delta":
+        return delta.plan_delta_restore(spark, database, name, live.location, version, partition, backup)
+    if version is not None:
+        raise ConfigError(
+            f"restore of {database}.{name}: `version` is for Delta Lake tables, and this one is a"
+            f" Hive-format table; give `partition` (and optionally `backup`). Nothing was changed."
+        )
+    database, name, live = _live_table(spark, table, partition, found)
     backups, lookalikes = _registered_backups(spark, database, name)
     pairs = _as_known(parse_partition(partition, live.partition_columns, table), live, backups)
     spec = "/".join(f"{k}={v}" for k, v in pairs)
@@ -236,4 +256,5 @@ def plan_restore(
         "backup_table": chosen[1].name,
         "backup_location": location,
         "trash_table": f"{name}_trash_{ts}",
+        "format": "hive",
     }

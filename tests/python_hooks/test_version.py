@@ -62,7 +62,10 @@ def test_the_certificate_names_the_same_version(monkeypatch):
 
 
 def test_the_changelog_s_newest_entry_is_this_version():
-    """CHANGELOG.md's first `## <version>` heading is the version a user installs."""
+    """CHANGELOG.md's first `## <version>` heading is the version a user installs; an `Unreleased`
+    section may come first, for what the next version will bring."""
     headings = re.findall(r"^## (\S+)", (REPO / "CHANGELOG.md").read_text(), re.MULTILINE)
-    assert headings and headings[0] == version, (headings[:1], version)
+    released = headings[1:] if headings[:1] == ["Unreleased"] else headings
+    assert released and released[0] == version, (headings[:2], version)
+    assert "Unreleased" not in released, "only the first section may be Unreleased"
     assert len(set(headings)) == len(headings), headings

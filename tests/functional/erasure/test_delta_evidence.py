@@ -12,7 +12,8 @@ what its table keeps: the older version's file (time travel), the change data, t
 Retention's VACUUM, past `backup_retention_days`, is refused under Delta's own horizon unless the
 run allows short retentions, and then logged.  After it the files are gone and `orders` is
 `erased`; the log still holds the ids of the other two
-(statistics, a predicate), and they stay `copies_remaining`.  A hidden leftover in the log, which
+(statistics, a predicate), and they stay `copies_remaining`.  Before that, a restore of `visits`
+to its version before the purge brings its request's id back (`reintroduced`) until a new purge.  A hidden leftover in the log, which
 Spark's readers skip, is reported unread and holds `erased` back.  The test reads the bytes itself
 (pyarrow, the log's JSON) and agrees with the verifier at each step.
 """
@@ -145,6 +146,28 @@ class TestDeltaEvidence:
             ]
             merges = [c["commitInfo"] for c in commits if c["commitInfo"]["operation"] == "MERGE"]
             assert all(str(guest) not in json.dumps(m) for m in merges), table
+
+    def test_a_restore_to_the_version_before_the_purge_reintroduces_the_request(self, project, spark, lake):
+        """Delta's RESTORE brings the purged rows back as live data: the next verification finds
+        them and the request is `reintroduced` (a clean verification came before); the next purge
+        removes them again."""
+        history = spark.sql(f"describe history {DB}.visits").collect()
+        before_purge = min(r.version for r in history if r.operation == "MERGE") - 1
+        dbt_log(
+            [
+                "run-operation",
+                "restore",
+                "--args",
+                json.dumps({"table": f"{DB}.visits", "version": before_purge}),
+            ]
+        )
+        assert spark.sql(f"select count(*) from {DB}.visits where guestid = 5001").first()[0] == 1
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)["REQ-A"]
+        assert row.status == "reintroduced" and row.live_rows == 1, row
+        assert ("live", "visits") in held_by(spark, project.test_schema)["REQ-A"]
+        run("purge+")
+        assert spark.sql(f"select count(*) from {DB}.visits where guestid = 5001").first()[0] == 0
 
     def test_retention_vacuums_past_the_policy_only_when_delta_s_check_is_overridden(
         self, project, spark, lake

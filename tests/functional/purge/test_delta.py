@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from tests import warehouse_fs
 from tests.functional.purge.conftest import PURGED_IDS, descriptor, last_run, log_rows, purge, remaining_ids
@@ -153,3 +154,60 @@ class TestDeltaPurge:
         assert rows[("events", None)] == "SKIPPED"
         assert ids_in_live_files(spark, f"{DB}.events") == set()
         assert sorted(r.page for r in spark.table(f"{DB}.events").collect()) == ["keep", "p2", "p4", "p5"]
+
+
+def restore(args: dict[str, Any], expect_pass: bool = True) -> str:
+    """`dbt run-operation restore --args <args>`; its captured log."""
+    _, log = run_dbt_and_capture(
+        ["run-operation", "restore", "--args", json.dumps(args)], expect_pass=expect_pass
+    )
+    return log
+
+
+class TestDeltaRestore:
+    """A Delta table goes back whole to a version by Delta's RESTORE: the ids a purge removed come
+    back (read from the table and recorded as a restore for the erasure ledger), the next purge
+    removes them again, and a version whose files VACUUM deleted is refused, the table unchanged."""
+
+    def test_the_checks_name_the_versions_and_change_nothing(self, project, spark, lake):
+        purge(DB)
+        before = version(spark, f"{DB}.events")
+        log = restore({"table": f"{DB}.events"}, expect_pass=False)
+        assert f"restore of {DB}.events (Delta Lake) needs `version`: its versions are {before} (" in log
+        log = restore({"table": f"{DB}.events", "partition": "ds=a"}, expect_pass=False)
+        assert (
+            "it is a Delta Lake table, which goes back whole to one of its versions; `partition` is for"
+            in log
+        )
+        log = restore({"table": f"{DB}.events", "version": 99}, expect_pass=False)
+        assert f"Cannot restore {DB}.events to version 99: the table has no such version in its log" in log
+        log = restore({"table": f"{DB}.hive", "version": 1}, expect_pass=False)
+        assert f"restore of {DB}.hive: `version` is for Delta Lake tables" in log
+        assert version(spark, f"{DB}.events") == before and remaining_ids(spark, f"{DB}.events") == 0
+
+    def test_a_restore_brings_the_ids_back_until_the_next_purge(self, project, spark, lake):
+        log = restore({"table": f"{DB}.events", "version": lake["events"]})
+        assert f"Restored {DB}.events (Delta Lake) to version {lake['events']}, from version" in log
+        assert remaining_ids(spark, f"{DB}.events") == 2
+        assert spark.sql(f"describe history {DB}.events limit 1").collect()[0].operation == "RESTORE"
+        events = spark.sql(
+            f"select * from {project.test_schema}.erasure_events where event = 'restore' and database_name = '{DB}'"
+        ).collect()
+        assert [(e.table_name, e.backup_table) for e in events] == [
+            ("events", f"{DB}.events@v{lake['events']}")
+        ]
+        purge(DB)
+        assert remaining_ids(spark, f"{DB}.events") == 0
+        assert ids_in_live_files(spark, f"{DB}.events") == set()
+
+    def test_a_version_whose_files_were_vacuumed_is_refused(self, project, spark, lake):
+        spark.sql("set spark.databricks.delta.retentionDurationCheck.enabled = false")
+        try:
+            spark.sql(f"vacuum {DB}.events retain 0 hours")
+        finally:
+            spark.sql("set spark.databricks.delta.retentionDurationCheck.enabled = true")
+        before = version(spark, f"{DB}.events")
+        log = restore({"table": f"{DB}.events", "version": lake["events"]}, expect_pass=False)
+        assert f"Cannot restore {DB}.events to version {lake['events']}:" in log
+        assert "of the data files it reads are gone (VACUUM deleted them" in log
+        assert version(spark, f"{DB}.events") == before and remaining_ids(spark, f"{DB}.events") == 0

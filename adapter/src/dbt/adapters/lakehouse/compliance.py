@@ -272,13 +272,20 @@ class _Lifecycle(_Session):
     # ---- restore -------------------------------------------------------------------------------
     @available.parse_none
     def restore_plan(
-        self, table: str, partition: str | None, backup: str | None, now: Any, allow_future: Any = False
+        self,
+        table: str,
+        partition: str | None,
+        backup: str | None,
+        now: Any,
+        allow_future: Any = False,
+        version: Any = None,
     ) -> dict[str, Any]:
         """Every check of a restore, before the first change: the locations and names it uses
-        (`now`: var retention_now, refused in the future unless `allow_future`)."""
+        (`now`: var retention_now, refused in the future unless `allow_future`); a Delta Lake
+        table's plan is its version (`format` `delta`)."""
         from python_hooks.restore import plan
 
-        return plan.plan_restore(self.spark_session(), table, partition, backup, now, allow_future)
+        return plan.plan_restore(self.spark_session(), table, partition, backup, now, allow_future, version)
 
     # ---- compaction ----------------------------------------------------------------------------
     @available.parse_none
