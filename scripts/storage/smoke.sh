@@ -2,10 +2,9 @@
 # `make test-storage-smoke` (CI): tests/functional/storage and the purge's commit check against a
 # concurrent writer (tests/functional/purge/test_concurrent_writer.py) on a loopback HDFS and on an
 # S3-compatible store at once; with STORAGE_SMOKE_KILL=1, also on HDFS a purge killed (SIGKILL) at
-# its swaps, checked as every kill case is (docs/safety.md) and finished by the next purge (about
-# 5 minutes more, which CI's hour has no room for) (each on its own ports and directory, started and stopped by test.sh
-# however the tests end); each one's output is printed whole when it ends, and the smoke fails if
-# either does.
+# its swaps, checked as every kill case is (docs/safety.md) and finished by the next purge, as CI
+# runs it (each on its own ports and directory, started and stopped by test.sh however the tests
+# end); each one's output is printed whole when it ends, and the smoke fails if either does.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=$(mktemp -d)
