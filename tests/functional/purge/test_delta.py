@@ -4,7 +4,9 @@ A partitioned Delta table with deletion vectors and the change data feed on, an 
 onboarded on a nested identifier, and a Hive table beside them.  Held to the bytes: the current
 version's data files (read with pyarrow, outside the product) hold no listed id once the REORG
 has run, the log's commitInfo names no id, and the older versions still do (time travel), which
-is what docs/formats.md tells the user.
+is what docs/formats.md tells the user.  Then a restore takes the table back to its version before
+the purge (the ids return, and the next purge removes them again), and one whose files VACUUM has
+deleted is refused.
 """
 
 from __future__ import annotations
@@ -73,6 +75,14 @@ def lake(project: Any, spark: Any, id_table: str) -> Iterator[dict[str, int]]:
     spark.sql(f"insert into {DB}.hive values (1001, 'h1'), (12, 'h2')")
     yield {"events": version(spark, f"{DB}.events"), "profiles": version(spark, f"{DB}.profiles")}
     spark.sql(f"drop database if exists {DB} cascade")
+
+
+def restore(args: dict[str, Any], expect_pass: bool = True) -> str:
+    """`dbt run-operation restore --args <args>`; its captured log."""
+    _, log = run_dbt_and_capture(
+        ["run-operation", "restore", "--args", json.dumps(args)], expect_pass=expect_pass
+    )
+    return log
 
 
 class TestDeltaPurge:
@@ -155,22 +165,10 @@ class TestDeltaPurge:
         assert ids_in_live_files(spark, f"{DB}.events") == set()
         assert sorted(r.page for r in spark.table(f"{DB}.events").collect()) == ["keep", "p2", "p4", "p5"]
 
-
-def restore(args: dict[str, Any], expect_pass: bool = True) -> str:
-    """`dbt run-operation restore --args <args>`; its captured log."""
-    _, log = run_dbt_and_capture(
-        ["run-operation", "restore", "--args", json.dumps(args)], expect_pass=expect_pass
-    )
-    return log
-
-
-class TestDeltaRestore:
-    """A Delta table goes back whole to a version by Delta's RESTORE: the ids a purge removed come
-    back (read from the table and recorded as a restore for the erasure ledger), the next purge
-    removes them again, and a version whose files VACUUM deleted is refused, the table unchanged."""
-
-    def test_the_checks_name_the_versions_and_change_nothing(self, project, spark, lake):
-        purge(DB)
+    def test_a_restore_s_checks_name_the_versions_and_change_nothing(self, project, spark, lake):
+        """A Delta table goes back whole to a version, by Delta's RESTORE: a restore without a
+        version, with a partition, to a version the log does not have, or of a Hive table by
+        version, is refused and changes nothing."""
         before = version(spark, f"{DB}.events")
         log = restore({"table": f"{DB}.events"}, expect_pass=False)
         assert f"restore of {DB}.events (Delta Lake) needs `version`: its versions are {before} (" in log
