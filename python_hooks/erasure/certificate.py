@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from python_hooks.erasure import evidence
+from python_hooks.erasure import delta_copies, evidence
 from python_hooks.errors import ConfigError, NotFoundError
 
 FORMAT_VERSION = 2  # 2: the seal (each section's SHA-256), the .md's digest, the warehouse
@@ -243,15 +243,28 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
 
 def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per onboarded table: the live locations (partitions) read, files, bytes, and the rows holding
-    the request's ids (each location's `rows_holding_ids`, from the verification's findings)."""
+    the request's ids (each location's `rows_holding_ids`, from the verification's findings); for a
+    Delta Lake table, the version whose files were read as live (`delta_version`; the files of the
+    older versions, the change data and the log are among the copies read)."""
     tables: dict[str, dict[str, Any]] = {}
     for row in locations:
         if row.get("location_kind") != "live":
             continue
         table = f"{row['database_name']}.{row['table_name']}"
         entry = tables.setdefault(
-            table, {"table": table, "locations": 0, "files": 0, "bytes": 0, "rows_holding_ids": 0}
+            table,
+            {
+                "table": table,
+                "delta_version": None,
+                "locations": 0,
+                "files": 0,
+                "bytes": 0,
+                "rows_holding_ids": 0,
+            },
         )
+        version = delta_copies.version_read(row.get("referenced_by"))
+        if version is not None:
+            entry["delta_version"] = version
         entry["locations"] += 1
         entry["files"] += _number(row.get("files_total"))
         entry["bytes"] += _number(row.get("bytes_total"))
@@ -453,7 +466,13 @@ def _verification_lines(section: dict[str, Any]) -> list[str]:
         "",
         "### Live tables read",
         "",
-        *_table(section["live_tables"], ["table", "locations", "files", "bytes", "rows_holding_ids"]),
+        "A Delta Lake table's live files are those of the version shown; the files its older versions"
+        " still hold, its change data and its log are among the copies read.",
+        "",
+        *_table(
+            section["live_tables"],
+            ["table", "delta_version", "locations", "files", "bytes", "rows_holding_ids"],
+        ),
         "### Copies read (backups, staging, trash, stale, reaped, journal, table directories)",
         "",
         *_table(section["copies_read"], ["kind", "table", "location", "files", "rows_holding_ids"]),

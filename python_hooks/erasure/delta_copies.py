@@ -81,6 +81,20 @@ def describe(spark: Any, database: str, table: str) -> DeltaTable:
     )
 
 
+def live_reference(name: str, version: int, outside: bool = False) -> str:
+    """How a live location of a Delta table names what it was read at: `db.t (Delta, version 5)`."""
+    return f"{name} (Delta, version {version}{', a file outside it' if outside else ''})"
+
+
+_LIVE_REFERENCE = re.compile(r" \(Delta, version (\d+)(?:, a file outside it)?\)$")
+
+
+def version_read(referenced_by: str | None) -> int | None:
+    """The Delta version a live location was read at (`live_reference`), or None for another table."""
+    found = _LIVE_REFERENCE.search(str(referenced_by or ""))
+    return int(found.group(1)) if found else None
+
+
 def data_problem(table: DeltaTable, whose: str) -> str | None:
     """Why the table's data files cannot be read here, or None."""
     if table.column_mapping is not None:
@@ -117,20 +131,13 @@ def add_locations(
     and of its log."""
     data_key, log_key = keys
     name = f"{owner[0]}.{owner[1]}"
-    found.add(spark, table.location, "live", owner, f"{name} (Delta, version {table.version})", data_key)
+    found.add(spark, table.location, "live", owner, live_reference(name, table.version), data_key)
     current = {
         filesystem.qualify(spark, f) for f in spark.read.format("delta").load(table.location).inputFiles()
     }
     for path in sorted(current):
         if not filesystem.path_within(path, table.location):
-            found.add(
-                spark,
-                path,
-                "live",
-                owner,
-                f"{name} (Delta, version {table.version}, a file outside it)",
-                data_key,
-            )
+            found.add(spark, path, "live", owner, live_reference(name, table.version, outside=True), data_key)
     for status in data_files.data_files(spark, table.location):
         path = filesystem.qualify(spark, str(status.getPath().toString()))
         if path not in current and not holds_no_values(path):

@@ -123,3 +123,20 @@ def test_the_revision_is_the_packages_not_the_installing_projects(tmp_path):
         "abc123",
         "package-lock.yml of the installing project",
     )
+
+
+def test_a_delta_table_is_certified_at_the_version_its_live_files_were_read():
+    from python_hooks.erasure.delta_copies import live_reference
+
+    def live(table, referenced_by, files):
+        return {"location_kind": "live", "database_name": "db", "table_name": table,
+                "referenced_by": referenced_by, "files_total": files, "bytes_total": 10, "rows_holding_ids": 0}  # fmt: skip
+
+    rows = [
+        live("events", live_reference("db.events", 7), 2),
+        live("events", live_reference("db.events", 7, outside=True), 1),
+        live("hive", "db.hive", 3),
+    ]
+    tables = {t["table"]: t for t in certificate._live_tables(rows)}
+    assert (tables["db.events"]["delta_version"], tables["db.events"]["files"]) == (7, 3)
+    assert tables["db.hive"]["delta_version"] is None

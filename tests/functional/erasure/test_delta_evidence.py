@@ -205,6 +205,27 @@ class TestDeltaEvidence:
             assert rows[request].status == "copies_remaining", rows[request]
             assert "delta_log" in rows[request].copies_holding, rows[request]
 
+    def test_the_certificate_names_the_version_read_and_verifies(self, project, spark, lake):
+        dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-B"})])
+        path = os.path.join(project.project_root, "target", "erasure", "REQ-B.json")
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        live = {t["table"]: t for t in doc["verification"]["live_tables"]}
+        current = spark.sql(f"describe history {DB}.orders limit 1").first().version
+        assert live[f"{DB}.orders"]["delta_version"] == current, live
+        assert {t["delta_version"] is not None for t in live.values()} == {True}, live
+        with open(path.replace(".json", ".md"), encoding="utf-8") as handle:
+            assert f"| {DB}.orders | {current} |" in handle.read()
+        said = dbt_log(
+            [
+                "run-operation",
+                "verify_certificate",
+                "--args",
+                json.dumps({"file": "target/erasure/REQ-B.json"}),
+            ]
+        )
+        assert "verifies: the evidence of request REQ-B" in said
+
     def test_a_hidden_file_in_the_log_is_reported_unread_and_holds_erased_back(self, project, spark, lake):
         leftover = os.path.join(directory(spark, "orders"), "_delta_log", ".00000000000000000099.json.tmp")
         with open(leftover, "w", encoding="utf-8") as handle:
