@@ -116,7 +116,7 @@ left join deletions
             {%- set seen = found_rows.get(row.location) -%}
             {%- if row.location not in known_locations and (seen is none or (row.attempted_at is not none and (seen.deleted_at is none or row.attempted_at < seen.deleted_at))) -%}
                 {%- do found_rows.update({row.location: {'database_name': row.database_name, 'table_name': row.table_name, 'location': row.location,
-                    'partition_spec': none, 'backup_table': none, 'source': 'verification (' ~ row.location_kind ~ ')', 'purged_at': none,
+                    'partition_spec': none, 'copy_kind': row.location_kind, 'backup_table': none, 'source': 'verification (' ~ row.location_kind ~ ')', 'purged_at': none,
                     'will_delete_at': none, 'deleted_at': row.attempted_at}}) -%}
             {%- endif -%}
         {%- endfor -%}

@@ -322,6 +322,7 @@ def _copies(copies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found.append(
             {
                 "table": f"{c.get('database_name')}.{c.get('table_name')}",
+                "kind": c.get("copy_kind"),
                 "partition": c.get("partition_spec"),
                 "location": c.get("location"),
                 "kept_by": c.get("backup_table"),
@@ -526,6 +527,7 @@ def _runs_and_copies(doc: dict[str, Any]) -> list[str]:
             doc["copies"],
             [
                 "table",
+                "kind",
                 "partition",
                 "location",
                 "kept_by",

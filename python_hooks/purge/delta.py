@@ -23,6 +23,7 @@ are readable by time travel until `VACUUM` removes their files (docs/formats.md)
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -39,6 +40,11 @@ from python_hooks.purge.plan import (
     TablePlan,
 )
 from python_hooks.purge.units import result_row
+
+LOG_RETENTION = "delta.logRetentionDuration"
+LOG_RETENTION_DEFAULT = "interval 30 days"
+_INTERVAL = re.compile(r"^(?:interval\s+)?(\d+(?:\.\d+)?)\s*(week|day|hour|minute|second)s?$")
+_UNIT_HOURS = {"week": 168.0, "day": 24.0, "hour": 1.0, "minute": 1 / 60, "second": 1 / 3600}
 
 
 def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
@@ -71,7 +77,17 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     plan.data_columns = [f.name for f in schema.fields if f.name not in plan.partition_columns]
     plan.deletion_vectors = str(properties.get("delta.enableDeletionVectors", "")).lower() == "true"
     plan.location = str(detail.location)
+    plan.log_retention_hours = log_retention_hours(properties.get(LOG_RETENTION))
     return plan, schema, properties.get(DESCRIPTOR)
+
+
+def log_retention_hours(text: str | None) -> float | None:
+    """Hours of a `delta.logRetentionDuration` (Delta's default, 30 days, when unset), or None when
+    the text is not a plain `interval <n> <unit>`."""
+    found = _INTERVAL.match(str(text or LOG_RETENTION_DEFAULT).strip().lower())
+    if not found:
+        return None
+    return float(found.group(1)) * _UNIT_HOURS[found.group(2)]
 
 
 def version(spark: Any, table: TablePlan) -> int:
@@ -144,6 +160,7 @@ def run_table(
         f"Delta Lake: version {before} -> {after}"
         + (" (delete, then REORG APPLY (PURGE))" if table.deletion_vectors else " (delete)")
         + f"; versions up to {before} keep the ids until VACUUM removes their files"
+        + f"; {log_note(table)}"
     )
     console.say(f"purge: {table.name} (Delta): {rows} row(s) deleted; {note}")
     return [
@@ -158,6 +175,20 @@ def run_table(
         )
         for part in table.todo
     ]
+
+
+def log_note(table: TablePlan) -> str:
+    """Where the table's log is and how long Delta keeps its entries: the ledger reads both
+    (macros/erasure/copies.sql, erasure_copy_swaps_sql), so keep the words."""
+    kept = (
+        f"{table.log_retention_hours:g} hours"
+        if table.log_retention_hours is not None
+        else "a duration this product cannot read"
+    )
+    return (
+        f"its log ({table.location.rstrip('/')}/_delta_log) is cleaned by Delta at a checkpoint"
+        f" past {LOG_RETENTION} ({kept})"
+    )
 
 
 def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:

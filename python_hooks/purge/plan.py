@@ -124,6 +124,9 @@ class TablePlan:
     # vectors, a REORG ... APPLY (PURGE): python_hooks/purge/delta.py)
     table_format: str = "hive"
     deletion_vectors: bool = False  # a Delta table whose deletes only mark rows
+    # a Delta table's delta.logRetentionDuration in hours (None when Delta's text is not a plain
+    # "interval <n> <unit>"): how long its log keeps an entry after a checkpoint
+    log_retention_hours: float | None = None
     identifier: Identifier | None = None
     error: str | None = None  # refused (a bad descriptor): the table's FAILED row
     # the data skipping: "none" (no file can hold an id), "files" (scan the `narrowed` files),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from datetime import timedelta
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -95,6 +96,15 @@ def held_by(spark: Any, schema: str) -> dict[str, set[tuple[str, str]]]:
     return found
 
 
+def copies(spark: Any, schema: str) -> dict[tuple[str, str, str], list[Any]]:
+    """{(request, table, copy kind): [erasure_copies rows]}."""
+    spark.catalog.clearCache()
+    found: dict[tuple[str, str, str], list[Any]] = {}
+    for row in spark.sql(f"select * from {schema}.erasure_copies order by purged_at").collect():
+        found.setdefault((row.request_id, row.table_name, row.copy_kind), []).append(row)
+    return found
+
+
 def directory(spark: Any, table: str) -> str:
     return str(spark.sql(f"describe detail {DB}.{table}").collect()[0].location).removeprefix("file:")
 
@@ -139,6 +149,24 @@ class TestDeltaEvidence:
         assert "guestid#" in log_text(spark, "clicks") and "7001" in log_text(spark, "clicks")
         assert "6001" not in log_text(spark, "orders")
         assert 6001 in ids_in_files(spark, "orders", "_change_data")
+        # the ledger's copies: each touched partition's older versions, due at the VACUUM horizon
+        # (backup_retention_days, 7), and each table's log, due when Delta cleans it (30 days); one
+        # run served the three requests, so each has the copies of the tables it purged (as a Hive
+        # run's); the purge found no id in clicks (the user's own delete had removed it)
+        listed = copies(spark, schema)
+        purged = ("visits", "orders")
+        assert set(listed) == {
+            (r, t, k) for r in REQUESTS for t in purged for k in ("delta_version", "delta_log")
+        }
+        for request, table in ((r, t) for r in REQUESTS for t in purged):
+            (version,) = listed[(request, table, "delta_version")]
+            (log,) = listed[(request, table, "delta_log")]
+            assert version.rows_purged == 1 and version.deleted_at is None, version
+            assert version.will_delete_at == version.purged_at + timedelta(days=7), version
+            assert version.location.rstrip("/").endswith("ds=d1" if table == "visits" else table), version
+            assert log.location == f"file:{directory(spark, table).rstrip('/')}/_delta_log", log
+            assert log.will_delete_at == log.purged_at + timedelta(days=30) and log.deleted_at is None, log
+            assert "deleted by Delta, not by retention" in log.schedule_note, log
         # the product's own delete, a join, put no id into any commit
         for table, guest in REQUESTS.values():
             commits = [
@@ -204,6 +232,17 @@ class TestDeltaEvidence:
         for request in ("REQ-A", "REQ-C"):
             assert rows[request].status == "copies_remaining", rows[request]
             assert "delta_log" in rows[request].copies_holding, rows[request]
+        # the ledger dates each older version's deletion by the VACUUM whose horizon reached back
+        # past its purge; a log is never dated by retention (Delta cleans it)
+        done = {
+            (r.table_name, r.attempted_at) for r in vacuums(spark, schema) if r.succeeded and not r.dry_run
+        }
+        for (request, table, kind), rows_of in copies(spark, schema).items():
+            for row in rows_of:
+                if kind == "delta_version":
+                    assert (table, row.deleted_at) in done, (request, row)
+                else:
+                    assert kind == "delta_log" and row.deleted_at is None, (request, row)
 
     def test_the_certificate_names_the_version_read_and_verifies(self, project, spark, lake):
         dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-B"})])

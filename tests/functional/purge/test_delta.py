@@ -119,7 +119,9 @@ class TestDeltaPurge:
         events = lake["events"]
         assert rows[("events", "ds=a")].reason == (
             f"Delta Lake: version {events} -> {events + 2} (delete, then REORG APPLY (PURGE)); versions up to"
-            f" {events} keep the ids until VACUUM removes their files"
+            f" {events} keep the ids until VACUUM removes their files; its log"
+            f" ({spark.sql(f'describe detail {DB}.events').first().location}/_delta_log) is cleaned by Delta at a"
+            " checkpoint past delta.logRetentionDuration (720 hours)"
         )
         assert rows[("profiles", None)].reason.startswith(
             f"Delta Lake: version {lake['profiles']} -> {lake['profiles'] + 1} (delete);"
