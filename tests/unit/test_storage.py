@@ -77,6 +77,36 @@ def test_delta_comes_in_by_its_jars_and_the_profile_wins(tmp_path):
     assert storage.format_settings({}, {}) == {}
 
 
+def test_iceberg_comes_in_beside_delta_with_its_own_catalog_and_the_lock_only_where_it_can_go(tmp_path):
+    """Iceberg's runtime jar beside Delta's: its extension after Delta's, its catalog `iceberg`
+    over the Hive metastore; on the embedded Derby metastore (no lock tables, one JVM) it commits
+    without the metastore's lock, on a shared one it keeps it."""
+    for name in (
+        "delta-spark_2.12-3.3.2.jar",
+        "delta-storage-3.3.2.jar",
+        "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
+    ):
+        (tmp_path / name).write_text("")
+    derby = {
+        "spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:derby:;databaseName=/w/metastore_db;create=true"
+    }
+    settings = storage.format_settings(derby, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
+    assert settings["spark.jars"].endswith("/iceberg-spark-runtime-3.5_2.12-1.10.0.jar")
+    assert settings["spark.sql.extensions"] == (
+        "io.delta.sql.DeltaSparkSessionExtension,org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+    )
+    assert settings["spark.sql.catalog.iceberg"] == "org.apache.iceberg.spark.SparkCatalog"
+    assert settings["spark.sql.catalog.iceberg.type"] == "hive"
+    assert settings["spark.sql.catalog.iceberg.hadoop.iceberg.engine.hive.lock-enabled"] == "false"
+    shared = {
+        "spark.hadoop.hive.metastore.uris": "thrift://127.0.0.1:9083",
+        "spark.sql.catalog.iceberg.type": "rest",
+    }
+    settings = storage.format_settings(shared, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
+    assert not any("lock-enabled" in k or "datanucleus" in k for k in settings), settings
+    assert "spark.sql.catalog.iceberg.type" not in settings  # the profile's own
+
+
 def test_a_delta_jars_setting_that_holds_no_jar_names_itself_and_the_remedy(tmp_path):
     with pytest.raises(
         ValueError, match=r"LAKEHOUSE_DELTA_JARS is '.*', which names no delta-spark jar: run `make jars`"

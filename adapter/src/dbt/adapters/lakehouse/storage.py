@@ -57,6 +57,10 @@ def object_store_settings(params: dict[str, str], environ: dict[str, str] | None
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+ICEBERG_EXTENSION = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+ICEBERG_CATALOG_CLASS = "org.apache.iceberg.spark.SparkCatalog"
+ICEBERG_CATALOG = "iceberg"  # the name Iceberg's catalog gets beside Delta's spark_catalog
+ICEBERG_RUNTIME = "iceberg-spark-runtime-"
 
 
 def delta_jars(where: str) -> list[str]:
@@ -69,7 +73,8 @@ def delta_jars(where: str) -> list[str]:
             found += sorted(
                 os.path.join(entry, name)
                 for name in os.listdir(entry)
-                if name.startswith(("delta-spark_", "delta-storage-")) and name.endswith(".jar")
+                if name.startswith(("delta-spark_", "delta-storage-", ICEBERG_RUNTIME))
+                and name.endswith(".jar")
             )
         else:
             found.append(entry)
@@ -82,21 +87,50 @@ def delta_jars(where: str) -> list[str]:
 
 
 def format_settings(params: dict[str, str], environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The Spark settings that put Delta Lake in the session, when `LAKEHOUSE_DELTA_JARS` names
-    its jars (docs/formats.md): the jars, Delta's SQL extension, and Delta's catalog as the
-    session catalog, which keeps every Hive table as it was.  The profile's own settings win; an
-    extension list of the profile gets Delta's appended."""
+    """The Spark settings that put Delta Lake, and Apache Iceberg when its runtime jar is there too,
+    in the session, when `LAKEHOUSE_DELTA_JARS` names their jars (docs/formats.md): the jars, the
+    formats' SQL extensions, Delta's catalog as the session catalog, which keeps every Hive table
+    as it was, and Iceberg's as `iceberg` (iceberg_settings).  The profile's own settings win; an
+    extension list of the profile gets the formats' appended."""
     env = os.environ if environ is None else environ
     where = env.get("LAKEHOUSE_DELTA_JARS", "").strip()
     if not where:
         return {}
-    settings = {"spark.jars": ",".join(j for j in [params.get("spark.jars", ""), *delta_jars(where)] if j)}
-    extensions = [e.strip() for e in params.get("spark.sql.extensions", "").split(",") if e.strip()]
-    if DELTA_EXTENSION not in extensions:
-        settings["spark.sql.extensions"] = ",".join([*extensions, DELTA_EXTENSION])
+    jars = delta_jars(where)
+    settings = {"spark.jars": ",".join(j for j in [params.get("spark.jars", ""), *jars] if j)}
+    given = [e.strip() for e in params.get("spark.sql.extensions", "").split(",") if e.strip()]
+    extensions = [*given, DELTA_EXTENSION]
     if "spark.sql.catalog.spark_catalog" not in params:
         settings["spark.sql.catalog.spark_catalog"] = DELTA_CATALOG
+    if any(os.path.basename(j).startswith(ICEBERG_RUNTIME) for j in jars):
+        extensions.append(ICEBERG_EXTENSION)
+        settings.update(iceberg_settings(params))
+    extensions = list(dict.fromkeys(extensions))
+    if extensions != given:
+        settings["spark.sql.extensions"] = ",".join(extensions)
     return settings
+
+
+def iceberg_settings(params: dict[str, str]) -> dict[str, str]:
+    """Apache Iceberg's catalog `iceberg`, beside Delta's `spark_catalog`, over the same Hive
+    metastore (Iceberg's Hive catalog): an Iceberg table is `iceberg.<database>.<table>`.
+
+    Iceberg's Hive catalog locks a table in the metastore at each commit.  The embedded Derby
+    metastore has no lock tables (DataNucleus creates its schema), and only this JVM can open it,
+    so on it Iceberg commits without the lock, and creates the metastore's schema when it reaches
+    it first.  A shared metastore keeps Iceberg's lock: a schema made by Hive's schematool has the
+    lock tables.  The profile's own settings win."""
+    prefix = f"spark.sql.catalog.{ICEBERG_CATALOG}"
+    wanted = {prefix: ICEBERG_CATALOG_CLASS, f"{prefix}.type": "hive"}
+    if metastore_dir(params) is not None:
+        wanted.update(
+            {
+                f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled": "false",
+                "spark.hadoop.hive.metastore.schema.verification": "false",
+                "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+            }
+        )
+    return {k: v for k, v in wanted.items() if k not in params}
 
 
 def metastore_dir(params: dict[str, str]) -> str | None:
