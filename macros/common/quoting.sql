@@ -6,7 +6,9 @@
     `{{ name | string | replace('`', '``') }}`
 {%- endmacro %}
 
-{% macro table_ref(database, table) -%}
+{#- `database`.`table`, or with `catalog` (an Iceberg table's) `catalog`.`database`.`table`. -#}
+{% macro table_ref(database, table, catalog=none) -%}
+    {%- if catalog %}{{ compliance.quote_ident(catalog) }}.{% endif -%}
     {{ compliance.quote_ident(database) }}.{{ compliance.quote_ident(table) }}
 {%- endmacro %}
 

@@ -6,18 +6,27 @@
     table: no id is ever a literal of a statement, so none reaches the log's commitInfo.
 #}
 
-{#- The delete: a MERGE with the NULL-free id table, whose matched rows are deleted. -#}
-{% macro purge_delta_delete_sql(database, table, identifier_path, id_database, id_table, id_column) -%}
-    {{ return(adapter.dispatch('purge_delta_delete_sql', 'compliance')(database, table, identifier_path, id_database, id_table, id_column)) }}
+{#-
+    The delete: a MERGE with the NULL-free id table, whose matched rows are deleted (an Iceberg table named with its `catalog`).  `partitions`
+    (the scan's touched partitions, [[[column, value], ...], ...]) narrows the MERGE to them, so
+    Delta joins only their files; none (or empty) joins the whole table.  Partition values reach
+    the log's commitInfo as the MERGE's predicate: the render passes none when the identifier is
+    a partition column.
+-#}
+{% macro purge_delta_delete_sql(database, table, identifier_path, id_database, id_table, id_column, partitions=none, catalog=none) -%}
+    {{ return(adapter.dispatch('purge_delta_delete_sql', 'compliance')(database, table, identifier_path, id_database, id_table, id_column, partitions, catalog)) }}
 {%- endmacro %}
 
-{% macro default__purge_delta_delete_sql(database, table, identifier_path, id_database, id_table, id_column) -%}
-merge into {{ compliance.table_ref(database, table) }} as a
+{% macro default__purge_delta_delete_sql(database, table, identifier_path, id_database, id_table, id_column, partitions=none, catalog=none) -%}
+merge into {{ compliance.table_ref(database, table, catalog) }} as a
 using (
     select distinct {{ compliance.quote_ident(id_column) }}
     from {{ compliance.purge_ids_relation(id_database, id_table, id_column) }}
 ) as b
 on {{ compliance.purge_identifier_expr('a', identifier_path) }} = b.{{ compliance.quote_ident(id_column) }}
+{%- if partitions | select | list %}
+    and ({% for pairs in partitions %}({{ compliance.partition_predicate(pairs, 'a') }}){{ " or " if not loop.last }}{% endfor %})
+{%- endif %}
 when matched then delete
 {%- endmacro %}
 
@@ -48,22 +57,35 @@ apply (purge)
     {%- for table in plan.delta if table.error is none -%}
         {%- do scans.update({table.name: compliance.purge_scan_sql(table.database, table.table, table.partition_columns,
             table.identifier.path, plan.ids.database, plan.ids.table, plan.ids.column,
-            bounds if table.identifier.type == plan.ids.type else none)}) -%}
+            bounds if table.identifier.type == plan.ids.type else none,
+            compliance.table_ref(table.database, table.table, table.catalog) if table.catalog else none)}) -%}
     {%- endfor -%}
     {{ return(scans) }}
 {%- endmacro %}
 
-{#- {db.table: {delete, reorg}} of every Delta table the purge runs on. -#}
+{#- {db.table: {delete, reorg}} of every Delta table the purge runs on, {delete, rewrite_data, rewrite_deletes} of every Iceberg one. -#}
 {% macro purge_render_delta(plan) -%}
     {%- set rendered = {} -%}
     {%- for table in plan.delta if table.error is none -%}
         {%- set partitions = [] -%}
         {%- for part in table.todo -%}{%- do partitions.append(part.values) -%}{%- endfor -%}
+        {#- partition values, which the log keeps as the statements' predicates, are no ids unless
+            the identifier is a partition column: then both statements cover the whole table -#}
+        {%- set narrowed = [] if table.identifier.path[0] | lower in table.partition_columns | map('lower') | list else partitions -%}
+        {%- set delete = compliance.purge_delta_delete_sql(table.database, table.table, table.identifier.path,
+            plan.ids.database, plan.ids.table, plan.ids.column, narrowed, table.catalog) -%}
+        {%- if table.table_format == 'iceberg' -%}
         {%- do rendered.update({table.name: {
-            'delete': compliance.purge_delta_delete_sql(table.database, table.table, table.identifier.path,
-                plan.ids.database, plan.ids.table, plan.ids.column),
-            'reorg': compliance.purge_delta_reorg_sql(table.database, table.table, partitions),
+            'delete': delete,
+            'rewrite_data': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, narrowed),
+            'rewrite_deletes': compliance.purge_iceberg_rewrite_deletes_sql(table.catalog, table.database, table.table, narrowed),
         }}) -%}
+        {%- else -%}
+        {%- do rendered.update({table.name: {
+            'delete': delete,
+            'reorg': compliance.purge_delta_reorg_sql(table.database, table.table, narrowed),
+        }}) -%}
+        {%- endif -%}
     {%- endfor -%}
     {{ return(rendered) }}
 {%- endmacro %}

@@ -92,7 +92,7 @@
 {% macro purge_script(plan, statements, delta_statements={}) -%}
     {%- set lines = ['-- purge run ' ~ plan.config.run_ts ~ (' (dry run: none of this ran)' if plan.config.dry_run else '')
         ~ ': ' ~ (plan.tables | length + plan.delta | length) ~ ' onboarded table(s), ' ~ plan.rewriting | length ~ ' with partitions to rewrite'
-        ~ (', ' ~ plan.delta | length ~ ' Delta Lake' if plan.delta else '')] -%}
+        ~ (', ' ~ plan.delta | length ~ ' Delta Lake or Iceberg' if plan.delta else '')] -%}
     {%- for table in plan.rewriting -%}
         {%- set sql = statements[table.name] -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ': ' ~ table.todo | length ~ ' partition(s) to rewrite') -%}
@@ -117,9 +117,17 @@
     {%- endfor -%}
     {%- for table in plan.delta if table.name in delta_statements -%}
         {%- set sql = delta_statements[table.name] -%}
+        {%- if table.table_format == 'iceberg' -%}
+        {%- do lines.append('\n-- ' ~ table.name ~ ' (Apache Iceberg): ' ~ table.todo | length ~ ' partition(s) holding listed ids;'
+            ~ ' the rewrites run when those partitions have delete files') -%}
+        {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
+        {%- do lines.append(sql.rewrite_data ~ ';') -%}
+        {%- do lines.append(sql.rewrite_deletes ~ ';') -%}
+        {%- else -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ' (Delta Lake): ' ~ table.todo | length ~ ' partition(s) holding listed ids') -%}
         {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
         {%- if table.deletion_vectors -%}{%- do lines.append(sql.reorg ~ ';') -%}{%- endif -%}
+        {%- endif -%}
     {%- endfor -%}
     {{ return(lines | join('\n')) }}
 {%- endmacro %}

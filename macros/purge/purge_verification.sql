@@ -75,7 +75,7 @@
         count(*) as remaining_rows,
         {{ "'rewritten table'" if target.whole else "'rewritten partitions'" }} as checked,
         {{ target.specs | length if not target.whole else 'cast(null as int)' }} as partitions_checked
-    from {{ compliance.table_ref(target.database, target.table) }} as a
+    from {{ compliance.table_ref(target.database, target.table, adapter.table_catalog(target.database, target.table)) }} as a
     left semi join {{ compliance.purge_ids_relation(ids[0], ids[1], id_column) }} as b
         on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = b.{{ compliance.quote_ident(id_column) }}
         {%- if predicate %}

@@ -146,6 +146,13 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
     database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
     reader = Reader(database, table)
     reader.storage_format = data_files.storage_format(meta)
+    kind = meta.properties().get("table_type")
+    if kind.isDefined() and str(kind.get()).upper() == "ICEBERG":
+        reader.problem = (
+            f"{database}.{table} is an Apache Iceberg table: this verifier does not read Iceberg's snapshots,"
+            " delete files and metadata yet, so it is reported unread, never clean"
+        )
+        return reader
     if reader.storage_format is None:
         reader.problem = f"{database}.{table} is not a parquet or ORC table: its files cannot be read here"
         return reader

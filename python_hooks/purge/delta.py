@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +43,9 @@ from python_hooks.purge.plan import (
 )
 from python_hooks.purge.units import result_row
 
+# whether a MERGE marks the rows it deletes with deletion vectors (Delta's default, on a table
+# that has them) or rewrites their files
+MERGE_DELETION_VECTORS = "spark.databricks.delta.merge.deletionVectors.persistent"
 LOG_RETENTION = "delta.logRetentionDuration"
 LOG_RETENTION_DEFAULT = "interval 30 days"
 _INTERVAL = re.compile(r"^(?:interval\s+)?(\d+(?:\.\d+)?)\s*(week|day|hour|minute|second)s?$")
@@ -118,21 +123,32 @@ def run_scans(spark: Any, plan: ScannedPlan, scans: dict[str, Any], cancellation
                 (column, DEFAULT_PARTITION if value is None else str(value))
                 for column, value in zip(table.partition_columns, row[:-1], strict=True)
             ]
-            where = f"{table.location}/{Partition(pairs, '').path}" if pairs else table.location
+            # where the partition's files are (an Iceberg table's under its `data/`)
+            root = f"{table.location}/data" if table.table_format == "iceberg" else table.location
+            where = f"{root}/{Partition(pairs, '').path}" if pairs else table.location
             todo.append(PartitionRewrite(pairs, where, new_location=where, rows_purged=int(row[-1])))
         scanned.append(
             replace(table, todo=sorted((p for p in todo if p.rows_purged > 0), key=lambda p: p.path))
         )
         console.debug(
-            f"purge: {table.name} (Delta): the scan found ids in {len(scanned[-1].todo)} partition(s)"
+            f"purge: {table.name} ({label(table)}): the scan found ids in {len(scanned[-1].todo)} partition(s)"
         )
     return replace(plan, delta=scanned)
+
+
+def label(table: TablePlan) -> str:
+    return "Iceberg" if table.table_format == "iceberg" else "Delta"
 
 
 def run_table(
     spark: Any, config: PurgeConfig, table: TablePlan, statements: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """Purge one Delta table with its rendered statements; its result rows."""
+    """Purge one Delta table (or, by iceberg.py, an Iceberg one) with its rendered statements;
+    its result rows."""
+    if table.table_format == "iceberg":
+        from python_hooks.purge import iceberg
+
+        return iceberg.run_table(spark, config, table, statements)
     if not table.todo:
         if table.deletion_vectors and not config.dry_run:
             # a run stopped after its delete and before its REORG left rows marked, not gone
@@ -152,8 +168,13 @@ def run_table(
             for part in table.todo
         ]
     before = version(spark, table)
-    _run(spark, table, "delete", statements["delete"])
+    # the MERGE rewrites the files that hold an id rather than marking their rows with deletion
+    # vectors, which only the REORG would then remove from the bytes: one rewrite, not two
+    with _session_setting(spark, MERGE_DELETION_VECTORS, "false"):
+        _run(spark, table, "delete", statements["delete"])
     if table.deletion_vectors:
+        # the files of the touched partitions that still carry deletion vectors (an earlier delete
+        # of someone else's, which may hide an id): none, unless someone else deleted there
         _run(spark, table, "reorg", statements["reorg"])
     after = version(spark, table)
     note = (
@@ -191,16 +212,36 @@ def log_note(table: TablePlan) -> str:
     )
 
 
+@contextmanager
+def _session_setting(spark: Any, key: str, value: str) -> Iterator[None]:
+    """`key` set to `value` for the block, then as it was."""
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+
+
 def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
     console.debug(f"purge step {step} ({table.name}, Delta):\n{sql}")
     spark.sql(sql)
 
 
+# the statements purge_render_delta renders for a table, by its format
+STATEMENTS = {"delta": ("delete", "reorg"), "iceberg": ("delete", "rewrite_data", "rewrite_deletes")}
+
+
 def statements_of(rendered: dict[str, Any], table: str) -> dict[str, str]:
-    """The statements `purge_render_delta` rendered for `table`: exactly `delete` and `reorg`."""
-    if not isinstance(rendered, dict) or set(rendered) != {"delete", "reorg"}:
+    """The statements `purge_render_delta` rendered for `table`: exactly a Delta table's `delete`
+    and `reorg`, or an Iceberg table's `delete`, `rewrite_data` and `rewrite_deletes`."""
+    if not isinstance(rendered, dict) or set(rendered) not in [set(keys) for keys in STATEMENTS.values()]:
         raise ConfigError(
             f"purge_render_delta (macros/purge/purge_delta.sql) rendered {json.dumps(sorted(rendered or {}))} for"
-            f" {table}; expected exactly delete and reorg. Nothing was run."
+            f" {table}; expected exactly delete and reorg (a Delta table) or delete, rewrite_data and"
+            " rewrite_deletes (an Iceberg table). Nothing was run."
         )
     return {k: str(v).strip() for k, v in rendered.items()}

@@ -45,7 +45,7 @@ def table_format_refusal(spark: Any, meta: Any, name: str, location: str) -> str
             f"register its location as a Delta table (`create table ... using delta location '{location}'`),"
             " which the purge purges"
             if kind == "Delta Lake"
-            else "remove its dataset.descriptor until Iceberg tables are purged"
+            else "put Iceberg's catalog in the session (its runtime jar beside Delta's), which the purge purges"
         )
         + " (docs/formats.md)"
     )

@@ -120,9 +120,11 @@ class TablePlan:
     storage_format: str | None  # parquet / orc when its footers can be read, else None
     bucketed: bool
     write_properties: dict[str, str] = field(default_factory=dict)  # parquet.* / orc.* of the table
-    # "hive" (the staging table, backup and swap), or "delta" (a delete and, with deletion
-    # vectors, a REORG ... APPLY (PURGE): python_hooks/purge/delta.py)
+    # "hive" (the staging table, backup and swap), "delta" (a delete and, with deletion
+    # vectors, a REORG ... APPLY (PURGE): python_hooks/purge/delta.py) or "iceberg" (a delete and
+    # the rewrites of the files delete files apply to: python_hooks/purge/iceberg.py)
     table_format: str = "hive"
+    catalog: str | None = None  # the session's catalog of an Iceberg table (`iceberg`)
     deletion_vectors: bool = False  # a Delta table whose deletes only mark rows
     # a Delta table's delta.logRetentionDuration in hours (None when Delta's text is not a plain
     # "interval <n> <unit>"): how long its log keeps an entry after a checkpoint
@@ -176,7 +178,8 @@ class ScannedPlan:
     tables: list[TablePlan]
     notices: list[str]
     recovered: list[dict[str, Any]]
-    delta: list[TablePlan] = field(default_factory=list)  # with `todo`, once purge_scan ran (delta.py)
+    # the Delta Lake and Iceberg tables, with `todo` once purge_scan ran (delta.py, iceberg.py)
+    delta: list[TablePlan] = field(default_factory=list)
 
     @classmethod
     def of(cls, plan: PurgePlan | ScannedPlan, tables: list[TablePlan]) -> ScannedPlan:

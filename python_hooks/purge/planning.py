@@ -23,7 +23,7 @@ from python_hooks.catalog import console, files, layout, metastore, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, did_you_mean
-from python_hooks.purge import delta, footers, recovery, skipping
+from python_hooks.purge import delta, footers, iceberg, recovery, skipping
 from python_hooks.purge.formats import table_format_refusal
 from python_hooks.purge.id_table import id_source
 from python_hooks.purge.plan import Identifier, IdSource, PurgeConfig, PurgePlan, TablePlan
@@ -55,6 +55,8 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     for meta in selection.onboarded:
         if metastore.provider(meta) == "delta":
             plan.delta.append(delta_table_plan(spark, meta, ids))
+        elif iceberg.is_iceberg(meta) and iceberg.in_session(spark):
+            plan.delta.append(delta_table_plan(spark, meta, ids, iceberg.table_plan))
         else:
             plan.tables.append(table_plan(spark, meta, ids, config, locations))
     if not plan.tables and not plan.delta:
@@ -122,9 +124,10 @@ def table_plan(
     return plan
 
 
-def delta_table_plan(spark: Any, meta: Any, ids: IdSource) -> TablePlan:
-    """A Delta Lake table's plan (delta.py), its identifier resolved as any table's."""
-    plan, schema, descriptor = delta.table_plan(spark, meta)
+def delta_table_plan(spark: Any, meta: Any, ids: IdSource, planner: Any = None) -> TablePlan:
+    """A Delta Lake table's plan (delta.py), or with `planner` iceberg.table_plan an Iceberg
+    table's, its identifier resolved as any table's."""
+    plan, schema, descriptor = (planner or delta.table_plan)(spark, meta)
     if descriptor is None and meta.properties().get(DESCRIPTOR).isDefined():
         descriptor = str(meta.properties().apply(DESCRIPTOR))  # set in the metastore by hand
     _identify(plan, schema, str(descriptor), ids)

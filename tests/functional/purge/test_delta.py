@@ -69,6 +69,10 @@ def lake(project: Any, spark: Any, id_table: str) -> Iterator[dict[str, int]]:
         tblproperties ({nested})""")
     spark.sql(f"""insert into {DB}.profiles values
         (named_struct('guestid', 1003L), 'x'), (named_struct('guestid', 11L), 'y')""")
+    # partitioned by its identifier: the partition values are ids, and no statement names one
+    spark.sql(f"""create table {DB}.by_guest (page string, guestid bigint) using delta partitioned by (guestid)
+        tblproperties ('delta.enableDeletionVectors' = 'true', {onboarded})""")
+    spark.sql(f"insert into {DB}.by_guest values ('g1', 1002), ('g2', 14), ('g3', 14)")
     spark.sql(
         f"create table {DB}.hive (guestid bigint, page string) stored as parquet tblproperties ({onboarded})"
     )
@@ -94,7 +98,14 @@ class TestDeltaPurge:
         ) in log
         assert f"purge: {DB}.profiles (Delta): DRY_RUN, would delete 1 row(s) in 1 partition(s)\n" in log
         # the statements it would run, touched partitions only
+        assert (
+            "on a.`guestid` = b.`guestid`\n    and ((a.`ds` = 'a') or (a.`ds` = 'b'))\nwhen matched then delete"
+            in log
+        )
         assert f"reorg table `{DB}`.`events`\nwhere (`ds` = 'a') or (`ds` = 'b')\napply (purge);" in log
+        # ... unless the partition values are ids: the whole table, by the join alone
+        assert "on a.`guestid` = b.`guestid`\nwhen matched then delete" in log
+        assert f"reorg table `{DB}`.`by_guest`\napply (purge);" in log
         assert (version(spark, f"{DB}.events"), version(spark, f"{DB}.profiles")) == (
             lake["events"],
             lake["profiles"],
@@ -114,6 +125,7 @@ class TestDeltaPurge:
             ("events", "ds=a"): ("COMMITTED", 1),
             ("events", "ds=b"): ("COMMITTED", 1),
             ("profiles", None): ("COMMITTED", 1),
+            ("by_guest", "guestid=1002"): ("COMMITTED", 1),
             ("hive", None): ("COMMITTED", 1),
         }
         events = lake["events"]
@@ -135,11 +147,21 @@ class TestDeltaPurge:
     def test_no_id_reaches_the_log_and_the_old_version_still_holds_them(self, project, spark, lake):
         """The delete is a join: commitInfo (the operation's parameters, its predicate) names no
         id.  Time travel still reads them: VACUUM, not the purge, removes the older versions."""
-        for table in ("events", "profiles"):
+        for table in ("events", "profiles", "by_guest"):
             commits = [e["commitInfo"] for e in log_entries(spark, f"{DB}.{table}") if "commitInfo" in e]
             assert any(c["operation"] == "MERGE" for c in commits), table
             merge = next(c for c in commits if c["operation"] == "MERGE")
-            assert not ID_PATTERN.search(json.dumps(merge["operationParameters"])), merge
+            purge_commits = commits[commits.index(merge) :]
+            assert not ID_PATTERN.search(json.dumps([c["operationParameters"] for c in purge_commits])), (
+                purge_commits
+            )
+        # the MERGE of the partitioned table joined only the partitions the scan found ids in
+        merge = next(
+            e["commitInfo"]
+            for e in log_entries(spark, f"{DB}.events")
+            if e.get("commitInfo", {}).get("operation") == "MERGE"
+        )
+        assert "ds" in merge["operationParameters"]["predicate"], merge
         old = spark.sql(
             f"select count(*) from {DB}.events version as of {lake['events']} where guestid in (1001, 1002)"
         ).collect()[0][0]

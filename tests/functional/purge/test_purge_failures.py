@@ -371,11 +371,11 @@ class TestPurgeFailures:
         assert remaining_ids(spark, "p_iso.b") == 0 and count(spark, "select count(*) from p_iso.b") == 7
 
     def test_a_delta_or_iceberg_table_fails_alone_and_is_left_byte_for_byte(self, project, spark, tables):
-        """A swap of locations would cut a Delta table off its transaction log (and an Iceberg one
-        off its metadata), so the purge refuses both, by the files (`_delta_log` under a table
-        registered as plain parquet, as a Delta table exposed to Hive readers is) and by the
-        property Iceberg's Hive catalog sets: each fails alone, named, with what to do, and not
-        one of its files changes; the Hive table beside them is purged."""
+        """A swap of locations would cut a Delta table off its transaction log, so the purge refuses
+        one registered as plain parquet (`_delta_log` under its location, as a Delta table exposed
+        to Hive readers is); a metastore entry marked as Iceberg's (`table_type`) goes to Iceberg's
+        catalog, which cannot read this one (no metadata): each fails alone, named, and not one of
+        its files changes; the Hive table beside them is purged."""
         spark.sql("drop database if exists p_fmt cascade")
         spark.sql("create database p_fmt")
         onboarded = f"tblproperties ('dataset.descriptor' = '{descriptor('guestid')}'"
@@ -394,12 +394,14 @@ class TestPurgeFailures:
         before = {t: warehouse_fs.tree(spark, location(spark, "p_fmt", t)) for t in ("exposed", "ice")}
 
         _, logs = purge("p_fmt", expect_pass=False)
-        for table, kind, truth in (("exposed", "a Delta Lake", "transaction log"), ("ice", "an Apache Iceberg", "metadata files")):  # fmt: skip
-            assert (
-                f"purge: p_fmt.{table}: FAILED: p_fmt.{table} is {kind} table, which this purge does not"
-                f" rewrite (a swap of locations would cut it off its {truth}): it was not purged and"
-                f' nothing was changed. Blacklist it (var purge_blacklist: "p_fmt.{table}")'
-            ) in logs, logs[-3000:]
+        assert (
+            "purge: p_fmt.exposed: FAILED: p_fmt.exposed is a Delta Lake table, which this purge does not"
+            " rewrite (a swap of locations would cut it off its transaction log): it was not purged and"
+            ' nothing was changed. Blacklist it (var purge_blacklist: "p_fmt.exposed")'
+        ) in logs, logs[-3000:]
+        # Iceberg's catalog is in the session: it is asked, and this entry has no metadata
+        assert "purge: p_fmt.ice: FAILED: Table p_fmt.ice: Iceberg could not read it: " in logs, logs[-3000:]
+        for table in ("exposed", "ice"):
             assert warehouse_fs.tree(spark, location(spark, "p_fmt", table)) == before[table], table
             assert remaining_ids(spark, f"p_fmt.{table}") == 3
         states = {(r.table_name, r.state) for r in last_run(log_rows(spark, project, "p_fmt"))}

@@ -1,0 +1,195 @@
+"""The purge of an Apache Iceberg table: Iceberg's own row-level delete, never a swap of locations.
+
+An Iceberg table's truth is its metadata files (each snapshot's manifests), so the Hive pattern
+would cut it off them.  The table is reached through Iceberg's catalog (`iceberg`, beside Delta's
+`spark_catalog`: docs/formats.md) and purged with the statements the macros render
+(macros/purge/purge_iceberg.sql, overridable as every clause of the purge is):
+
+1. the scan: per identity partition, the rows holding a listed id (the Hive tables' scan, read
+   through Iceberg, whose file statistics skip the files the listed ids' range rules out);
+2. the delete: a MERGE with the id table (`when matched then delete`), a join, never a list of
+   ids.  A copy-on-write table rewrites the files that held them; a merge-on-read one writes
+   position delete files, and the rows stay in the data files' bytes;
+3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
+   delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
+   deleted rows, and the deletes left dangling dropped), then `rewrite_position_delete_files`,
+   so that no live file keeps a deleted row.
+
+Each is one Iceberg commit, atomic on its own.  A run stopped between 2 and 3 leaves the rows
+deleted and still in the bytes; the next run finds no listed id and still runs 3 over the whole
+table when it has delete files.  `purge_log` gets a row per touched partition (one for a table
+without identity partitions), `COMMITTED`, with the snapshot before and after in `reason`.  The
+older snapshots still hold the ids until `expire_snapshots` removes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_hooks.catalog import console
+from python_hooks.catalog.literals import string_literal
+from python_hooks.catalog.tables import DESCRIPTOR
+from python_hooks.errors import first_line
+from python_hooks.purge.plan import DEFAULT_PARTITION, PurgeConfig, TablePlan
+from python_hooks.purge.units import result_row
+
+CATALOG = "iceberg"  # Iceberg's catalog in the session (adapter storage.py, ICEBERG_CATALOG)
+
+
+def in_session(spark: Any) -> bool:
+    """Whether Iceberg's catalog is in the session (its runtime jar and settings)."""
+    return bool(spark.conf.get(f"spark.sql.catalog.{CATALOG}", None))
+
+
+def is_iceberg(meta: Any) -> bool:
+    """A metastore entry of Iceberg's Hive catalog (its `table_type` property)."""
+    found = meta.properties().get("table_type")
+    return found.isDefined() and str(found.get()).upper() == "ICEBERG"
+
+
+def qualified(database: str, table: str) -> str:
+    return f"`{CATALOG}`.`{database}`.`{table}`"
+
+
+def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
+    """One onboarded Iceberg table, its schema and its dataset.descriptor, read through Iceberg's
+    catalog; planning.py resolves the identifier as for any table.  Only identity partitions are
+    partitions here: a transform's (days(ts), bucket(...)) values are not a column's, and such a
+    table is scanned, deleted from and rewritten as a whole."""
+    database = str(meta.identifier().database().get()).lower()
+    table = str(meta.identifier().table()).lower()
+    plan = TablePlan(
+        database=database,
+        table=table,
+        location="",
+        database_location="",
+        partition_columns=[],
+        partition_types=[],
+        data_columns=[],
+        storage_format=None,
+        bucketed=False,
+        table_format="iceberg",
+        scan="table",
+        catalog=CATALOG,
+    )
+    name = qualified(database, table)
+    try:
+        schema = spark.table(name).schema
+        loaded = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+            spark._jsparkSession, f"{CATALOG}.{database}.{table}"
+        )
+        properties = dict(loaded.properties())
+    except Exception as exc:  # noqa: BLE001 - the table's FAILED row
+        plan.error = f"Table {plan.name}: Iceberg could not read it: {first_line(exc)}; nothing was purged"
+        return plan, None, None
+    plan.partition_columns = identity_partitions(loaded)
+    plan.partition_types = [schema[c].dataType.simpleString() for c in plan.partition_columns]
+    plan.data_columns = [f.name for f in schema.fields if f.name not in plan.partition_columns]
+    plan.location = str(loaded.location())
+    return plan, schema, properties.get(DESCRIPTOR)
+
+
+def identity_partitions(loaded: Any) -> list[str]:
+    """The columns of an Iceberg table's current partition spec, when every field of it is an
+    identity partition; else [] (a transform's values are not a column's: the whole table)."""
+    columns = []
+    for spec_field in loaded.spec().fields():
+        if not spec_field.transform().isIdentity():
+            return []
+        column = str(loaded.schema().findColumnName(spec_field.sourceId()))
+        if "." in column:  # a struct's field: no column of the table
+            return []
+        columns.append(column)
+    return columns
+
+
+def snapshot(spark: Any, table: TablePlan) -> int | None:
+    """The current snapshot of the table's main branch (None for a table never written)."""
+    rows = spark.sql(
+        f"select snapshot_id from {qualified(table.database, table.table)}.refs where name = 'main'"
+    ).collect()
+    return int(rows[0].snapshot_id) if rows else None
+
+
+def delete_files(spark: Any, table: TablePlan) -> int:
+    """The delete files the current snapshot applies in the table's touched partitions (in the
+    whole table when none is touched)."""
+    sql = f"select count(*) from {qualified(table.database, table.table)}.delete_files"
+    touched = [
+        " and ".join(
+            f"partition.`{column}` is null"
+            if value == DEFAULT_PARTITION
+            else f"cast(partition.`{column}` as string) = {string_literal(value)}"
+            for column, value in part.values
+        )
+        for part in table.todo
+        if part.values
+    ]
+    if touched:
+        sql += " where " + " or ".join(f"({t})" for t in touched)
+    return int(spark.sql(sql).collect()[0][0])
+
+
+def run_table(
+    spark: Any, config: PurgeConfig, table: TablePlan, statements: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Purge one Iceberg table with its rendered statements; its result rows."""
+    if not table.todo:
+        if not config.dry_run:
+            # a run stopped after its delete and before its rewrite left the rows in the bytes:
+            # the statements cover the whole table then
+            _rewrite(spark, table, statements)
+        console.say(f"purge: {table.name} (Iceberg): no listed id")
+        return [
+            result_row(config, table, None, "SKIPPED", reason="no listed id in this table", rows_purged=0)
+        ]
+    rows = sum(p.rows_purged for p in table.todo)
+    if config.dry_run:
+        console.say(
+            f"purge: {table.name} (Iceberg): DRY_RUN, would delete {rows} row(s) in {len(table.todo)}"
+            " partition(s) and rewrite the files their delete files apply to"
+        )
+        return [
+            result_row(config, table, part, "DRY_RUN", reason=f"would remove {part.rows_purged} rows")
+            for part in table.todo
+        ]
+    before = snapshot(spark, table)
+    _run(spark, table, "delete", statements["delete"])
+    rewritten = _rewrite(spark, table, statements)
+    after = snapshot(spark, table)
+    note = (
+        f"Apache Iceberg: snapshot {before} -> {after}"
+        + (
+            " (delete, then rewrite_data_files and rewrite_position_delete_files)"
+            if rewritten
+            else " (delete)"
+        )
+        + f"; snapshots up to {before} keep the ids until expire_snapshots removes them"
+    )
+    console.say(f"purge: {table.name} (Iceberg): {rows} row(s) deleted; {note}")
+    return [
+        result_row(
+            config,
+            table,
+            part,
+            "COMMITTED",
+            reason=note,
+            new_location=part.location,
+            rows_purged=part.rows_purged,
+        )
+        for part in table.todo
+    ]
+
+
+def _rewrite(spark: Any, table: TablePlan, statements: dict[str, Any]) -> bool:
+    """The rewrites, when the partitions they cover have delete files; whether they ran."""
+    if not delete_files(spark, table):
+        return False
+    _run(spark, table, "rewrite_data_files", statements["rewrite_data"])
+    _run(spark, table, "rewrite_position_delete_files", statements["rewrite_deletes"])
+    return True
+
+
+def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
+    console.debug(f"purge step {step} ({table.name}, Iceberg):\n{sql}")
+    spark.sql(sql).collect()

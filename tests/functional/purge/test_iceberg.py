@@ -1,0 +1,159 @@
+"""Apache Iceberg tables in the same `dbt run --select purge+` as the Hive and Delta ones
+(python_hooks/purge/iceberg.py), through Iceberg's catalog `iceberg` over the same metastore.
+
+A partitioned merge-on-read table (format 2, its MERGE writing position deletes) and an
+unpartitioned copy-on-write one on a nested identifier, created as docs/formats.md says.  Held to
+the bytes: after the purge the data files of the current snapshot (read with pyarrow, outside the
+product) hold no listed id, and no delete file is left in the touched partitions; the older
+snapshot still reads the ids (time travel) until expire_snapshots.  A run stopped between the
+delete and the rewrite is finished by the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import warehouse_fs
+from tests.functional.purge.conftest import PURGED_IDS, descriptor, last_run, log_rows, purge, remaining_ids
+
+DB = "p_ice"
+
+
+def ice(table: str) -> str:
+    return f"iceberg.{DB}.{table}"
+
+
+def ids_in_live_files(spark: Any, table: str, field: str = "guestid") -> set[int]:
+    """The listed ids in the bytes of the data files the current snapshot references (a row a
+    position delete hides is still in them)."""
+    found: set[int] = set()
+    for (path,) in spark.sql(f"select file_path from {ice(table)}.data_files").collect():
+        for row in warehouse_fs.read_parquet(spark, path).to_pylist():
+            value = row
+            for part in field.split("."):
+                value = value[part] if value is not None else None
+            if value in PURGED_IDS:
+                found.add(value)
+    return found
+
+
+def delete_files(spark: Any, table: str) -> int:
+    return int(spark.sql(f"select count(*) from {ice(table)}.delete_files").collect()[0][0])
+
+
+def snapshots(spark: Any, table: str) -> list[int]:
+    rows = spark.sql(f"select snapshot_id from {ice(table)}.snapshots order by committed_at").collect()
+    return [int(r.snapshot_id) for r in rows]
+
+
+@pytest.fixture(scope="class")
+def lake(project: Any, spark: Any, id_table: str) -> Iterator[dict[str, int]]:
+    spark.sql(f"drop database if exists {DB} cascade")
+    spark.sql(f"create database {DB}")
+    onboarded = f"'dataset.descriptor' = '{descriptor('guestid')}'"
+    spark.sql(f"""create table {ice("events")} (guestid bigint, page string, ds string) using iceberg
+        partitioned by (ds)
+        tblproperties ('format-version' = '2', 'write.delete.mode' = 'merge-on-read',
+            'write.update.mode' = 'merge-on-read', 'write.merge.mode' = 'merge-on-read', {onboarded})""")
+    # one file per partition holding an id and rows to keep: a delete can only mark the id's row
+    spark.sql(f"""insert into {ice("events")} select /*+ REPARTITION(1) */ * from values
+        (1001, 'p1', 'a'), (7, 'p2', 'a'), (1002, 'p3', 'b'), (8, 'p4', 'b'), (9, 'p5', 'c') as t(guestid, page, ds)""")
+    nested = f"'dataset.descriptor' = '{descriptor('metadata.guestid')}'"
+    spark.sql(f"""create table {ice("profiles")} (metadata struct<guestid: bigint>, name string) using iceberg
+        tblproperties ({nested})""")
+    spark.sql(f"""insert into {ice("profiles")} values
+        (named_struct('guestid', 1003L), 'x'), (named_struct('guestid', 11L), 'y')""")
+    onboarded_hive = f"tblproperties ({onboarded})"
+    spark.sql(f"create table {DB}.hive (guestid bigint, page string) stored as parquet {onboarded_hive}")
+    spark.sql(f"insert into {DB}.hive values (1001, 'h1'), (12, 'h2')")
+    yield {"events": snapshots(spark, "events")[-1], "profiles": snapshots(spark, "profiles")[-1]}
+    for table in ("events", "profiles"):
+        spark.sql(f"drop table if exists {ice(table)} purge")
+    spark.sql(f"drop database if exists {DB} cascade")
+
+
+class TestIcebergPurge:
+    def test_the_session_reaches_iceberg_tables_and_the_metastore_lists_them(self, project, spark, lake):
+        """docs/formats.md's settings: Iceberg's catalog over the same metastore, its tables listed
+        beside the Hive ones, their descriptor readable as a table property."""
+        names = {r.tableName for r in spark.sql(f"show tables in {DB}").collect()}
+        assert {"events", "profiles", "hive"} <= names
+        properties = {r.key: r.value for r in spark.sql(f"show tblproperties {DB}.events").collect()}
+        assert properties["table_type"].upper() == "ICEBERG" and "dataset.descriptor" in properties
+
+    def test_a_dry_run_says_what_it_would_delete_and_changes_no_snapshot(self, project, spark, lake):
+        _, log = purge(DB, purge_dry_run=True)
+        assert (
+            f"purge: {DB}.events (Iceberg): DRY_RUN, would delete 2 row(s) in 2 partition(s) and rewrite"
+            " the files their delete files apply to"
+        ) in log
+        assert f"purge: {DB}.profiles (Iceberg): DRY_RUN, would delete 1 row(s) in 1 partition(s)" in log
+        assert f"merge into `iceberg`.`{DB}`.`events` as a" in log
+        assert "and ((a.`ds` = 'a') or (a.`ds` = 'b'))" in log
+        assert (
+            f"call `iceberg`.system.rewrite_data_files(\n    table => '{DB}.events', where => '(`ds` = \\'a\\') or"
+            " (`ds` = \\'b\\')',\n    options => map('delete-file-threshold', '1'"
+        ) in log
+        assert (snapshots(spark, "events")[-1], snapshots(spark, "profiles")[-1]) == (
+            lake["events"],
+            lake["profiles"],
+        )
+        assert remaining_ids(spark, ice("events")) == 2
+
+    def test_one_command_purges_hive_and_iceberg_tables_and_no_live_file_keeps_an_id(
+        self, project, spark, lake
+    ):
+        _, log = purge(DB)
+        assert remaining_ids(spark, ice("events")) == 0 and remaining_ids(spark, f"{DB}.hive") == 0
+        assert remaining_ids(spark, ice("profiles"), "metadata.guestid") == 0
+        assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["p2", "p4", "p5"]
+        # the bytes: the merge-on-read delete's position deletes were applied by the rewrite
+        assert ids_in_live_files(spark, "events") == set()
+        assert ids_in_live_files(spark, "profiles", "metadata.guestid") == set()
+        assert delete_files(spark, "events") == 0
+        rows = {(r.table_name, r.partition_spec): r for r in last_run(log_rows(spark, project, DB))}
+        assert {k: (r.state, r.rows_purged) for k, r in rows.items()} == {
+            ("events", "ds=a"): ("COMMITTED", 1),
+            ("events", "ds=b"): ("COMMITTED", 1),
+            ("profiles", None): ("COMMITTED", 1),
+            ("hive", None): ("COMMITTED", 1),
+        }
+        after = snapshots(spark, "events")[-1]
+        assert rows[("events", "ds=a")].reason == (
+            f"Apache Iceberg: snapshot {lake['events']} -> {after} (delete, then rewrite_data_files and"
+            f" rewrite_position_delete_files); snapshots up to {lake['events']} keep the ids until"
+            " expire_snapshots removes them"
+        )
+        assert rows[("profiles", None)].reason.startswith(f"Apache Iceberg: snapshot {lake['profiles']} -> ")
+        assert "(delete);" in rows[("profiles", None)].reason  # copy-on-write: no delete file
+        # time travel still reads them: expire_snapshots, not the purge, removes the older ones
+        old = spark.sql(
+            f"select count(*) from {ice('events')} version as of {lake['events']} where guestid in (1001, 1002)"
+        ).collect()[0][0]
+        assert old == 2
+        assert f"purge: {DB}.events (Iceberg): 2 row(s) deleted; Apache Iceberg: snapshot" in log
+
+    def test_a_run_stopped_between_its_delete_and_its_rewrite_is_finished_by_the_next(
+        self, project, spark, lake
+    ):
+        """The merge-on-read delete alone leaves the id in the data file's bytes; the next purge
+        finds no listed id and still rewrites the files the delete files apply to."""
+        spark.sql(
+            f"insert into {ice('events')} select /*+ REPARTITION(1) */ * from values"
+            " (1003L, 'late', 'c'), (13L, 'keep', 'c') as t(guestid, page, ds)"
+        )
+        spark.sql(
+            f"merge into {ice('events')} a using (select distinct guestid from p_ids.ids where guestid is not null) b"
+            " on a.guestid = b.guestid when matched then delete"
+        )
+        assert remaining_ids(spark, ice("events")) == 0
+        assert ids_in_live_files(spark, "events") == {1003} and delete_files(spark, "events") == 1
+        _, log = purge(DB)
+        assert f"purge: {DB}.events (Iceberg): no listed id" in log
+        rows = {(r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, DB))}
+        assert rows[("events", None)] == "SKIPPED"
+        assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
+        assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["keep", "p2", "p4", "p5"]
