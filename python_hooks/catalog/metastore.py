@@ -55,7 +55,7 @@ class Table:
     partitions: list[Partition] = field(default_factory=list)
     # the side-table registration (`lakehouse.side_table*` table properties), when it has one
     properties: dict[str, str] = field(default_factory=dict)
-    # the table's provider, lower case: `hive`, `parquet`, `delta`...
+    # the table's provider, lower case: `hive`, `parquet`, `delta`..., or `iceberg` (table_format)
     format: str = "hive"
 
     @property
@@ -78,6 +78,15 @@ class Table:
 def provider(meta: Any) -> str:
     """A CatalogTable's provider, lower case: `hive` for a Hive-format table, `parquet`, `json`..."""
     return str(meta.provider().get()).lower() if meta.provider().isDefined() else "hive"
+
+
+def table_format(meta: Any) -> str:
+    """`iceberg` for a metastore entry of Iceberg's Hive catalog (its `table_type` property), else
+    the provider (`hive`, `parquet`, `delta`...)."""
+    found = meta.properties().get("table_type")
+    if found.isDefined() and str(found.get()).upper() == "ICEBERG":
+        return "iceberg"
+    return provider(meta)
 
 
 def table_property(spark: Any, meta: Any, key: str) -> str | None:
@@ -258,7 +267,7 @@ def get_table(spark: Any, database: str, table: str, with_partitions: bool = Tru
         location,
         columns,
         properties=registration_properties(meta),
-        format=provider(meta),
+        format=table_format(meta),
     )
     if columns and with_partitions:
         for pairs, location in partition_locations(spark, database, table, columns):

@@ -28,7 +28,7 @@ from python_hooks.catalog.filesystem import path_within
 from python_hooks.catalog.metastore import Table
 from python_hooks.catalog.side_tables import looks_like_side_table, registration, side_table
 from python_hooks.errors import ConfigError
-from python_hooks.retention import delta_versions
+from python_hooks.retention import delta_versions, iceberg_snapshots
 from python_hooks.retention.attempts import AttemptLog, report
 from python_hooks.retention.deletion import Deleter
 from python_hooks.retention.policy import DAY_MS, HOUR_MS, partition_time_ms
@@ -157,11 +157,12 @@ class _Layout:
         return found
 
     def delta_tables(self) -> list[tuple[Table, Any]]:
-        """The Delta Lake tables in scope whose policy keeps backups for a number of days, with
-        that number."""
+        """The Delta Lake and Iceberg tables in scope whose policy keeps backups for a number of
+        days, with that number."""
         found = []
         for table in self.tables:
-            policy = self.policy(table.database, table.name) if table.format == "delta" else None
+            kept_by_format = table.format in ("delta", "iceberg")
+            policy = self.policy(table.database, table.name) if kept_by_format else None
             days = None if policy is None else policy.get("backup_retention_days")
             if days is not None and str(days).strip():
                 found.append((table, policy["backup_retention_days"]))
@@ -373,9 +374,23 @@ class Retention(_Layout, _StaleData):
                     )
 
     def run_delta_versions(self) -> None:
-        """VACUUM of the Delta Lake tables in scope, past their backup_retention_days."""
+        """VACUUM of the Delta Lake tables in scope, expire_snapshots and the orphan files' removal
+        of the Iceberg ones, past their backup_retention_days."""
         for table, days in self.delta_tables():
             self.progress.working_on(f"the older versions of {table.qualified}")
+            if table.format == "iceberg":
+                iceberg_snapshots.expire(
+                    self.spark,
+                    self.log,
+                    table.database,
+                    table.name,
+                    days,
+                    self.now_ms,
+                    self.dry_run,
+                    self.allow_short,
+                )
+                self.progress.advance()
+                continue
             delta_versions.vacuum(
                 self.spark,
                 self.log,
