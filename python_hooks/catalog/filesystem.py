@@ -70,6 +70,16 @@ def exists(spark: Any, path: str) -> bool:
     return bool(fs.exists(jpath))
 
 
+def read_text(spark: Any, path: str) -> str:
+    """A small file's whole text, UTF-8 (one open and read: no Spark job)."""
+    fs, jpath = _resolve(spark, path)
+    stream = fs.open(jpath)
+    try:
+        return str(spark._jvm.org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+    finally:
+        stream.close()
+
+
 def summary(spark: Any, path: str) -> dict[str, int]:
     """Files, directories and bytes under a path (zeros when it does not exist)."""
     fs, jpath = _resolve(spark, path)

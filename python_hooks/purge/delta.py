@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from python_hooks.catalog import console
+from python_hooks.catalog import console, filesystem
 from python_hooks.catalog.jvm import path_string
 from python_hooks.catalog.metastore import Partition
 from python_hooks.catalog.tables import DESCRIPTOR
@@ -84,6 +84,18 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     plan.location = str(detail.location)
     plan.log_retention_hours = log_retention_hours(properties.get(LOG_RETENTION))
     return plan, schema, properties.get(DESCRIPTOR)
+
+
+def deletion_vectors_left(spark: Any, table: TablePlan, at: int) -> bool:
+    """Whether any file of the table's version `at` may carry a deletion vector: False only when
+    the version's checksum file (`_delta_log/<version>.crc`, which Delta writes at each commit)
+    counts none; True when it is missing or does not count them."""
+    path = f"{table.location.rstrip('/')}/_delta_log/{at:020d}.crc"
+    try:
+        counted = json.loads(filesystem.read_text(spark, path)).get("numDeletionVectorsOpt")
+    except Exception:  # noqa: BLE001 - no checksum (yet): the REORG decides
+        return True
+    return counted is None or int(counted) > 0
 
 
 def log_retention_hours(text: str | None) -> float | None:
@@ -150,8 +162,13 @@ def run_table(
 
         return iceberg.run_table(spark, config, table, statements)
     if not table.todo:
-        if table.deletion_vectors and not config.dry_run:
-            # a run stopped after its delete and before its REORG left rows marked, not gone
+        if (
+            table.deletion_vectors
+            and not config.dry_run
+            and deletion_vectors_left(spark, table, version(spark, table))
+        ):
+            # rows a delete marked and did not remove (a run stopped after its delete and before
+            # its REORG, or someone else's delete) are still in the files' bytes
             _run(spark, table, "reorg", statements["reorg"])
         console.say(f"purge: {table.name} (Delta): no listed id")
         return [
@@ -161,7 +178,7 @@ def run_table(
     if config.dry_run:
         console.say(
             f"purge: {table.name} (Delta): DRY_RUN, would delete {rows} row(s) in {len(table.todo)} partition(s)"
-            + (" and purge their deletion vectors (REORG)" if table.deletion_vectors else "")
+            + (", then REORG the files that still carry deletion vectors" if table.deletion_vectors else "")
         )
         return [
             result_row(config, table, part, "DRY_RUN", reason=f"would remove {part.rows_purged} rows")
@@ -172,14 +189,16 @@ def run_table(
     # vectors, which only the REORG would then remove from the bytes: one rewrite, not two
     with _session_setting(spark, MERGE_DELETION_VECTORS, "false"):
         _run(spark, table, "delete", statements["delete"])
-    if table.deletion_vectors:
-        # the files of the touched partitions that still carry deletion vectors (an earlier delete
-        # of someone else's, which may hide an id): none, unless someone else deleted there
-        _run(spark, table, "reorg", statements["reorg"])
     after = version(spark, table)
+    reorg = table.deletion_vectors and deletion_vectors_left(spark, table, after)
+    if reorg:
+        # the files of the touched partitions that still carry deletion vectors (an earlier delete
+        # of someone else's, which may hide an id)
+        _run(spark, table, "reorg", statements["reorg"])
+        after = version(spark, table)
     note = (
         f"Delta Lake: version {before} -> {after}"
-        + (" (delete, then REORG APPLY (PURGE))" if table.deletion_vectors else " (delete)")
+        + (" (delete, then REORG APPLY (PURGE))" if reorg else " (delete)")
         + f"; versions up to {before} keep the ids until VACUUM removes their files"
         + f"; {log_note(table)}"
     )

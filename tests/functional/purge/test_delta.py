@@ -93,8 +93,8 @@ class TestDeltaPurge:
     def test_a_dry_run_says_what_it_would_delete_and_changes_no_version(self, project, spark, lake):
         _, log = purge(DB, purge_dry_run=True)
         assert (
-            f"purge: {DB}.events (Delta): DRY_RUN, would delete 2 row(s) in 2 partition(s) and purge their"
-            " deletion vectors (REORG)"
+            f"purge: {DB}.events (Delta): DRY_RUN, would delete 2 row(s) in 2 partition(s), then REORG the"
+            " files that still carry deletion vectors"
         ) in log
         assert f"purge: {DB}.profiles (Delta): DRY_RUN, would delete 1 row(s) in 1 partition(s)\n" in log
         # the statements it would run, touched partitions only
@@ -130,7 +130,8 @@ class TestDeltaPurge:
         }
         events = lake["events"]
         assert rows[("events", "ds=a")].reason == (
-            f"Delta Lake: version {events} -> {events + 2} (delete, then REORG APPLY (PURGE)); versions up to"
+            # the MERGE rewrote the files (no deletion vector left, no REORG needed)
+            f"Delta Lake: version {events} -> {events + 1} (delete); versions up to"
             f" {events} keep the ids until VACUUM removes their files; its log"
             f" ({spark.sql(f'describe detail {DB}.events').first().location}/_delta_log) is cleaned by Delta at a"
             " checkpoint past delta.logRetentionDuration (720 hours)"
