@@ -44,3 +44,17 @@ call {{ compliance.quote_ident(catalog) }}.system.rewrite_position_delete_files(
     options => map('rewrite-all', 'true')
 )
 {%- endmacro %}
+
+{#-
+    rewrite_manifests: the manifests of the current snapshot written anew with its live entries
+    only.  A manifest keeps an entry for each file a commit removed (its status DELETED), with that
+    file's statistics, which may be a purged id: without this the current snapshot's metadata would
+    keep the ids after every older snapshot expired.
+-#}
+{% macro purge_iceberg_rewrite_manifests_sql(catalog, database, table) -%}
+    {{ return(adapter.dispatch('purge_iceberg_rewrite_manifests_sql', 'compliance')(catalog, database, table)) }}
+{%- endmacro %}
+
+{% macro default__purge_iceberg_rewrite_manifests_sql(catalog, database, table) -%}
+call {{ compliance.quote_ident(catalog) }}.system.rewrite_manifests(table => {{ compliance.sql_string(database ~ '.' ~ table) }})
+{%- endmacro %}

@@ -123,6 +123,7 @@
         {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
         {%- do lines.append(sql.rewrite_data ~ ';') -%}
         {%- do lines.append(sql.rewrite_deletes ~ ';') -%}
+        {%- if table.todo -%}{%- do lines.append(sql.rewrite_manifests ~ ';') -%}{%- endif -%}
         {%- else -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ' (Delta Lake): ' ~ table.todo | length ~ ' partition(s) holding listed ids') -%}
         {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}

@@ -13,7 +13,7 @@
 {% macro restore(table, partition=none, backup=none, version=none) -%}
     {%- set plan = adapter.restore_plan(table, partition, backup, var('retention_now', none),
         compliance.bool_var('retention_allow_future_now'), version) -%}
-    {%- if plan['format'] == 'delta' -%}
+    {%- if plan['format'] in ('delta', 'iceberg') -%}
         {{ return(compliance.restore_delta(plan)) }}
     {%- endif -%}
     {%- if plan['current_location'] -%}
@@ -65,8 +65,24 @@
     alter table {{ compliance.table_ref(database, table) }} unset tblproperties if exists ('dataset.descriptor')
 {%- endmacro %}
 
-{#- A Delta Lake table back to a version: Delta's RESTORE, one commit; the versions after it stay in the log. -#}
+{#-
+    A Delta Lake table back to a version: Delta's RESTORE, one commit; the versions after it stay in
+    the log.  An Iceberg table back to a snapshot: Iceberg's rollback_to_snapshot, likewise.
+-#}
 {% macro restore_delta(plan) -%}
+    {%- if plan['format'] == 'iceberg' -%}
+    {%- call statement('restore_iceberg') -%}
+        {{ compliance.restore_iceberg_sql(plan['catalog'], plan['database'], plan['table'], plan['version']) }}
+    {%- endcall -%}
+    {%- do compliance.record_erasure_event('restore', plan['database'], plan['table'], plan['partition_spec'],
+        plan['backup_table'], plan['location']) -%}
+    {%- do log(
+        "Restored " ~ plan['database'] ~ "." ~ plan['table'] ~ " (Apache Iceberg) to snapshot " ~ plan['version']
+        ~ ", from snapshot " ~ plan['version_before'] ~ " (the snapshots in between stay until expire_snapshots)."
+        ~ " The snapshot may hold rows a purge removed: the erasure requests are `reintroduced`"
+        ~ " (model erasure_requests) until `dbt run --select purge+` purges them again.",
+        info=true) -%}
+    {%- else -%}
     {%- call statement('restore_delta') -%}
         {{ compliance.restore_delta_sql(plan['database'], plan['table'], plan['version']) }}
     {%- endcall -%}
@@ -82,7 +98,15 @@
         ~ " until VACUUM). The version may hold rows a purge removed: the erasure requests are `reintroduced`"
         ~ " (model erasure_requests) until `dbt run --select purge+` purges them again.",
         info=true) -%}
+    {%- endif -%}
     {{ return(plan) }}
+{%- endmacro %}
+
+{#- `call <catalog>.system.rollback_to_snapshot('<db>.<t>', <snapshot id>)`. -#}
+{% macro restore_iceberg_sql(catalog, database, table, snapshot_id) -%}
+    call {{ compliance.quote_ident(catalog) }}.system.rollback_to_snapshot(
+        table => {{ compliance.sql_string(database ~ '.' ~ table) }}, snapshot_id => {{ snapshot_id | int }}
+    )
 {%- endmacro %}
 
 {#- `restore table <db>.<t> to version as of <n>`. -#}

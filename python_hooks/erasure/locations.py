@@ -40,7 +40,7 @@ from python_hooks.catalog.journal import Journal
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.catalog.patterns import TablePattern
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
-from python_hooks.erasure import delta_copies
+from python_hooks.erasure import delta_copies, iceberg_copies
 from python_hooks.errors import error_message
 
 KINDS = (
@@ -55,6 +55,9 @@ KINDS = (
     delta_copies.DELTA_VERSION,
     delta_copies.CHANGE_DATA,
     delta_copies.LOG,
+    iceberg_copies.ICEBERG_SNAPSHOT,
+    iceberg_copies.DELETE_FILE,
+    iceberg_copies.METADATA,
 )
 LIVE = "live"
 
@@ -74,7 +77,7 @@ class Reader:
     # the identifier is a partition column: the partitions' paths hold the ids, so no location of
     # them is recorded (no table of the verifier's holds an id), only the table's own
     ids_in_paths: bool = False
-    table_format: str = "hive"  # or `delta`
+    table_format: str = "hive"  # or `delta`, `iceberg`
     part: str = ""  # what of the table it reads, when not its data files (a Delta table's `log`)
 
     @property
@@ -149,8 +152,8 @@ def make_reader(spark: Any, meta: Any, field_name: str | None, id_type: str, who
     kind = meta.properties().get("table_type")
     if kind.isDefined() and str(kind.get()).upper() == "ICEBERG":
         reader.problem = (
-            f"{database}.{table} is an Apache Iceberg table: this verifier does not read Iceberg's snapshots,"
-            " delete files and metadata yet, so it is reported unread, never clean"
+            f"{database}.{table} is an Apache Iceberg table and Iceberg's catalog is not in this session"
+            " (docs/formats.md): its snapshots cannot be listed, so it is reported unread, never clean"
         )
         return reader
     if reader.storage_format is None:
@@ -179,6 +182,36 @@ def delta_readers(
     data.problem = data.problem or delta_copies.data_problem(described, whose)
     log.problem = log.problem or delta_copies.log_problem(whose, log.identifier_type)
     return data, log, described
+
+
+def iceberg_readers(
+    spark: Any, meta: Any, field_name: str | None, id_type: str, whose: str
+) -> tuple[Reader, Reader, iceberg_copies.IcebergTable | None]:
+    """The Readers of an Iceberg table's data and delete files and of its metadata files, and the
+    table as Iceberg's catalog describes it (None, and readers that say why, when it cannot)."""
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    data = Reader(database, table, storage_format="parquet", table_format="iceberg")
+    metadata = Reader(
+        database,
+        table,
+        storage_format=iceberg_copies.METADATA_FORMAT,
+        table_format="iceberg",
+        part="metadata",
+    )
+    try:
+        described = iceberg_copies.describe(spark, database, table, field_name)
+    except Exception as exc:  # noqa: BLE001 - reported unread, never clean
+        data.problem = metadata.problem = (
+            f"{database}.{table}: Iceberg could not read it: {error_message(exc)}"
+        )
+        return data, metadata, None
+    _resolve(data, described.schema, described.partition_columns, field_name, id_type, whose)
+    for name in ("problem", "identifier_path", "identifier_type", "ids_in_paths"):
+        setattr(metadata, name, getattr(data, name))
+    if described.problem:
+        data.problem = data.problem or f"{whose}: {described.problem}"
+    metadata.problem = metadata.problem or iceberg_copies.metadata_problem(whose, metadata.identifier_type)
+    return data, metadata, described
 
 
 def _resolve(
@@ -274,14 +307,22 @@ def _add_live_tables(
     onboarded: dict[tuple[str, str], Any],
     reader_for: Callable[[Any, tuple[str, str]], str],
     delta_for: Callable[[Any, tuple[str, str]], None],
+    iceberg_for: Callable[[Any, tuple[str, str]], None],
 ) -> None:
     """Live tables: every partition, and what lies under a partitioned table's directory; a Delta
-    Lake table's every version, change data and log (erasure.delta_copies)."""
+    Lake table's every version, change data and log (erasure.delta_copies); an Iceberg table's
+    every snapshot's files, delete files and metadata (erasure.iceberg_copies)."""
+    from python_hooks.purge import iceberg
+
+    iceberg_session = iceberg.in_session(spark)
     for (database, table), meta in onboarded.items():
         owner = (database, table)
         found.onboarded.append(f"{database}.{table}")
         if metastore.provider(meta) == "delta":
             delta_for(meta, owner)
+            continue
+        if iceberg_session and iceberg.is_iceberg(meta):
+            iceberg_for(meta, owner)
             continue
         key = reader_for(meta, owner)
         columns = [str(c) for c in scala_list(meta.partitionColumnNames())]
@@ -423,7 +464,22 @@ def inventory(
             spark, f"{location}/_delta_log" if location else None, delta_copies.LOG, owner, whose, log.key
         )
 
-    _add_live_tables(spark, found, onboarded, reader_for, delta_for)
+    def iceberg_for(meta: Any, owner: tuple[str, str]) -> None:
+        whose = f"{owner[0]}.{owner[1]}"
+        data, metadata, described = iceberg_readers(spark, meta, field_of(*owner), id_type, whose)
+        found.readers.setdefault(data.key, data)
+        found.readers.setdefault(metadata.key, metadata)
+        if described is not None:
+            try:
+                iceberg_copies.add_locations(spark, found, described, owner, (data.key, metadata.key))
+                return
+            except Exception as exc:  # noqa: BLE001 - reported unread, never clean; the others go on
+                data.problem = metadata.problem = (
+                    f"{whose}: its snapshots could not be listed: {error_message(exc)}"
+                )
+        found.add(spark, _location(spark, meta), "live", owner, whose, data.key)
+
+    _add_live_tables(spark, found, onboarded, reader_for, delta_for, iceberg_for)
     _add_side_tables(spark, found, scope, catalog, onboarded, registered, field_of, reader_for)
     readable = {owner: f"{owner[0]}.{owner[1]}" for owner in onboarded}
     _add_stale_and_backups(spark, found, readable, stale_relation, backup_dirs)

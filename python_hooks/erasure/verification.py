@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem, metastore
 from python_hooks.catalog.column_types import INTEGRAL
-from python_hooks.erasure import delta_copies, footers, records
+from python_hooks.erasure import delta_copies, footers, iceberg_copies, records
 from python_hooks.erasure.locations import LIVE, Inventory, covered_by, inventory
 from python_hooks.errors import error_message
 
@@ -148,6 +148,8 @@ def _matches(spark: Any, reader: Any, paths: list[str], ids: Any, files_in: dict
 
     if reader.storage_format == delta_copies.LOG_FORMAT:
         return delta_copies.log_matches(spark, reader, paths, ids)
+    if reader.storage_format == iceberg_copies.METADATA_FORMAT:
+        return iceberg_copies.metadata_matches(spark, reader, paths, ids)
 
     frame = _frame(spark, reader, paths, files_in)
     return (

@@ -251,7 +251,10 @@ def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
 
 
 # the statements purge_render_delta renders for a table, by its format
-STATEMENTS = {"delta": ("delete", "reorg"), "iceberg": ("delete", "rewrite_data", "rewrite_deletes")}
+STATEMENTS = {
+    "delta": ("delete", "reorg"),
+    "iceberg": ("delete", "rewrite_data", "rewrite_deletes", "rewrite_manifests"),
+}
 
 
 def statements_of(rendered: dict[str, Any], table: str) -> dict[str, str]:
@@ -260,7 +263,7 @@ def statements_of(rendered: dict[str, Any], table: str) -> dict[str, str]:
     if not isinstance(rendered, dict) or set(rendered) not in [set(keys) for keys in STATEMENTS.values()]:
         raise ConfigError(
             f"purge_render_delta (macros/purge/purge_delta.sql) rendered {json.dumps(sorted(rendered or {}))} for"
-            f" {table}; expected exactly delete and reorg (a Delta table) or delete, rewrite_data and"
-            " rewrite_deletes (an Iceberg table). Nothing was run."
+            f" {table}; expected exactly delete and reorg (a Delta table) or delete, rewrite_data,"
+            " rewrite_deletes and rewrite_manifests (an Iceberg table). Nothing was run."
         )
     return {k: str(v).strip() for k, v in rendered.items()}

@@ -13,7 +13,10 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
 3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
    delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
    deleted rows, and the deletes left dangling dropped), then `rewrite_position_delete_files`,
-   so that no live file keeps a deleted row.
+   so that no live file keeps a deleted row;
+4. `rewrite_manifests`: a manifest keeps an entry, with the file's statistics, for each file a
+   commit removed; written anew, the current snapshot's manifests hold its live files only, so
+   that once the older snapshots expire no metadata file keeps a purged id.
 
 Each is one Iceberg commit, atomic on its own.  A run stopped between 2 and 3 leaves the rows
 deleted and still in the bytes; the next run finds no listed id and still runs 3 over the whole
@@ -156,13 +159,15 @@ def run_table(
     before = snapshot(spark, table)
     _run(spark, table, "delete", statements["delete"])
     rewritten = _rewrite(spark, table, statements)
+    # the current snapshot's manifests keep an entry, with its statistics, for each file removed
+    _run(spark, table, "rewrite_manifests", statements["rewrite_manifests"])
     after = snapshot(spark, table)
     note = (
         f"Apache Iceberg: snapshot {before} -> {after}"
         + (
-            " (delete, then rewrite_data_files and rewrite_position_delete_files)"
+            " (delete, rewrite_data_files, rewrite_position_delete_files, rewrite_manifests)"
             if rewritten
-            else " (delete)"
+            else " (delete, rewrite_manifests)"
         )
         + f"; snapshots up to {before} keep the ids until expire_snapshots removes them"
     )

@@ -14,7 +14,7 @@ from python_hooks.catalog.clock import retention_clock
 from python_hooks.catalog.partitions import unescape_path_name
 from python_hooks.catalog.side_tables import named_side_tables
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError, did_you_mean
-from python_hooks.restore import delta
+from python_hooks.restore import delta, iceberg
 
 # a registered backup: (its timestamp, its table)
 Backup = tuple[int, metastore.Table]
@@ -226,9 +226,11 @@ def plan_restore(
     database, name, live = found
     if live.format == "delta":
         return delta.plan_delta_restore(spark, database, name, live.location, version, partition, backup)
+    if live.format == "iceberg":
+        return iceberg.plan_iceberg_restore(spark, database, name, version, partition, backup)
     if version is not None:
         raise ConfigError(
-            f"restore of {database}.{name}: `version` is for Delta Lake tables, and this one is a"
+            f"restore of {database}.{name}: `version` is for Delta Lake and Iceberg tables, and this one is a"
             f" Hive-format table; give `partition` (and optionally `backup`). Nothing was changed."
         )
     database, name, live = _live_table(spark, table, partition, found)

@@ -205,7 +205,7 @@ class TestDeltaPurge:
         log = restore({"table": f"{DB}.events", "version": 99}, expect_pass=False)
         assert f"Cannot restore {DB}.events to version 99: the table has no such version in its log" in log
         log = restore({"table": f"{DB}.hive", "version": 1}, expect_pass=False)
-        assert f"restore of {DB}.hive: `version` is for Delta Lake tables" in log
+        assert f"restore of {DB}.hive: `version` is for Delta Lake and Iceberg tables" in log
         assert version(spark, f"{DB}.events") == before and remaining_ids(spark, f"{DB}.events") == 0
 
     def test_a_restore_brings_the_ids_back_until_the_next_purge(self, project, spark, lake):

@@ -11,10 +11,12 @@ delete and the rewrite is finished by the next.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from dbt.tests.util import run_dbt_and_capture
 
 from tests import warehouse_fs
 from tests.functional.purge.conftest import PURGED_IDS, descriptor, last_run, log_rows, purge, remaining_ids
@@ -38,6 +40,14 @@ def ids_in_live_files(spark: Any, table: str, field: str = "guestid") -> set[int
             if value in PURGED_IDS:
                 found.add(value)
     return found
+
+
+def restore(args: dict[str, Any], expect_pass: bool = True) -> str:
+    """`dbt run-operation restore --args <args>`; its captured log."""
+    _, log = run_dbt_and_capture(
+        ["run-operation", "restore", "--args", json.dumps(args)], expect_pass=expect_pass
+    )
+    return log
 
 
 def delete_files(spark: Any, table: str) -> int:
@@ -123,12 +133,20 @@ class TestIcebergPurge:
         }
         after = snapshots(spark, "events")[-1]
         assert rows[("events", "ds=a")].reason == (
-            f"Apache Iceberg: snapshot {lake['events']} -> {after} (delete, then rewrite_data_files and"
-            f" rewrite_position_delete_files); snapshots up to {lake['events']} keep the ids until"
-            " expire_snapshots removes them"
+            f"Apache Iceberg: snapshot {lake['events']} -> {after} (delete, rewrite_data_files,"
+            f" rewrite_position_delete_files, rewrite_manifests); snapshots up to {lake['events']} keep the ids"
+            " until expire_snapshots removes them"
         )
         assert rows[("profiles", None)].reason.startswith(f"Apache Iceberg: snapshot {lake['profiles']} -> ")
-        assert "(delete);" in rows[("profiles", None)].reason  # copy-on-write: no delete file
+        # copy-on-write: no delete file to rewrite
+        assert "(delete, rewrite_manifests);" in rows[("profiles", None)].reason
+        # the current snapshot's data manifests list its live data files only: no entry (with its
+        # statistics) of a removed one; a removed delete file's stays, whose statistics are of
+        # file paths and positions
+        statuses = spark.sql(
+            f"select status from {ice('events')}.entries where data_file.content = 0"
+        ).collect()
+        assert {r.status for r in statuses} <= {0, 1}, statuses
         # time travel still reads them: expire_snapshots, not the purge, removes the older ones
         old = spark.sql(
             f"select count(*) from {ice('events')} version as of {lake['events']} where guestid in (1001, 1002)"
@@ -157,3 +175,34 @@ class TestIcebergPurge:
         assert rows[("events", None)] == "SKIPPED"
         assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
         assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["keep", "p2", "p4", "p5"]
+
+    def test_a_restore_s_checks_name_the_snapshots_and_change_nothing(self, project, spark, lake):
+        """An Iceberg table goes back whole to a snapshot, by Iceberg's rollback_to_snapshot: a
+        restore without a snapshot, with a partition, or to one the table does not keep, is refused
+        and changes nothing."""
+        current = snapshots(spark, "events")[-1]
+        log = restore({"table": f"{DB}.events"}, expect_pass=False)
+        assert (
+            f"restore of {DB}.events (Apache Iceberg) needs `version`, a snapshot id: its snapshots are {current} ("
+            in log
+        )
+        log = restore({"table": f"{DB}.events", "partition": "ds=a"}, expect_pass=False)
+        assert "it is an Apache Iceberg table, which goes back whole to one of its snapshots;" in log
+        log = restore({"table": f"{DB}.events", "version": 12345}, expect_pass=False)
+        assert f"Cannot restore {DB}.events to snapshot 12345: the table keeps no such snapshot" in log
+        assert snapshots(spark, "events")[-1] == current
+
+    def test_a_restore_to_the_snapshot_before_the_purge_brings_the_ids_back_until_the_next_purge(
+        self, project, spark, lake
+    ):
+        log = restore({"table": f"{DB}.events", "version": lake["events"]})
+        assert f"Restored {DB}.events (Apache Iceberg) to snapshot {lake['events']}" in log
+        assert remaining_ids(spark, ice("events")) == 2
+        events = spark.sql(
+            f"select * from {project.test_schema}.erasure_events where event = 'restore' and database_name = '{DB}'"
+        ).collect()
+        assert [(e.table_name, e.backup_table) for e in events] == [
+            ("events", f"{DB}.events@{lake['events']}")
+        ]
+        purge(DB)
+        assert remaining_ids(spark, ice("events")) == 0 and ids_in_live_files(spark, "events") == set()

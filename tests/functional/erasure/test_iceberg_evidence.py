@@ -1,23 +1,25 @@
-"""An Apache Iceberg table after its purge: retention expires the older snapshots that still hold
-the purged ids, reports the tag that pins one, and the verifier reports the table unread.
+"""An Apache Iceberg table after its purge: the verifier finds the purged id in the older
+snapshot's file and in the metadata, retention expires that snapshot (after reporting the tag that
+pins it), and the request reaches `erased` only then.
 
 A merge-on-read table (format 2) purged by the product; its snapshot before the purge still
 reads the id (time travel), and its files still hold it.  A tag on that snapshot keeps it through
 a retention pass, which says so in `retention_log`; once the tag is dropped, the next pass expires
 it and deletes its files, and no file under the table's location (data, delete files, manifests)
-holds the id any more: the test reads the bytes itself (pyarrow for the data and delete files,
-fastavro-free: the manifests' bytes, for the id's 8-byte little-endian bound).  The verifier, which
-does not read Iceberg's snapshots yet, reports the table unread, so the request never reaches
-`erased`.
+holds the id any more: the test reads the files itself (pyarrow for the data and delete files,
+fastavro for the manifests' statistics, the id's 8-byte little-endian encoding) and agrees with the
+verifier at each step.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import struct
 from typing import Any
 
+import fastavro
 import pytest
 
 from tests import warehouse_fs
@@ -61,9 +63,21 @@ def location(spark: Any) -> str:
     return str(spark.sql(f"describe table extended {TABLE}").where("col_name = 'Location'").first().data_type)
 
 
+def _holds(value: Any, bound: bytes) -> bool:
+    """Whether an Avro record (fastavro's dicts, lists and tuples) holds `bound` as a binary value."""
+    if isinstance(value, bytes):
+        return value == bound
+    if isinstance(value, dict):
+        return any(_holds(v, bound) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds(v, bound) for v in value)
+    return False
+
+
 def files_holding_the_id(spark: Any) -> list[str]:
-    """The files under the table's location whose bytes hold the id: a data or delete file whose
-    guestid column has it, or a metadata file (manifest) holding its 8-byte bound."""
+    """The files under the table's location that hold the id: a data or delete file whose guestid
+    column has it (pyarrow), a manifest or manifest list with a statistic equal to its 8-byte
+    encoding (fastavro), a metadata JSON file holding it as text."""
     bound = struct.pack("<q", GUEST)
     found = []
     for path in warehouse_fs.files(spark, location(spark)):
@@ -74,9 +88,27 @@ def files_holding_the_id(spark: Any) -> list[str]:
             table = warehouse_fs.read_parquet(spark, path)
             if "guestid" in table.column_names and GUEST in table.column("guestid").to_pylist():
                 found.append(path)
-        elif bound in warehouse_fs.read_bytes(spark, path):
+        elif name.endswith(".avro"):
+            if any(
+                _holds(record, bound)
+                for record in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path)))
+            ):
+                found.append(path)
+        elif str(GUEST) in warehouse_fs.read_bytes(spark, path).decode("utf-8"):
             found.append(path)
     return found
+
+
+def ledger(spark: Any, schema: str) -> Any:
+    spark.catalog.clearCache()
+    return {r.request_id: r for r in spark.sql(f"select * from {schema}.erasure_requests").collect()}["REQ-I"]
+
+
+def held_by(spark: Any, schema: str) -> set[str]:
+    """The location kinds the latest verification found holding the request's id."""
+    rows = spark.sql(f"""select location_kind from {schema}.erasure_verification_findings
+        where verification_id = (select max(verification_id) from {schema}.erasure_verification_runs)""")
+    return {r.location_kind for r in rows.collect()}
 
 
 def iceberg_rows(spark: Any, schema: str) -> list[Any]:
@@ -96,6 +128,13 @@ class TestIcebergRetention:
         live = {r.file_path for r in spark.sql(f"select file_path from {TABLE}.data_files").collect()}
         holding = files_holding_the_id(spark)
         assert holding and not live & set(holding), holding
+        # the verifier agrees: the older snapshot's file and the manifests hold it, no live file
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)
+        assert row.status == "copies_remaining" and row.live_rows == 0, row
+        assert row.unread_locations_count == 0, row.unread_locations
+        assert held_by(spark, project.test_schema) == {"iceberg_snapshot", "iceberg_metadata"}
+        assert any("/metadata/" in path for path in holding) and any("/data/" in path for path in holding)
         spark.sql(f"alter table {TABLE} create tag `before_purge` as of version {before}")
 
     def test_retention_reports_the_tag_and_keeps_what_it_pins(self, project, spark, lake):
@@ -121,6 +160,11 @@ class TestIcebergRetention:
         snapshots = spark.sql(f"select count(*) from {TABLE}.snapshots").first()[0]
         assert snapshots == 1
         assert sorted(r.page for r in spark.table(TABLE).collect()) == ["b", "c"]
+        # and the verifier, reading the bytes again, finds the id nowhere: the request is erased
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)
+        assert row.status == "erased" and row.unread_locations_count == 0, row
+        assert held_by(spark, project.test_schema) == set()
 
     def test_a_horizon_under_a_day_needs_the_short_retention_override(self, project, spark, lake):
         spark.sql(f"insert into {TABLE} values (9, 'd', 'd3')")
@@ -135,12 +179,3 @@ class TestIcebergRetention:
             " retention_allow_short: true"
         ) in said
         assert spark.sql(f"select count(*) from {TABLE}.snapshots").first()[0] == 2
-
-    def test_the_verifier_reports_the_iceberg_table_unread_never_clean(self, project, spark, lake):
-        run("tag:erasure")
-        row = {
-            r.request_id: r
-            for r in spark.sql(f"select * from {project.test_schema}.erasure_requests").collect()
-        }["REQ-I"]
-        assert row.status != "erased" and row.unread_locations_count >= 1, row
-        assert f"{DB}.visits is an Apache Iceberg table: this verifier does not read" in row.unread_locations

@@ -1,0 +1,259 @@
+"""What the erasure verifier reads of an Apache Iceberg table: every file under its location, not
+only the current snapshot's.
+
+An Iceberg table's `data/` holds the files of every snapshot that `expire_snapshots` has not
+removed, and the delete files (a position delete names a file and a row position; an equality
+delete holds the deleted rows' values, ids included); its `metadata/` the table's metadata files,
+manifest lists and manifests, whose statistics hold each data and delete file's smallest and
+largest value of every column (Iceberg's single-value encoding: a long as 8 bytes little-endian,
+an int as 4, a string as UTF-8 cut to its first 16 characters by default), including the entries
+of files a snapshot deleted.  The verifier reads them with Spark's plain readers, never through
+Iceberg's (which shows one snapshot's rows, without those a delete file hides):
+
+- `live`: the table's `data/` directory: the current snapshot's data files (a row a delete file
+  hides is still in its file's bytes, and counts), and each of its files outside it;
+- `iceberg_snapshot`: each other data file (an older snapshot's, readable by time travel until
+  `expire_snapshots` removes it, or a failed write's leftover no snapshot references);
+- `iceberg_delete_file`: each delete file, read for the identifier (only an equality delete file
+  holds it);
+- `iceberg_metadata`: `metadata/`: a file holds an id when its bytes hold the id's encoding (an
+  Avro manifest's statistics, a partition summary), or, for a metadata JSON file, the id as a
+  whole word.  Another column's statistic equal to the id's bytes counts too: this reading can
+  say that a file holds an id when it does not, never the reverse.
+
+A table whose data files are not parquet, or whose identifier was renamed in an older schema (its
+older files name it otherwise), is reported unread, never clean; so is the metadata of one whose
+identifier is neither an integer nor a string.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from python_hooks.catalog import files as data_files
+from python_hooks.catalog import filesystem
+from python_hooks.catalog.column_types import INTEGRAL
+
+ICEBERG_SNAPSHOT = "iceberg_snapshot"
+DELETE_FILE = "iceberg_delete_file"
+METADATA = "iceberg_metadata"  # the kind of a table's `metadata/`
+METADATA_FORMAT = "iceberg_metadata"  # the storage format of the Reader that reads it
+CATALOG = "iceberg"
+STRING_BOUND = 16  # Iceberg's default cut of a string statistic (write.metadata.metrics.default)
+_WORD = "0-9A-Za-z_@.+-"
+
+
+@dataclass(frozen=True)
+class IcebergTable:
+    location: str  # qualified
+    snapshot: int | None
+    schema: Any
+    partition_columns: list[str]
+    data_files: frozenset[str]  # the current snapshot's
+    delete_files: frozenset[str]  # any kept snapshot's
+    older_data_files: frozenset[str]  # any kept snapshot's, the current one's included
+    problem: str | None
+
+
+def _path(text: str) -> str:
+    """A path as Iceberg writes it, as the Hadoop listing qualifies it (`file:///x` -> `file:/x`)."""
+    return re.sub(r"^file:///", "file:/", str(text)).rstrip("/")
+
+
+def describe(spark: Any, database: str, table: str, identifier: str | None) -> IcebergTable:
+    """An Iceberg table's location, current snapshot, schema and files, through Iceberg's catalog."""
+    from python_hooks.purge.iceberg import identity_partitions
+
+    name = f"`{CATALOG}`.`{database}`.`{table}`"
+    loaded = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+        spark._jsparkSession, f"{CATALOG}.{database}.{table}"
+    )
+    current = spark.sql(f"select snapshot_id from {name}.refs where name = 'main'").collect()
+
+    def paths(sql: str) -> frozenset[str]:
+        return frozenset(_path(r[0]) for r in spark.sql(sql).collect())
+
+    problem = None
+    data_format = str(dict(loaded.properties()).get("write.format.default", "parquet")).lower()
+    if data_format != "parquet":
+        problem = f"its data files are {data_format}, and the verifier reads parquet ones only"
+    elif identifier:
+        problem = _renamed(loaded, identifier)
+    return IcebergTable(
+        location=filesystem.qualify(spark, str(loaded.location())),
+        snapshot=int(current[0].snapshot_id) if current else None,
+        schema=spark.table(name).schema,
+        partition_columns=identity_partitions(loaded),
+        data_files=paths(f"select file_path from {name}.data_files"),
+        delete_files=paths(f"select file_path from {name}.all_delete_files"),
+        older_data_files=paths(f"select file_path from {name}.all_data_files"),
+        problem=problem,
+    )
+
+
+def _renamed(loaded: Any, identifier: str) -> str | None:
+    """Why the data files cannot be read by the identifier's name: an older schema named its field
+    otherwise (files written then name it so), or None."""
+    field = loaded.schema().findField(identifier)
+    if field is None:
+        return None
+    for schema in loaded.schemas().values():
+        name = schema.findColumnName(field.fieldId())
+        if name is not None and str(name) != identifier:
+            return f"its identifier was named {name} in an older schema, and files written then name it so"
+    return None
+
+
+def live_reference(name: str, snapshot: int | None, outside: bool = False) -> str:
+    """How a live location of an Iceberg table names what it was read at."""
+    return f"{name} (Iceberg, snapshot {snapshot}{', a file outside it' if outside else ''})"
+
+
+def metadata_problem(whose: str, identifier_type: str | None) -> str | None:
+    """Why the table's metadata cannot be read for the ids, or None."""
+    kind = (identifier_type or "").lower()
+    if kind not in INTEGRAL and kind != "string":
+        return (
+            f"{whose}: its identifier is {identifier_type}; the verifier reads an Iceberg table's metadata"
+            " for integer and string identifiers only, so it is never counted clean"
+        )
+    return None
+
+
+def add_locations(
+    spark: Any, found: Any, table: IcebergTable, owner: tuple[str, str], keys: tuple[str, str]
+) -> None:
+    """The table's locations in the inventory `found`: its `data/` (`live`), each file there the
+    current snapshot does not read (`iceberg_snapshot`) or that is a delete file
+    (`iceberg_delete_file`), each file any kept snapshot reads outside it, and `metadata/`."""
+    data_key, metadata_key = keys
+    name = f"{owner[0]}.{owner[1]}"
+    data_dir = f"{table.location}/data"
+    found.add(spark, data_dir, "live", owner, live_reference(name, table.snapshot), data_key)
+    listed = {
+        filesystem.qualify(spark, str(s.getPath().toString())) for s in data_files.data_files(spark, data_dir)
+    }
+    everything = listed | table.data_files | table.older_data_files | table.delete_files
+    for path in sorted(everything):
+        inside = filesystem.path_within(path, data_dir)
+        if path in table.delete_files:
+            found.add(spark, path, DELETE_FILE, owner, f"{name}: a delete file", data_key)
+        elif path in table.data_files:
+            if not inside:
+                found.add(
+                    spark, path, "live", owner, live_reference(name, table.snapshot, outside=True), data_key
+                )
+        else:
+            found.add(
+                spark, path, ICEBERG_SNAPSHOT, owner,
+                f"{name}: not in snapshot {table.snapshot} (time travel until expire_snapshots)", data_key,
+            )  # fmt: skip
+    metadata = f"{table.location}/metadata"
+    if filesystem.exists(spark, metadata):
+        found.add(spark, metadata, METADATA, owner, f"{name} metadata/", metadata_key)
+
+
+def _needles(identifier_type: str, value: Any) -> tuple[list[bytes], str]:
+    """The byte strings of an id in Iceberg's statistics, and its text in a JSON metadata file."""
+    kind = identifier_type.lower()
+    if kind in INTEGRAL:
+        number = int(value)
+        needles = [struct.pack("<q", number)] if kind == "bigint" else [struct.pack("<i", number)]
+        return needles, str(number)
+    text = str(value)
+    return [text[:STRING_BOUND].encode("utf-8")], text
+
+
+AVRO_MAGIC = b"Obj\x01"
+
+
+def _long(buffer: bytes, at: int) -> tuple[int, int]:
+    """Avro's zig-zag variable-length long at `at`: (value, position after it)."""
+    shift, value = 0, 0
+    while True:
+        byte = buffer[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return (value >> 1) ^ -(value & 1), at
+        shift += 7
+
+
+def avro_bytes(content: bytes, path: str) -> bytes:
+    """An Avro container file (a manifest, a manifest list) with its blocks decompressed: its
+    header, then every block's records as Avro writes them, where a statistic's bytes appear as
+    written.  Iceberg compresses them with `deflate` (gzip) unless told otherwise; another codec
+    raises, and the file's location is reported unread."""
+    at = len(AVRO_MAGIC)
+    header: dict[str, bytes] = {}
+    while True:
+        count, at = _long(content, at)
+        if count == 0:
+            break
+        if count < 0:
+            count = -count
+            _, at = _long(content, at)
+        for _ in range(count):
+            size, at = _long(content, at)
+            key = content[at : at + size].decode("utf-8")
+            at += size
+            size, at = _long(content, at)
+            header[key] = content[at : at + size]
+            at += size
+    sync = content[at : at + 16]
+    at += 16
+    codec = header.get("avro.codec", b"null").decode("utf-8")
+    if codec not in ("null", "deflate"):
+        raise ValueError(
+            f"{path.rsplit('/', 1)[-1]} is compressed with {codec}, which the verifier does not decompress"
+            " (write.avro.compression-codec gzip or uncompressed is read)"
+        )
+    parts = [content[:at]]
+    while at < len(content):
+        _, at = _long(content, at)
+        size, at = _long(content, at)
+        block = content[at : at + size]
+        at += size
+        if content[at : at + 16] != sync:
+            raise ValueError(
+                f"{path.rsplit('/', 1)[-1]} is not a whole Avro file (a block's sync marker differs)"
+            )
+        at += 16
+        parts.append(zlib.decompress(block, -15) if codec == "deflate" else block)
+    return b"".join(parts)
+
+
+def metadata_matches(spark: Any, reader: Any, paths: list[str], ids: Any) -> Any:
+    """(erasure_file, request_id) of every metadata file of `paths` whose bytes hold a listed id:
+    one row per file and request.  The files are read whole with Spark's `binaryFile` reader."""
+    kind = str(reader.identifier_type or "")
+    wanted = [(r.erasure_id, r.request_id) for r in ids.select("erasure_id", "request_id").collect()]
+    encoded = [(_needles(kind, value), request) for value, request in wanted if value is not None]
+    files = (
+        spark.read.format("binaryFile")
+        .option("ignoreCorruptFiles", "false")
+        .option("ignoreMissingFiles", "false")
+        .load(paths)
+        .select("path", "content")
+        .collect()
+    )
+    found = set()
+    for row in files:
+        path = str(row.path)
+        content = bytes(row.content)
+        text = None
+        if path.endswith(".json"):
+            text = content.decode("utf-8", errors="replace")
+        elif content[:4] == AVRO_MAGIC:
+            content = avro_bytes(content, path)
+        for (needles, word), request in encoded:
+            if text is not None:
+                if re.search(rf"(?<![{_WORD}]){re.escape(word)}(?![{_WORD}])", text):
+                    found.add((path, request))
+            elif any(needle in content for needle in needles):
+                found.add((path, request))
+    return spark.createDataFrame(sorted(found), "erasure_file string, request_id string")
