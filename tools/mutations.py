@@ -78,6 +78,10 @@ STORY = "tests/functional/erasure/test_erasure_requests.py::TestErasureRequests"
 DELTA = "tests/functional/purge/test_delta.py::TestDeltaPurge"
 # the evidence over Delta tables: after the purge, then after a VACUUM
 DELTA_EVIDENCE = "tests/functional/erasure/test_delta_evidence.py::TestDeltaEvidence"
+# the Iceberg purge's story (a dry run, then the purge) and the Iceberg evidence's (the purge,
+# a tag, retention, the verifier)
+ICEBERG = "tests/functional/purge/test_iceberg.py::TestIcebergPurge"
+ICEBERG_EVIDENCE = "tests/functional/erasure/test_iceberg_evidence.py::TestIcebergEvidence"
 
 MUTANTS = (
     Mutant(
@@ -277,16 +281,106 @@ MUTANTS = (
         "delta-delete-only-marks",
         "the purge of a Delta table with deletion vectors deletes without its REORG: the rows are"
         " only marked, their bytes stay in the live files",
-        one(
-            "python_hooks/purge/delta.py",
-            '    if table.deletion_vectors:\n        _run(spark, table, "reorg", statements["reorg"])\n',
-            "",
+        (
+            Edit(
+                "python_hooks/purge/delta.py",
+                '    with _session_setting(spark, MERGE_DELETION_VECTORS, "false"):',
+                '    with _session_setting(spark, MERGE_DELETION_VECTORS, "true"):',
+            ),
+            Edit(
+                "python_hooks/purge/delta.py",
+                "    reorg = table.deletion_vectors and deletion_vectors_left(spark, table, after)",
+                "    reorg = False",
+            ),
         ),
         (f"{DELTA}::test_the_live_files_hold_no_id_once_the_deletion_vectors_are_purged",),
         before=(
             f"{DELTA}::test_a_dry_run_says_what_it_would_delete_and_changes_no_version",
             f"{DELTA}::test_one_command_purges_hive_and_delta_tables",
         ),
+    ),
+    Mutant(
+        "delta-deletion-vectors-assumed-gone",
+        "the purge takes a Delta table for free of deletion vectors whatever its checksum counts: rows"
+        " someone else's delete (or a stopped run) only marked stay in the live files' bytes",
+        one(
+            "python_hooks/purge/delta.py",
+            "    return counted is None or int(counted) > 0",
+            "    return False",
+        ),
+        (f"{DELTA}::test_a_run_stopped_between_its_delete_and_its_reorg_is_finished_by_the_next",),
+        before=(
+            f"{DELTA}::test_a_dry_run_says_what_it_would_delete_and_changes_no_version",
+            f"{DELTA}::test_one_command_purges_hive_and_delta_tables",
+        ),
+    ),
+    Mutant(
+        "iceberg-delete-files-left",
+        "the purge of a merge-on-read Iceberg table skips its rewrites: its delete files hide the"
+        " rows, which stay in the live data files' bytes",
+        one(
+            "python_hooks/purge/iceberg.py",
+            "    if not delete_files(spark, table):\n        return False",
+            "    if True:\n        return False",
+        ),
+        (f"{ICEBERG}::test_one_command_purges_hive_and_iceberg_tables_and_no_live_file_keeps_an_id",),
+        before=(f"{ICEBERG}::test_a_dry_run_says_what_it_would_delete_and_changes_no_snapshot",),
+    ),
+    Mutant(
+        "iceberg-manifests-keep-removed-entries",
+        "the purge of an Iceberg table does not rewrite its manifests: the current snapshot keeps the"
+        " entry of each removed data file, its statistics the purged ids, after every older snapshot expired",
+        one(
+            "python_hooks/purge/iceberg.py",
+            '    _run(spark, table, "rewrite_manifests", statements["rewrite_manifests"])\n',
+            "",
+        ),
+        (f"{ICEBERG}::test_one_command_purges_hive_and_iceberg_tables_and_no_live_file_keeps_an_id",),
+        before=(f"{ICEBERG}::test_a_dry_run_says_what_it_would_delete_and_changes_no_snapshot",),
+    ),
+    Mutant(
+        "iceberg-metadata-unread",
+        "the verifier leaves out an Iceberg table's `metadata/`, whose manifests keep each file's"
+        " smallest and largest identifier",
+        one(
+            "python_hooks/erasure/iceberg_copies.py",
+            '        found.add(spark, metadata, METADATA, owner, f"{name} metadata/", metadata_key)',
+            "        pass",
+        ),
+        (f"{ICEBERG_EVIDENCE}::test_the_purge_leaves_the_id_in_the_older_snapshot_only",),
+    ),
+    Mutant(
+        "iceberg-manifests-read-compressed",
+        "the verifier searches an Iceberg manifest's bytes as written, compressed: no statistic is"
+        " ever found in them",
+        one(
+            "python_hooks/erasure/iceberg_copies.py",
+            "            content = avro_bytes(content, path)",
+            "            pass",
+        ),
+        (f"{ICEBERG_EVIDENCE}::test_the_purge_leaves_the_id_in_the_older_snapshot_only",),
+    ),
+    Mutant(
+        "iceberg-older-snapshots-unread",
+        "the verifier reads an Iceberg table's current snapshot only: a data file only an older"
+        " snapshot references, readable by time travel, is never read",
+        one(
+            "python_hooks/erasure/iceberg_copies.py",
+            "    everything = listed | table.data_files | table.older_data_files | table.delete_files",
+            "    everything = table.data_files",
+        ),
+        (f"{ICEBERG_EVIDENCE}::test_the_purge_leaves_the_id_in_the_older_snapshot_only",),
+    ),
+    Mutant(
+        "iceberg-tags-unreported",
+        "retention says nothing of an Iceberg tag that keeps an older snapshot, and its ids, past the horizon",
+        one(
+            "python_hooks/retention/iceberg_snapshots.py",
+            "        _report_refs(spark, log, database, table, name, location)\n",
+            "",
+        ),
+        (f"{ICEBERG_EVIDENCE}::test_retention_reports_the_tag_and_keeps_what_it_pins",),
+        before=(f"{ICEBERG_EVIDENCE}::test_the_purge_leaves_the_id_in_the_older_snapshot_only",),
     ),
     Mutant(
         "verifier-skips-delta-tables",
@@ -351,11 +445,14 @@ MUTANTS = (
 
 
 # Mutants whose tests build an erasure lake through a dozen dbt commands (2.5 to 4 minutes each),
-# or the Delta Lake evidence's story: `--fast` (CI, whose hour they would overrun) leaves them to
-# `make test-mutations`, and says so.  One of the Delta evidence's mutants (its log) and the
-# Delta purge's run in CI.
+# or the Delta Lake or Iceberg evidence's story: `--fast` (CI, whose hour they would overrun)
+# leaves them to `make test-mutations`, and says so.  One of each evidence's mutants (the Delta
+# log, the Iceberg metadata) and the purges' run in CI.
 SLOW = frozenset(
     {
+        "iceberg-manifests-read-compressed",
+        "iceberg-older-snapshots-unread",
+        "iceberg-tags-unreported",
         "verifier-skips-delta-tables",
         "delta-change-data-unread",
         "delta-log-statistics-unread",

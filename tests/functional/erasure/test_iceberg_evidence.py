@@ -118,7 +118,7 @@ def iceberg_rows(spark: Any, schema: str) -> list[Any]:
     ).collect()
 
 
-class TestIcebergRetention:
+class TestIcebergEvidence:
     def test_the_purge_leaves_the_id_in_the_older_snapshot_only(self, project, spark, lake):
         before = spark.sql(f"select snapshot_id from {TABLE}.refs where name = 'main'").first()[0]
         run("purge+")
