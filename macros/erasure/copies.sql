@@ -85,6 +85,8 @@ select * from copy_final
       delete stay readable by time travel until VACUUM (retention) deletes them;
     - `delta_log`: a Delta table's log, one per table and run, which Delta itself cleans at a
       checkpoint past `delta.logRetentionDuration` (`log_hours`).
+    - `iceberg_snapshot`: an Iceberg table's partition, whose files of the snapshots before the
+      purge stay readable by time travel until retention's expire_snapshots removes them.
     A Delta row names no backup; its reason (python_hooks/purge/delta.py, log_note) names the log
     and its duration.
 -#}
@@ -140,6 +142,24 @@ select * from copy_final
         state = 'COMMITTED' and not coalesce(dry_run, false) and backup_table is null
         and reason like 'Delta Lake: version %' and reason like '%/_delta_log) is cleaned%'
     group by invocation_id, database_name, table_name
+
+    union all
+
+    select
+        invocation_id,
+        database_name,
+        table_name,
+        partition_spec,
+        coalesce(old_location, new_location) as old_location,
+        cast(null as string) as backup_table,
+        rows_purged,
+        ended_at,
+        'iceberg_snapshot' as copy_kind,
+        cast(null as double) as log_hours
+    from {{ purge_log }}
+    where
+        state = 'COMMITTED' and not coalesce(dry_run, false) and backup_table is null
+        and reason like 'Apache Iceberg: snapshot %'
     {%- else %}
     {{ compliance.empty_select_sql([['invocation_id', 'string'], ['database_name', 'string'], ['table_name', 'string'],
         ['partition_spec', 'string'], ['old_location', 'string'], ['backup_table', 'string'], ['rows_purged', 'bigint'],
@@ -157,11 +177,21 @@ select * from copy_final
         partition_spec,
         {{ compliance.erasure_location_key('location') }} as location_key,
         attempted_at,
-        -- a VACUUM's horizon (python_hooks/retention/delta_versions.py): the files a version
-        -- before attempted_at minus it removed are gone
-        case when kind = 'delta_version' then cast(nullif(regexp_extract(note, '^VACUUM retain ([0-9.]+) hours', 1), '') as double) end
-            as vacuum_hours
-    from {{ retention_log }}
+        -- a VACUUM's or an expire_snapshots' horizon (python_hooks/retention/delta_versions.py,
+        -- iceberg_snapshots.py): the files a version or snapshot before attempted_at minus it
+        -- removed are gone, unless a branch or tag kept one (a `report` row of the same pass)
+        case
+            when kind = 'delta_version' then cast(nullif(regexp_extract(note, '^VACUUM retain ([0-9.]+) hours', 1), '') as double)
+            when kind = 'iceberg_snapshot' and not pinned
+                then cast(nullif(regexp_extract(note, '^expire_snapshots older than ([0-9.]+) hours', 1), '') as double)
+        end as vacuum_hours
+    from (
+        select
+            *,
+            max(case when action = 'report' then 1 else 0 end)
+                over (partition by invocation_id, database_name, table_name) = 1 as pinned
+        from {{ retention_log }}
+    ) as attempts
     where action = 'delete' and succeeded and not coalesce(dry_run, false)
     {%- else %}
     {{ compliance.empty_select_sql([['attempt_id', 'string'], ['kind', 'string'], ['table_id', 'string'], ['partition_spec', 'string'],
@@ -187,7 +217,7 @@ select * from copy_final
         case
             when copy_swaps.copy_kind = 'delta_log' and copy_swaps.log_hours is not null
                 then copy_swaps.ended_at + make_dt_interval(0, 0, 0, cast(copy_swaps.log_hours * 3600 as decimal(18, 6)))
-            when copy_swaps.copy_kind = 'delta_version' and copy_policies.in_scope and copy_policies.backup_days is not null
+            when copy_swaps.copy_kind in ('delta_version', 'iceberg_snapshot') and copy_policies.in_scope and copy_policies.backup_days is not null
                 then copy_swaps.ended_at + make_dt_interval(0, 0, 0, cast(copy_policies.backup_days * 86400 as decimal(18, 6)))
             when copy_swaps.copy_kind = 'backup' and copy_policies.in_scope and copy_policies.copy_days is not null
                 then copy_swaps.ended_at + make_dt_interval(0, 0, 0, cast(copy_policies.copy_days * 86400 as decimal(18, 6)))
@@ -198,8 +228,8 @@ select * from copy_final
                 case when copy_swaps.log_hours is null then ' (which this product cannot read)' else '' end,
                 '; it holds ids only where statistics or a predicate give them, as erasure_verification_locations shows')
             when not coalesce(copy_policies.in_scope, true) then 'outside retention_scope: never deleted by retention'
-            when copy_swaps.copy_kind = 'delta_version' and copy_policies.backup_days is null
-                then 'no backup_retention_days: retention does not VACUUM this table'
+            when copy_swaps.copy_kind in ('delta_version', 'iceberg_snapshot') and copy_policies.backup_days is null
+                then 'no backup_retention_days: retention does not expire the older versions of this table'
             when copy_policies.copy_days is null then 'no backup_retention_days: deleted when newer backups exceed backup_retention_versions'
         end as schedule_note
     from copy_serving_runs
@@ -240,10 +270,11 @@ select * from copy_final
                     and copy_rows.backup_table = copy_deletion_attempts.table_id
                     and copy_rows.partition_spec <=> copy_deletion_attempts.partition_spec
                 )
-                -- a VACUUM whose horizon reaches back past the purge removed its older versions' files
+                -- a VACUUM or an expire_snapshots whose horizon reaches back past the purge removed
+                -- its older versions' or snapshots' files
                 or (
-                    copy_rows.copy_kind = 'delta_version'
-                    and copy_deletion_attempts.kind = 'delta_version'
+                    copy_rows.copy_kind in ('delta_version', 'iceberg_snapshot')
+                    and copy_deletion_attempts.kind = copy_rows.copy_kind
                     and copy_rows.table_id = copy_deletion_attempts.table_id
                     and copy_deletion_attempts.attempted_at
                     - make_dt_interval(0, 0, 0, cast(copy_deletion_attempts.vacuum_hours * 3600 as decimal(18, 6))) >= copy_rows.purged_at

@@ -83,10 +83,9 @@ def provider(meta: Any) -> str:
 def table_format(meta: Any) -> str:
     """`iceberg` for a metastore entry of Iceberg's Hive catalog (its `table_type` property), else
     the provider (`hive`, `parquet`, `delta`...)."""
-    found = meta.properties().get("table_type")
-    if found.isDefined() and str(found.get()).upper() == "ICEBERG":
-        return "iceberg"
-    return provider(meta)
+    from python_hooks.catalog.iceberg import is_iceberg
+
+    return "iceberg" if is_iceberg(meta) else provider(meta)
 
 
 def table_property(spark: Any, meta: Any, key: str) -> str | None:

@@ -37,12 +37,12 @@ from typing import Any
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem
 from python_hooks.catalog.column_types import INTEGRAL
+from python_hooks.catalog.iceberg import CATALOG, identity_partitions, load
 
 ICEBERG_SNAPSHOT = "iceberg_snapshot"
 DELETE_FILE = "iceberg_delete_file"
 METADATA = "iceberg_metadata"  # the kind of a table's `metadata/`
 METADATA_FORMAT = "iceberg_metadata"  # the storage format of the Reader that reads it
-CATALOG = "iceberg"
 STRING_BOUND = 16  # Iceberg's default cut of a string statistic (write.metadata.metrics.default)
 _WORD = "0-9A-Za-z_@.+-"
 
@@ -66,12 +66,8 @@ def _path(text: str) -> str:
 
 def describe(spark: Any, database: str, table: str, identifier: str | None) -> IcebergTable:
     """An Iceberg table's location, current snapshot, schema and files, through Iceberg's catalog."""
-    from python_hooks.purge.iceberg import identity_partitions
-
     name = f"`{CATALOG}`.`{database}`.`{table}`"
-    loaded = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
-        spark._jsparkSession, f"{CATALOG}.{database}.{table}"
-    )
+    loaded = load(spark, database, table)
     current = spark.sql(f"select snapshot_id from {name}.refs where name = 'main'").collect()
 
     def paths(sql: str) -> frozenset[str]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from python_hooks.catalog import files as data_files
-from python_hooks.catalog import filesystem, metastore, partitions, patterns, side_tables, tables
+from python_hooks.catalog import filesystem, iceberg, metastore, partitions, patterns, side_tables, tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.file_facts import FileFacts
 from python_hooks.catalog.filesystem import path_within
@@ -312,8 +312,6 @@ def _add_live_tables(
     """Live tables: every partition, and what lies under a partitioned table's directory; a Delta
     Lake table's every version, change data and log (erasure.delta_copies); an Iceberg table's
     every snapshot's files, delete files and metadata (erasure.iceberg_copies)."""
-    from python_hooks.purge import iceberg
-
     iceberg_session = iceberg.in_session(spark)
     for (database, table), meta in onboarded.items():
         owner = (database, table)

@@ -23,7 +23,6 @@ are readable by time travel until `VACUUM` removes their files (docs/formats.md)
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -34,6 +33,7 @@ from python_hooks.catalog.jvm import path_string
 from python_hooks.catalog.metastore import Partition
 from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import ConfigError, first_line
+from python_hooks.purge.delta_log import LOG_RETENTION, log_note, log_retention_hours
 from python_hooks.purge.plan import (
     DEFAULT_PARTITION,
     PartitionRewrite,
@@ -46,10 +46,6 @@ from python_hooks.purge.units import result_row
 # whether a MERGE marks the rows it deletes with deletion vectors (Delta's default, on a table
 # that has them) or rewrites their files
 MERGE_DELETION_VECTORS = "spark.databricks.delta.merge.deletionVectors.persistent"
-LOG_RETENTION = "delta.logRetentionDuration"
-LOG_RETENTION_DEFAULT = "interval 30 days"
-_INTERVAL = re.compile(r"^(?:interval\s+)?(\d+(?:\.\d+)?)\s*(week|day|hour|minute|second)s?$")
-_UNIT_HOURS = {"week": 168.0, "day": 24.0, "hour": 1.0, "minute": 1 / 60, "second": 1 / 3600}
 
 
 def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
@@ -96,15 +92,6 @@ def deletion_vectors_left(spark: Any, table: TablePlan, at: int) -> bool:
     except Exception:  # noqa: BLE001 - no checksum (yet): the REORG decides
         return True
     return counted is None or int(counted) > 0
-
-
-def log_retention_hours(text: str | None) -> float | None:
-    """Hours of a `delta.logRetentionDuration` (Delta's default, 30 days, when unset), or None when
-    the text is not a plain `interval <n> <unit>`."""
-    found = _INTERVAL.match(str(text or LOG_RETENTION_DEFAULT).strip().lower())
-    if not found:
-        return None
-    return float(found.group(1)) * _UNIT_HOURS[found.group(2)]
 
 
 def version(spark: Any, table: TablePlan) -> int:
@@ -215,20 +202,6 @@ def run_table(
         )
         for part in table.todo
     ]
-
-
-def log_note(table: TablePlan) -> str:
-    """Where the table's log is and how long Delta keeps its entries: the ledger reads both
-    (macros/erasure/copies.sql, erasure_copy_swaps_sql), so keep the words."""
-    kept = (
-        f"{table.log_retention_hours:g} hours"
-        if table.log_retention_hours is not None
-        else "a duration this product cannot read"
-    )
-    return (
-        f"its log ({table.location.rstrip('/')}/_delta_log) is cleaned by Delta at a checkpoint"
-        f" past {LOG_RETENTION} ({kept})"
-    )
 
 
 @contextmanager

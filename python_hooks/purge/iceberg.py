@@ -30,28 +30,12 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import console
+from python_hooks.catalog.iceberg import CATALOG, identity_partitions, load, qualified
 from python_hooks.catalog.literals import string_literal
 from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import first_line
 from python_hooks.purge.plan import DEFAULT_PARTITION, PurgeConfig, TablePlan
 from python_hooks.purge.units import result_row
-
-CATALOG = "iceberg"  # Iceberg's catalog in the session (adapter storage.py, ICEBERG_CATALOG)
-
-
-def in_session(spark: Any) -> bool:
-    """Whether Iceberg's catalog is in the session (its runtime jar and settings)."""
-    return bool(spark.conf.get(f"spark.sql.catalog.{CATALOG}", None))
-
-
-def is_iceberg(meta: Any) -> bool:
-    """A metastore entry of Iceberg's Hive catalog (its `table_type` property)."""
-    found = meta.properties().get("table_type")
-    return found.isDefined() and str(found.get()).upper() == "ICEBERG"
-
-
-def qualified(database: str, table: str) -> str:
-    return f"`{CATALOG}`.`{database}`.`{table}`"
 
 
 def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
@@ -78,9 +62,7 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     name = qualified(database, table)
     try:
         schema = spark.table(name).schema
-        loaded = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
-            spark._jsparkSession, f"{CATALOG}.{database}.{table}"
-        )
+        loaded = load(spark, database, table)
         properties = dict(loaded.properties())
     except Exception as exc:  # noqa: BLE001 - the table's FAILED row
         plan.error = f"Table {plan.name}: Iceberg could not read it: {first_line(exc)}; nothing was purged"
@@ -90,20 +72,6 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     plan.data_columns = [f.name for f in schema.fields if f.name not in plan.partition_columns]
     plan.location = str(loaded.location())
     return plan, schema, properties.get(DESCRIPTOR)
-
-
-def identity_partitions(loaded: Any) -> list[str]:
-    """The columns of an Iceberg table's current partition spec, when every field of it is an
-    identity partition; else [] (a transform's values are not a column's: the whole table)."""
-    columns = []
-    for spec_field in loaded.spec().fields():
-        if not spec_field.transform().isIdentity():
-            return []
-        column = str(loaded.schema().findColumnName(spec_field.sourceId()))
-        if "." in column:  # a struct's field: no column of the table
-            return []
-        columns.append(column)
-    return columns
 
 
 def snapshot(spark: Any, table: TablePlan) -> int | None:

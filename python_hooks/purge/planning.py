@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from python_hooks.catalog import console, files, layout, metastore, tables
+from python_hooks.catalog import iceberg as iceberg_tables
 from python_hooks.catalog.column_types import types_comparable
 from python_hooks.catalog.jvm import path_string, scala_list
 from python_hooks.errors import ConfigError, did_you_mean
@@ -55,7 +56,7 @@ def plan_purge(spark: Any, given: dict[str, Any]) -> PurgePlan:
     for meta in selection.onboarded:
         if metastore.provider(meta) == "delta":
             plan.delta.append(delta_table_plan(spark, meta, ids))
-        elif iceberg.is_iceberg(meta) and iceberg.in_session(spark):
+        elif iceberg_tables.is_iceberg(meta) and iceberg_tables.in_session(spark):
             plan.delta.append(delta_table_plan(spark, meta, ids, iceberg.table_plan))
         else:
             plan.tables.append(table_plan(spark, meta, ids, config, locations))

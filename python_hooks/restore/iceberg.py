@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import filesystem
+from python_hooks.catalog.iceberg import CATALOG
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError
-from python_hooks.purge.iceberg import CATALOG
 
 SHOWN = 8  # the snapshots a message lists, newest first
 

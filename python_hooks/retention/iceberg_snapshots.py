@@ -23,16 +23,17 @@ says so.  A dry run computes nothing it would delete: it logs the snapshots due 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem
+from python_hooks.catalog.iceberg import CATALOG, load
 from python_hooks.errors import first_line
 
 KIND = "iceberg_snapshot"
 ORPHANS = "iceberg_orphan"
-CATALOG = "iceberg"
 SHORT_HOURS = 24  # Iceberg's own floor for orphan removal by its procedure
 
 
@@ -42,6 +43,25 @@ def _sizes(spark: Any, location: str) -> dict[str, int]:
         filesystem.qualify(spark, str(status.getPath().toString())): int(status.getLen())
         for status in data_files.data_files(spark, location)
     }
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One table's pass: its names, where it is, and the horizon."""
+
+    database: str
+    table: str
+    location: str
+    hours: float
+    horizon: datetime
+
+    @property
+    def name(self) -> str:
+        return f"`{CATALOG}`.`{self.database}`.`{self.table}`"
+
+    @property
+    def horizon_text(self) -> str:
+        return self.horizon.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def expire(
@@ -56,87 +76,76 @@ def expire(
 ) -> None:
     """Expire one Iceberg table's snapshots older than `days` (its backup_retention_days) and
     remove its orphan files past the same horizon, logged in `log`."""
-    name = f"`{CATALOG}`.`{database}`.`{table}`"
     hours = float(str(days).strip()) * 24
     horizon = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc) - timedelta(hours=hours)
-    horizon_text = horizon.strftime("%Y-%m-%d %H:%M:%S.%f")
     location = None
     try:
-        loaded = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
-            spark._jsparkSession, f"{CATALOG}.{database}.{table}"
-        )
+        loaded = load(spark, database, table)
         location = filesystem.qualify(spark, str(loaded.location()))
-        _report_refs(spark, log, database, table, name, location)
+        this = Pass(database, table, location, hours, horizon)
+        _report_refs(spark, log, database, table, this.name, location)
         due = spark.sql(
-            f"select count(*) from {name}.snapshots where committed_at < timestamp '{horizon_text}+00:00'"
-            f" and snapshot_id != coalesce((select snapshot_id from {name}.refs where name = 'main'), -1)"
+            f"select count(*) from {this.name}.snapshots where committed_at < timestamp '{this.horizon_text}+00:00'"
+            f" and snapshot_id != coalesce((select snapshot_id from {this.name}.refs where name = 'main'), -1)"
         ).collect()[0][0]
         if hours < SHORT_HOURS and not allow_short:
             if due:
-                log.add(
-                    KIND,
-                    "delete",
-                    database,
-                    table,
-                    None,
-                    location,
-                    failure=(
-                        f"a horizon of {hours:g} hours (backup_retention_days {days}) for {database}.{table} is under"
-                        f" {SHORT_HOURS} hours, which can delete the files of an Iceberg write still in progress:"
-                        " raise backup_retention_days, or set retention_allow_short: true"
-                    ),
-                )
+                log.add(KIND, "delete", database, table, None, location, failure=_too_short(this, days))
             return
         if dry_run:
             if due:
-                log.add(
-                    KIND,
-                    "delete",
-                    database,
-                    table,
-                    None,
-                    location,
-                    note=f"{due} snapshot(s) older than {horizon_text} UTC would expire",
-                )
+                note = f"{due} snapshot(s) older than {this.horizon_text} UTC would expire"
+                log.add(KIND, "delete", database, table, None, location, note=note)
             return
-        before = _sizes(spark, location)
-        spark.sql(
-            f"call `{CATALOG}`.system.expire_snapshots(table => '{database}.{table}',"
-            f" older_than => timestamp '{horizon_text}+00:00', retain_last => 1)"
-        ).collect()
-        expired = _sizes(spark, location)
-        gone = [p for p in before if p not in expired]
-        if gone:
-            log.add(
-                KIND,
-                "delete",
-                database,
-                table,
-                None,
-                location,
-                len(gone),
-                sum(before[p] for p in gone),
-                note=f"expire_snapshots older than {horizon_text} UTC, retain_last 1: {due} snapshot(s)"
-                + (" (under 24 hours: retention_allow_short is true)" if hours < SHORT_HOURS else ""),
-            )
-        action = spark._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
-        action.deleteOrphanFiles(loaded).olderThan(int(horizon.timestamp() * 1000)).execute()
-        after = _sizes(spark, location)
-        orphans = [p for p in expired if p not in after]
-        if orphans:
-            log.add(
-                ORPHANS,
-                "delete",
-                database,
-                table,
-                None,
-                location,
-                len(orphans),
-                sum(expired[p] for p in orphans),
-                note=f"files no snapshot references, older than {horizon_text} UTC",
-            )
+        expired = _expire_snapshots(spark, log, this, due)
+        _remove_orphans(spark, log, this, loaded, expired)
     except Exception as exc:  # noqa: BLE001 - logged; the other tables go on
         log.add(KIND, "delete", database, table, None, location, failure=first_line(exc))
+
+
+def _too_short(this: Pass, days: Any) -> str:
+    return (
+        f"a horizon of {this.hours:g} hours (backup_retention_days {days}) for {this.database}.{this.table} is"
+        f" under {SHORT_HOURS} hours, which can delete the files of an Iceberg write still in progress:"
+        " raise backup_retention_days, or set retention_allow_short: true"
+    )
+
+
+def _expire_snapshots(spark: Any, log: Any, this: Pass, due: int) -> dict[str, int]:
+    """expire_snapshots past the horizon, keeping the current snapshot; its row when it deleted
+    files.  The files left under the table, with their sizes."""
+    before = _sizes(spark, this.location)
+    spark.sql(
+        f"call `{CATALOG}`.system.expire_snapshots(table => '{this.database}.{this.table}',"
+        f" older_than => timestamp '{this.horizon_text}+00:00', retain_last => 1)"
+    ).collect()
+    after = _sizes(spark, this.location)
+    gone = [p for p in before if p not in after]
+    if gone:
+        # the ledger reads the horizon's hours (macros/erasure/copies.sql): keep the words
+        note = f"expire_snapshots older than {this.hours:g} hours ({this.horizon_text} UTC), retain_last 1: {due} snapshot(s)"
+        if this.hours < SHORT_HOURS:
+            note += " (under 24 hours: retention_allow_short is true)"
+        log.add(
+            KIND, "delete", this.database, this.table, None, this.location,
+            len(gone), sum(before[p] for p in gone), note=note,
+        )  # fmt: skip
+    return after
+
+
+def _remove_orphans(spark: Any, log: Any, this: Pass, loaded: Any, before: dict[str, int]) -> None:
+    """Iceberg's removal of the files no snapshot references, older than the horizon; its row when
+    it deleted any."""
+    action = spark._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
+    action.deleteOrphanFiles(loaded).olderThan(int(this.horizon.timestamp() * 1000)).execute()
+    after = _sizes(spark, this.location)
+    orphans = [p for p in before if p not in after]
+    if orphans:
+        log.add(
+            ORPHANS, "delete", this.database, this.table, None, this.location,
+            len(orphans), sum(before[p] for p in orphans),
+            note=f"files no snapshot references, older than {this.horizon_text} UTC",
+        )  # fmt: skip
 
 
 def _report_refs(spark: Any, log: Any, database: str, table: str, name: str, location: str) -> None:

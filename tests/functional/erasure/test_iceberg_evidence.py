@@ -13,6 +13,7 @@ verifier at each step.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import os
@@ -111,6 +112,14 @@ def held_by(spark: Any, schema: str) -> set[str]:
     return {r.location_kind for r in rows.collect()}
 
 
+def copy_rows(spark: Any, schema: str) -> list[Any]:
+    """The request's iceberg_snapshot copies in erasure_copies (rebuilt by tag:erasure)."""
+    spark.catalog.clearCache()
+    return spark.sql(
+        f"select * from {schema}.erasure_copies where request_id = 'REQ-I' and copy_kind = 'iceberg_snapshot'"
+    ).collect()
+
+
 def iceberg_rows(spark: Any, schema: str) -> list[Any]:
     spark.catalog.clearCache()
     return spark.sql(
@@ -135,16 +144,24 @@ class TestIcebergEvidence:
         assert row.unread_locations_count == 0, row.unread_locations
         assert held_by(spark, project.test_schema) == {"iceberg_snapshot", "iceberg_metadata"}
         assert any("/metadata/" in path for path in holding) and any("/data/" in path for path in holding)
+        # the ledger dates the older snapshots' copy of the touched partition: the VACUUM horizon's
+        # equal, backup_retention_days (7) after the purge
+        (copy,) = copy_rows(spark, project.test_schema)
+        assert copy.partition_spec == "ds=d1" and copy.rows_purged == 1 and copy.deleted_at is None, copy
+        assert copy.will_delete_at == copy.purged_at + dt.timedelta(days=7), copy
         spark.sql(f"alter table {TABLE} create tag `before_purge` as of version {before}")
 
     def test_retention_reports_the_tag_and_keeps_what_it_pins(self, project, spark, lake):
         run("retention+", **ZERO)
         rows = iceberg_rows(spark, project.test_schema)
         reports = [r for r in rows if r.action == "report"]
-        assert len(reports) == 1 and reports[0].succeeded, rows
+        assert len(reports) == 1 and reports[0].succeeded, [(r.kind, r.action, r.note) for r in rows]
         assert reports[0].note.startswith("tag before_purge pins snapshot "), reports[0]
         assert f"alter table iceberg.{DB}.visits drop tag `before_purge`" in reports[0].note
         assert files_holding_the_id(spark), "the tagged snapshot's files were deleted"
+        # a pass that reported a tag keeping a snapshot does not date the copy's deletion
+        run("erasure_copies")
+        assert [c.deleted_at for c in copy_rows(spark, project.test_schema)] == [None]
 
     def test_without_the_tag_retention_expires_the_snapshot_and_its_files(self, project, spark, lake):
         spark.sql(f"alter table {TABLE} drop tag `before_purge`")
@@ -155,7 +172,10 @@ class TestIcebergEvidence:
             if r.action == "delete" and r.kind == "iceberg_snapshot" and r.files_deleted > 0
         ]
         assert deletes and all(r.succeeded and not r.dry_run for r in deletes), deletes
-        assert "expire_snapshots older than " in deletes[-1].note and "retain_last 1" in deletes[-1].note
+        assert (
+            deletes[-1].note.startswith("expire_snapshots older than 0 hours (")
+            and "retain_last 1" in deletes[-1].note
+        )
         assert files_holding_the_id(spark) == []
         snapshots = spark.sql(f"select count(*) from {TABLE}.snapshots").first()[0]
         assert snapshots == 1
@@ -165,6 +185,8 @@ class TestIcebergEvidence:
         row = ledger(spark, project.test_schema)
         assert row.status == "erased" and row.unread_locations_count == 0, row
         assert held_by(spark, project.test_schema) == set()
+        (copy,) = copy_rows(spark, project.test_schema)
+        assert copy.deleted_at == deletes[-1].attempted_at, (copy, deletes[-1])
 
     def test_a_horizon_under_a_day_needs_the_short_retention_override(self, project, spark, lake):
         spark.sql(f"insert into {TABLE} values (9, 'd', 'd3')")

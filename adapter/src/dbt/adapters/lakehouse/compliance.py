@@ -72,14 +72,15 @@ class _CatalogAndPurge(_Session):
         """The session's catalog that reads `database.table` when it is not the session catalog:
         `iceberg` for an Iceberg table with Iceberg's catalog in the session, else None (one
         metastore read)."""
-        from python_hooks.catalog import metastore
-        from python_hooks.purge import iceberg
+        from python_hooks.catalog import iceberg, metastore
 
         spark = self.spark_session()
         if not iceberg.in_session(spark):
             return None
         try:
-            meta = metastore.session_catalog(spark).getTableMetadata(metastore.identifier(spark, database, table))
+            meta = metastore.session_catalog(spark).getTableMetadata(
+                metastore.identifier(spark, database, table)
+            )
         except Exception:  # noqa: BLE001 - a table that is gone: the caller's read says so
             return None
         return iceberg.CATALOG if iceberg.is_iceberg(meta) else None
