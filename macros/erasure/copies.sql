@@ -177,14 +177,14 @@ select * from copy_final
         partition_spec,
         {{ compliance.erasure_location_key('location') }} as location_key,
         attempted_at,
-        -- a VACUUM's or an expire_snapshots' horizon (python_hooks/retention/delta_versions.py,
-        -- iceberg_snapshots.py): the files a version or snapshot before attempted_at minus it
-        -- removed are gone, unless a branch or tag kept one (a `report` row of the same pass)
-        case
-            when kind = 'delta_version' then cast(nullif(regexp_extract(note, '^VACUUM retain ([0-9.]+) hours', 1), '') as double)
+        -- a VACUUM's or an expire_snapshots' horizon, in UTC (python_hooks/retention/
+        -- delta_versions.py, iceberg_snapshots.py): the files a version or snapshot removed before
+        -- it are gone, unless a branch or tag kept one (a `report` row of the same pass)
+        cast(concat(nullif(case
+            when kind = 'delta_version' then regexp_extract(note, '^VACUUM retain [^(]* [(]files removed before ([0-9-]+ [0-9:.]+) UTC[)]', 1)
             when kind = 'iceberg_snapshot' and not pinned
-                then cast(nullif(regexp_extract(note, '^expire_snapshots older than ([0-9.]+) hours', 1), '') as double)
-        end as vacuum_hours
+                then regexp_extract(note, '^expire_snapshots older than [^(]* [(]([0-9-]+ [0-9:.]+) UTC[)]', 1)
+        end, ''), '+00:00') as timestamp) as horizon_at
     from (
         select
             *,
@@ -195,7 +195,7 @@ select * from copy_final
     where action = 'delete' and succeeded and not coalesce(dry_run, false)
     {%- else %}
     {{ compliance.empty_select_sql([['attempt_id', 'string'], ['kind', 'string'], ['table_id', 'string'], ['partition_spec', 'string'],
-        ['location_key', 'string'], ['attempted_at', 'timestamp'], ['vacuum_hours', 'double']]) }}
+        ['location_key', 'string'], ['attempted_at', 'timestamp'], ['horizon_at', 'timestamp']]) }}
     {%- endif %}
 {%- endmacro %}
 
@@ -276,8 +276,7 @@ select * from copy_final
                     copy_rows.copy_kind in ('delta_version', 'iceberg_snapshot')
                     and copy_deletion_attempts.kind = copy_rows.copy_kind
                     and copy_rows.table_id = copy_deletion_attempts.table_id
-                    and copy_deletion_attempts.attempted_at
-                    - make_dt_interval(0, 0, 0, cast(copy_deletion_attempts.vacuum_hours * 3600 as decimal(18, 6))) >= copy_rows.purged_at
+                    and copy_deletion_attempts.horizon_at >= copy_rows.purged_at
                 )
             )
 {%- endmacro %}

@@ -28,6 +28,7 @@ identifier is neither an integer nor a string.
 
 from __future__ import annotations
 
+import gzip
 import re
 import struct
 import zlib
@@ -57,6 +58,8 @@ class IcebergTable:
     delete_files: frozenset[str]  # any kept snapshot's
     older_data_files: frozenset[str]  # any kept snapshot's, the current one's included
     problem: str | None
+    # how many characters of a string identifier Iceberg keeps in a statistic (None: all)
+    string_bound: int | None = STRING_BOUND
 
 
 def _path(text: str) -> str:
@@ -73,10 +76,17 @@ def describe(spark: Any, database: str, table: str, identifier: str | None) -> I
     def paths(sql: str) -> frozenset[str]:
         return frozenset(_path(r[0]) for r in spark.sql(sql).collect())
 
+    properties = {str(k): str(v) for k, v in dict(loaded.properties()).items()}
     problem = None
-    data_format = str(dict(loaded.properties()).get("write.format.default", "parquet")).lower()
+    data_format = properties.get("write.format.default", "parquet").lower()
+    elsewhere = sorted(k for k in _OWN_PATHS if properties.get(k))
     if data_format != "parquet":
         problem = f"its data files are {data_format}, and the verifier reads parquet ones only"
+    elif elsewhere:
+        problem = (
+            f"its files are written at a path of their own ({', '.join(elsewhere)}), which the verifier"
+            " does not list"
+        )
     elif identifier:
         problem = _renamed(loaded, identifier)
     return IcebergTable(
@@ -88,7 +98,35 @@ def describe(spark: Any, database: str, table: str, identifier: str | None) -> I
         delete_files=paths(f"select file_path from {name}.all_delete_files"),
         older_data_files=paths(f"select file_path from {name}.all_data_files"),
         problem=problem,
+        string_bound=_string_bound(loaded, properties, identifier),
     )
+
+
+# properties that put a table's data or metadata files outside its location
+_OWN_PATHS = (
+    "write.data.path",
+    "write.metadata.path",
+    "write.folder-storage.path",
+    "write.object-storage.path",
+)
+_TRUNCATE = re.compile(r"^truncate\((\d+)\)$")
+
+
+def _string_bound(loaded: Any, properties: dict[str, str], identifier: str | None) -> int | None:
+    """The characters of a string identifier a statistic keeps: the column's metrics mode
+    (`write.metadata.metrics.column.<name>`), else the table's default (`truncate(16)` unless
+    set); `full` keeps the whole string.  `none` and `counts` write no bound: then the shortest
+    cut is kept, which can only find more."""
+    mode = properties.get(f"write.metadata.metrics.column.{identifier}") if identifier else None
+    mode = (
+        (mode or properties.get("write.metadata.metrics.default") or f"truncate({STRING_BOUND})")
+        .strip()
+        .lower()
+    )
+    if mode == "full":
+        return None
+    found = _TRUNCATE.match(mode)
+    return int(found.group(1)) if found else STRING_BOUND
 
 
 def _renamed(loaded: Any, identifier: str) -> str | None:
@@ -153,18 +191,21 @@ def add_locations(
         found.add(spark, metadata, METADATA, owner, f"{name} metadata/", metadata_key)
 
 
-def _needles(identifier_type: str, value: Any) -> tuple[list[bytes], str]:
-    """The byte strings of an id in Iceberg's statistics, and its text in a JSON metadata file."""
+def _needles(identifier_type: str, value: Any, string_bound: int | None) -> tuple[list[bytes], str]:
+    """The byte strings of an id in Iceberg's statistics, and its text in a JSON metadata file.
+    An integer that fits in 4 bytes is sought by those 4 (little-endian), the start of its 8-byte
+    form too: an `int` column widened to `bigint` keeps 4-byte statistics in its older manifests."""
     kind = identifier_type.lower()
     if kind in INTEGRAL:
         number = int(value)
-        needles = [struct.pack("<q", number)] if kind == "bigint" else [struct.pack("<i", number)]
-        return needles, str(number)
+        fits = -(2**31) <= number < 2**31
+        return [struct.pack("<i", number) if fits else struct.pack("<q", number)], str(number)
     text = str(value)
-    return [text[:STRING_BOUND].encode("utf-8")], text
+    return [(text if string_bound is None else text[:string_bound]).encode("utf-8")], text
 
 
 AVRO_MAGIC = b"Obj\x01"
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _long(buffer: bytes, at: int) -> tuple[int, int]:
@@ -228,7 +269,8 @@ def metadata_matches(spark: Any, reader: Any, paths: list[str], ids: Any) -> Any
     one row per file and request.  The files are read whole with Spark's `binaryFile` reader."""
     kind = str(reader.identifier_type or "")
     wanted = [(r.erasure_id, r.request_id) for r in ids.select("erasure_id", "request_id").collect()]
-    encoded = [(_needles(kind, value), request) for value, request in wanted if value is not None]
+    bound = getattr(reader, "string_bound", STRING_BOUND)
+    encoded = [(_needles(kind, value, bound), request) for value, request in wanted if value is not None]
     files = (
         spark.read.format("binaryFile")
         .option("ignoreCorruptFiles", "false")
@@ -242,10 +284,18 @@ def metadata_matches(spark: Any, reader: Any, paths: list[str], ids: Any) -> Any
         path = str(row.path)
         content = bytes(row.content)
         text = None
-        if path.endswith(".json"):
+        name = path.rsplit("/", 1)[-1]
+        if content[:2] == GZIP_MAGIC and ".json" in name:  # write.metadata.compression-codec gzip
+            content = gzip.decompress(content)
+        if ".json" in name or name == "version-hint.text":
             text = content.decode("utf-8", errors="replace")
         elif content[:4] == AVRO_MAGIC:
             content = avro_bytes(content, path)
+        else:
+            raise ValueError(
+                f"{name} is a metadata file the verifier does not read (neither Avro nor JSON): verify"
+                " again without it, or read it by hand"
+            )
         for (needles, word), request in encoded:
             if text is not None:
                 if re.search(rf"(?<![{_WORD}]){re.escape(word)}(?![{_WORD}])", text):

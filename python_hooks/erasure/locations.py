@@ -79,6 +79,8 @@ class Reader:
     ids_in_paths: bool = False
     table_format: str = "hive"  # or `delta`, `iceberg`
     part: str = ""  # what of the table it reads, when not its data files (a Delta table's `log`)
+    # an Iceberg table's metadata: the characters of a string identifier a statistic keeps
+    string_bound: int | None = 16
 
     @property
     def key(self) -> str:
@@ -210,6 +212,8 @@ def iceberg_readers(
         setattr(metadata, name, getattr(data, name))
     if described.problem:
         data.problem = data.problem or f"{whose}: {described.problem}"
+        metadata.problem = metadata.problem or data.problem
+    metadata.string_bound = described.string_bound
     metadata.problem = metadata.problem or iceberg_copies.metadata_problem(whose, metadata.identifier_type)
     return data, metadata, described
 

@@ -19,6 +19,7 @@ that names both remedies.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from python_hooks.catalog import files as data_files
@@ -67,6 +68,9 @@ def vacuum(
     name = f"`{database}`.`{table}`"
     hours = float(str(days).strip()) * 24
     horizon = f"retain {hours:g} hours"
+    # every file a version older than this removed is gone after the VACUUM (whose own horizon,
+    # taken when it runs, is later): the ledger dates a copy's deletion by it, so keep the words
+    before = (datetime.now(timezone.utc) - timedelta(hours=hours)).strftime("%Y-%m-%d %H:%M:%S.%f")
     override = False
     try:
         location = filesystem.qualify(spark, location)
@@ -96,7 +100,7 @@ def vacuum(
             )
         log.add(KIND, "delete", database, table, None, location or None, failure=reason)
         return
-    note = f"VACUUM {horizon}"
+    note = f"VACUUM {horizon} (files removed before {before} UTC)"
     if override:
         note += f" (Delta's retentionDurationCheck overridden: retention_allow_short is true, {CHECK}=false)"
     log.add(

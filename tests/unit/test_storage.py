@@ -105,6 +105,14 @@ def test_iceberg_comes_in_beside_delta_with_its_own_catalog_and_the_lock_only_wh
     settings = storage.format_settings(shared, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
     assert not any("lock-enabled" in k or "datanucleus" in k for k in settings), settings
     assert "spark.sql.catalog.iceberg.type" not in settings  # the profile's own
+    # a URL naming a database is not an embedded Derby metastore: a shared one keeps its lock
+    for shared in (
+        {"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:sqlserver://h:1433;databaseName=hive"},
+        {"spark.hadoop.javax.jdo.option.ConnectionURL": "jdbc:derby://h:1527/metastore_db;create=true"},
+        {**derby, "spark.hadoop.hive.metastore.uris": "thrift://127.0.0.1:9083"},
+    ):
+        settings = storage.format_settings(shared, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
+        assert not any("lock-enabled" in k or "datanucleus" in k for k in settings), (shared, settings)
 
 
 def test_a_delta_jars_setting_that_holds_no_jar_names_itself_and_the_remedy(tmp_path):

@@ -122,7 +122,7 @@ def iceberg_settings(params: dict[str, str]) -> dict[str, str]:
     lock tables.  The profile's own settings win."""
     prefix = f"spark.sql.catalog.{ICEBERG_CATALOG}"
     wanted = {prefix: ICEBERG_CATALOG_CLASS, f"{prefix}.type": "hive"}
-    if metastore_dir(params) is not None:
+    if embedded_derby(params):
         wanted.update(
             {
                 f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled": "false",
@@ -131,6 +131,14 @@ def iceberg_settings(params: dict[str, str]) -> dict[str, str]:
             }
         )
     return {k: v for k, v in wanted.items() if k not in params}
+
+
+def embedded_derby(params: dict[str, str]) -> bool:
+    """Whether the session's metastore is an embedded Derby database (`jdbc:derby:<path>`, not a
+    Derby network server's `jdbc:derby://`), with no metastore service named."""
+    url = (params.get("spark.hadoop.javax.jdo.option.ConnectionURL") or "").strip()
+    served = (params.get("spark.hadoop.hive.metastore.uris") or "").strip()
+    return url.startswith("jdbc:derby:") and not url.startswith("jdbc:derby://") and not served
 
 
 def metastore_dir(params: dict[str, str]) -> str | None:
