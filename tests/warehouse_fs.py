@@ -194,3 +194,15 @@ def rewrite(spark: Any, location: str) -> None:
     data = read_bytes(spark, location)
     delete(spark, location)
     write_bytes(spark, location, data)
+
+
+def avro_holds(value: Any, bound: bytes) -> bool:
+    """Whether an Avro record as fastavro reads it (dicts, lists, tuples) holds `bound` as one of
+    its binary values: an Iceberg manifest's statistic, say."""
+    if isinstance(value, bytes):
+        return value == bound
+    if isinstance(value, dict):
+        return any(avro_holds(v, bound) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(avro_holds(v, bound) for v in value)
+    return False

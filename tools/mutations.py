@@ -376,7 +376,7 @@ MUTANTS = (
         "retention says nothing of an Iceberg tag that keeps an older snapshot, and its ids, past the horizon",
         one(
             "python_hooks/retention/iceberg_snapshots.py",
-            "        _report_refs(spark, log, database, table, name, location)\n",
+            "        _report_refs(spark, log, database, table, this.name, location)\n",
             "",
         ),
         (f"{ICEBERG_EVIDENCE}::test_retention_reports_the_tag_and_keeps_what_it_pins",),

@@ -117,12 +117,12 @@ select * from copy_final
         cast(null as string) as backup_table,
         rows_purged,
         ended_at,
-        'delta_version' as copy_kind,
+        case when reason like 'Delta Lake: version %' then 'delta_version' else 'iceberg_snapshot' end as copy_kind,
         cast(null as double) as log_hours
     from {{ purge_log }}
     where
         state = 'COMMITTED' and not coalesce(dry_run, false) and backup_table is null
-        and reason like 'Delta Lake: version %'
+        and (reason like 'Delta Lake: version %' or reason like 'Apache Iceberg: snapshot %')
 
     union all
 
@@ -142,24 +142,6 @@ select * from copy_final
         state = 'COMMITTED' and not coalesce(dry_run, false) and backup_table is null
         and reason like 'Delta Lake: version %' and reason like '%/_delta_log) is cleaned%'
     group by invocation_id, database_name, table_name
-
-    union all
-
-    select
-        invocation_id,
-        database_name,
-        table_name,
-        partition_spec,
-        coalesce(old_location, new_location) as old_location,
-        cast(null as string) as backup_table,
-        rows_purged,
-        ended_at,
-        'iceberg_snapshot' as copy_kind,
-        cast(null as double) as log_hours
-    from {{ purge_log }}
-    where
-        state = 'COMMITTED' and not coalesce(dry_run, false) and backup_table is null
-        and reason like 'Apache Iceberg: snapshot %'
     {%- else %}
     {{ compliance.empty_select_sql([['invocation_id', 'string'], ['database_name', 'string'], ['table_name', 'string'],
         ['partition_spec', 'string'], ['old_location', 'string'], ['backup_table', 'string'], ['rows_purged', 'bigint'],

@@ -20,7 +20,10 @@
             max(identifier_field) as identifier_field,
             concat_ws('\n', collect_set(case when state in ({{ states }}) then partition_spec end)) as specs,
             max(case when state in ({{ states }}) and partition_spec is null then 1 else 0 end) as whole_table,
-            max(invocation_id) as invocation_id
+            max(invocation_id) as invocation_id,
+            -- an Iceberg table's rows say so (python_hooks/purge/iceberg.py, LABEL): read through
+            -- Iceberg's catalog, which the session catalog cannot read it without
+            max(case when reason like 'Apache Iceberg:%' then 1 else 0 end) as iceberg
         from {{ results_relation }}
         where identifier_field is not null
         group by database_name, table_name
@@ -32,7 +35,8 @@
     {%- set targets = [] -%}
     {%- for row in run_query(query).rows -%}
         {%- do targets.append({'database': row[0], 'table': row[1], 'identifier': row[2],
-            'specs': (row[3] or '').split('\n') | reject('equalto', '') | sort | list, 'whole': row[4] == 1, 'invocation_id': row[5]}) -%}
+            'specs': (row[3] or '').split('\n') | reject('equalto', '') | sort | list, 'whole': row[4] == 1, 'invocation_id': row[5],
+            'catalog': 'iceberg' if row[6] == 1 else none}) -%}
     {%- endfor -%}
     {{ return(targets) }}
 {%- endmacro %}
@@ -75,7 +79,7 @@
         count(*) as remaining_rows,
         {{ "'rewritten table'" if target.whole else "'rewritten partitions'" }} as checked,
         {{ target.specs | length if not target.whole else 'cast(null as int)' }} as partitions_checked
-    from {{ compliance.table_ref(target.database, target.table, adapter.table_catalog(target.database, target.table)) }} as a
+    from {{ compliance.table_ref(target.database, target.table, target.catalog) }} as a
     left semi join {{ compliance.purge_ids_relation(ids[0], ids[1], id_column) }} as b
         on {{ compliance.purge_identifier_expr('a', target.identifier.split('.')) }} = b.{{ compliance.quote_ident(id_column) }}
         {%- if predicate %}

@@ -32,7 +32,7 @@ from typing import Any
 from python_hooks.catalog import console
 from python_hooks.catalog.work import Pool
 from python_hooks.errors import CancelledError, LakehouseError, first_line
-from python_hooks.purge import delta, results, table_purge
+from python_hooks.purge import delta, iceberg, results, table_purge
 from python_hooks.purge.plan import ScannedPlan, TablePlan
 from python_hooks.purge.progress import Progress
 from python_hooks.purge.statements import TableStatements
@@ -170,6 +170,8 @@ class Execution:
                 reason = (
                     f"Table {table.name}: the purge stopped with an error: {first_line(exc)}; run it again"
                 )
+                if table.table_format == "iceberg":
+                    reason = f"{iceberg.LABEL}: {reason}"
                 console.say(f"purge: {table.name}: FAILED: {reason}")
                 rows.append(result_row(config, table, None, "FAILED", reason=reason))
             self.tables_done += 1

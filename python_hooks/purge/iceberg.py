@@ -37,6 +37,10 @@ from python_hooks.errors import first_line
 from python_hooks.purge.plan import DEFAULT_PARTITION, PurgeConfig, TablePlan
 from python_hooks.purge.units import result_row
 
+# how every purge_log reason of an Iceberg table begins: purge_verification reads the table
+# through Iceberg's catalog by it (macros/purge/purge_verification.sql)
+LABEL = "Apache Iceberg"
+
 
 def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     """One onboarded Iceberg table, its schema and its dataset.descriptor, read through Iceberg's
@@ -65,7 +69,9 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
         loaded = load(spark, database, table)
         properties = dict(loaded.properties())
     except Exception as exc:  # noqa: BLE001 - the table's FAILED row
-        plan.error = f"Table {plan.name}: Iceberg could not read it: {first_line(exc)}; nothing was purged"
+        plan.error = (
+            f"{LABEL}: table {plan.name}: Iceberg could not read it: {first_line(exc)}; nothing was purged"
+        )
         return plan, None, None
     plan.partition_columns = identity_partitions(loaded)
     plan.partition_types = [schema[c].dataType.simpleString() for c in plan.partition_columns]
@@ -112,7 +118,9 @@ def run_table(
             _rewrite(spark, table, statements)
         console.say(f"purge: {table.name} (Iceberg): no listed id")
         return [
-            result_row(config, table, None, "SKIPPED", reason="no listed id in this table", rows_purged=0)
+            result_row(
+                config, table, None, "SKIPPED", reason=f"{LABEL}: no listed id in this table", rows_purged=0
+            )
         ]
     rows = sum(p.rows_purged for p in table.todo)
     if config.dry_run:
@@ -121,7 +129,9 @@ def run_table(
             " partition(s) and rewrite the files their delete files apply to"
         )
         return [
-            result_row(config, table, part, "DRY_RUN", reason=f"would remove {part.rows_purged} rows")
+            result_row(
+                config, table, part, "DRY_RUN", reason=f"{LABEL}: would remove {part.rows_purged} rows"
+            )
             for part in table.todo
         ]
     before = snapshot(spark, table)
@@ -131,7 +141,7 @@ def run_table(
     _run(spark, table, "rewrite_manifests", statements["rewrite_manifests"])
     after = snapshot(spark, table)
     note = (
-        f"Apache Iceberg: snapshot {before} -> {after}"
+        f"{LABEL}: snapshot {before} -> {after}"
         + (
             " (delete, rewrite_data_files, rewrite_position_delete_files, rewrite_manifests)"
             if rewritten

@@ -64,17 +64,6 @@ def location(spark: Any) -> str:
     return str(spark.sql(f"describe table extended {TABLE}").where("col_name = 'Location'").first().data_type)
 
 
-def _holds(value: Any, bound: bytes) -> bool:
-    """Whether an Avro record (fastavro's dicts, lists and tuples) holds `bound` as a binary value."""
-    if isinstance(value, bytes):
-        return value == bound
-    if isinstance(value, dict):
-        return any(_holds(v, bound) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds(v, bound) for v in value)
-    return False
-
-
 def files_holding_the_id(spark: Any) -> list[str]:
     """The files under the table's location that hold the id: a data or delete file whose guestid
     column has it (pyarrow), a manifest or manifest list with a statistic equal to its 8-byte
@@ -91,7 +80,7 @@ def files_holding_the_id(spark: Any) -> list[str]:
                 found.append(path)
         elif name.endswith(".avro"):
             if any(
-                _holds(record, bound)
+                warehouse_fs.avro_holds(record, bound)
                 for record in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path)))
             ):
                 found.append(path)

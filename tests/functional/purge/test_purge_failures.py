@@ -400,7 +400,9 @@ class TestPurgeFailures:
             ' nothing was changed. Blacklist it (var purge_blacklist: "p_fmt.exposed")'
         ) in logs, logs[-3000:]
         # Iceberg's catalog is in the session: it is asked, and this entry has no metadata
-        assert "purge: p_fmt.ice: FAILED: Table p_fmt.ice: Iceberg could not read it: " in logs, logs[-3000:]
+        assert (
+            "purge: p_fmt.ice: FAILED: Apache Iceberg: table p_fmt.ice: Iceberg could not read it: " in logs
+        ), logs[-3000:]
         for table in ("exposed", "ice"):
             assert warehouse_fs.tree(spark, location(spark, "p_fmt", table)) == before[table], table
             assert remaining_ids(spark, f"p_fmt.{table}") == 3

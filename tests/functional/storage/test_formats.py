@@ -87,17 +87,6 @@ def table_location(spark: Any, table: str) -> str:
     return str(next(r.data_type for r in rows if str(r.col_name).strip() == "Location"))
 
 
-def _holds(value: Any, bound: bytes) -> bool:
-    """Whether an Avro record (fastavro's dicts, lists and tuples) holds `bound` as a binary value."""
-    if isinstance(value, bytes):
-        return value == bound
-    if isinstance(value, dict):
-        return any(_holds(v, bound) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds(v, bound) for v in value)
-    return False
-
-
 def ids_in(spark: Any, paths: list[str]) -> set[int]:
     """The listed ids the files `paths` hold: a parquet file's guestid column, an Avro file's
     statistic equal to an id's 8-byte encoding (fastavro), a JSON file's text."""
@@ -113,7 +102,9 @@ def ids_in(spark: Any, paths: list[str]) -> set[int]:
         elif name.endswith(".avro"):
             records = list(fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path))))
             found |= {
-                i for i in (DELTA_ID, ICEBERG_ID) if any(_holds(r, struct.pack("<q", i)) for r in records)
+                i
+                for i in (DELTA_ID, ICEBERG_ID)
+                if any(warehouse_fs.avro_holds(r, struct.pack("<q", i)) for r in records)
             }
         elif name.endswith((".json", ".crc")):
             text = warehouse_fs.read_bytes(spark, path).decode("utf-8", errors="replace")

@@ -67,24 +67,6 @@ class _CatalogAndPurge(_Session):
 
         return tables.describe_table(self.spark_session(), database, table)
 
-    @available.parse_none
-    def table_catalog(self, database: str, table: str) -> str | None:
-        """The session's catalog that reads `database.table` when it is not the session catalog:
-        `iceberg` for an Iceberg table with Iceberg's catalog in the session, else None (one
-        metastore read)."""
-        from python_hooks.catalog import iceberg, metastore
-
-        spark = self.spark_session()
-        if not iceberg.in_session(spark):
-            return None
-        try:
-            meta = metastore.session_catalog(spark).getTableMetadata(
-                metastore.identifier(spark, database, table)
-            )
-        except Exception:  # noqa: BLE001 - a table that is gone: the caller's read says so
-            return None
-        return iceberg.CATALOG if iceberg.is_iceberg(meta) else None
-
     @available.parse(_empty_list)
     def side_table_adoption_candidates(self, databases: list[str] | None = None) -> list[dict[str, Any]]:
         """Unregistered tables named like side tables, with whether each can be adopted and why."""
