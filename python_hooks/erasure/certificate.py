@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from python_hooks.erasure import delta_copies, evidence
+from python_hooks.erasure import delta_copies, evidence, iceberg_copies
 from python_hooks.errors import ConfigError, NotFoundError
 
 FORMAT_VERSION = 2  # 2: the seal (each section's SHA-256), the .md's digest, the warehouse
@@ -245,7 +245,9 @@ def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per onboarded table: the live locations (partitions) read, files, bytes, and the rows holding
     the request's ids (each location's `rows_holding_ids`, from the verification's findings); for a
     Delta Lake table, the version whose files were read as live (`delta_version`; the files of the
-    older versions, the change data and the log are among the copies read)."""
+    older versions, the change data and the log are among the copies read); for an Iceberg table,
+    the snapshot (`iceberg_snapshot`; the older snapshots' files, the delete files and the metadata
+    are among the copies read)."""
     tables: dict[str, dict[str, Any]] = {}
     for row in locations:
         if row.get("location_kind") != "live":
@@ -256,6 +258,7 @@ def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 "table": table,
                 "delta_version": None,
+                "iceberg_snapshot": None,
                 "locations": 0,
                 "files": 0,
                 "bytes": 0,
@@ -265,6 +268,9 @@ def _live_tables(locations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         version = delta_copies.version_read(row.get("referenced_by"))
         if version is not None:
             entry["delta_version"] = version
+        snapshot = iceberg_copies.snapshot_read(row.get("referenced_by"))
+        if snapshot is not None:
+            entry["iceberg_snapshot"] = snapshot
         entry["locations"] += 1
         entry["files"] += _number(row.get("files_total"))
         entry["bytes"] += _number(row.get("bytes_total"))
@@ -467,12 +473,13 @@ def _verification_lines(section: dict[str, Any]) -> list[str]:
         "",
         "### Live tables read",
         "",
-        "A Delta Lake table's live files are those of the version shown; the files its older versions"
-        " still hold, its change data and its log are among the copies read.",
+        "A Delta Lake table's live files are those of the version shown, an Iceberg table's those of"
+        " the snapshot shown; the files their older versions and snapshots still hold, the change"
+        " data, the delete files, the log and the metadata are among the copies read.",
         "",
         *_table(
             section["live_tables"],
-            ["table", "delta_version", "locations", "files", "bytes", "rows_holding_ids"],
+            ["table", "delta_version", "iceberg_snapshot", "locations", "files", "bytes", "rows_holding_ids"],
         ),
         "### Copies read (backups, staging, trash, stale, reaped, journal, table directories)",
         "",

@@ -147,6 +147,16 @@ def live_reference(name: str, snapshot: int | None, outside: bool = False) -> st
     return f"{name} (Iceberg, snapshot {snapshot}{', a file outside it' if outside else ''})"
 
 
+_LIVE_REFERENCE = re.compile(r" \(Iceberg, snapshot (\d+)(?:, a file outside it)?\)$")
+
+
+def snapshot_read(referenced_by: str | None) -> int | None:
+    """The Iceberg snapshot a live location was read at (`live_reference`), or None for another
+    table or one without a snapshot."""
+    found = _LIVE_REFERENCE.search(str(referenced_by or ""))
+    return int(found.group(1)) if found else None
+
+
 def metadata_problem(whose: str, identifier_type: str | None) -> str | None:
     """Why the table's metadata cannot be read for the ids, or None."""
     kind = (identifier_type or "").lower()

@@ -127,6 +127,7 @@ def test_the_revision_is_the_packages_not_the_installing_projects(tmp_path):
 
 def test_a_delta_table_is_certified_at_the_version_its_live_files_were_read():
     from python_hooks.erasure.delta_copies import live_reference
+    from python_hooks.erasure.iceberg_copies import live_reference as iceberg_reference
 
     def live(table, referenced_by, files):
         return {"location_kind": "live", "database_name": "db", "table_name": table,
@@ -136,7 +137,16 @@ def test_a_delta_table_is_certified_at_the_version_its_live_files_were_read():
         live("events", live_reference("db.events", 7), 2),
         live("events", live_reference("db.events", 7, outside=True), 1),
         live("hive", "db.hive", 3),
+        live("clicks", iceberg_reference("db.clicks", 5412683190245507281), 4),
+        live("fresh", iceberg_reference("db.fresh", None), 0),
     ]
     tables = {t["table"]: t for t in certificate._live_tables(rows)}
     assert (tables["db.events"]["delta_version"], tables["db.events"]["files"]) == (7, 3)
-    assert tables["db.hive"]["delta_version"] is None
+    assert tables["db.events"]["iceberg_snapshot"] is None
+    assert (tables["db.hive"]["delta_version"], tables["db.hive"]["iceberg_snapshot"]) == (None, None)
+    assert (tables["db.clicks"]["iceberg_snapshot"], tables["db.clicks"]["delta_version"]) == (
+        5412683190245507281,
+        None,
+    )
+    # a table with no snapshot yet names none, rather than a made-up one
+    assert tables["db.fresh"]["iceberg_snapshot"] is None

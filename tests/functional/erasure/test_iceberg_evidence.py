@@ -177,6 +177,29 @@ class TestIcebergEvidence:
         (copy,) = copy_rows(spark, project.test_schema)
         assert copy.deleted_at == deletes[-1].attempted_at, (copy, deletes[-1])
 
+    def test_the_certificate_names_the_snapshot_read_and_verifies(self, project, spark, lake):
+        dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-I"})])
+        path = os.path.join(project.project_root, "target", "erasure", "REQ-I.json")
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        live = {t["table"]: t for t in doc["verification"]["live_tables"]}
+        current = spark.sql(f"select snapshot_id from {TABLE}.refs where name = 'main'").first()[0]
+        assert (live[f"{DB}.visits"]["iceberg_snapshot"], live[f"{DB}.visits"]["delta_version"]) == (
+            current,
+            None,
+        )
+        with open(path.replace(".json", ".md"), encoding="utf-8") as handle:
+            assert f"| {DB}.visits |  | {current} |" in handle.read()
+        said = dbt_log(
+            [
+                "run-operation",
+                "verify_certificate",
+                "--args",
+                json.dumps({"file": "target/erasure/REQ-I.json"}),
+            ]
+        )
+        assert "verifies: the evidence of request REQ-I" in said
+
     def test_a_horizon_under_a_day_needs_the_short_retention_override(self, project, spark, lake):
         spark.sql(f"insert into {TABLE} values (9, 'd', 'd3')")
         said = run(
