@@ -2,13 +2,16 @@
 {#
     Coverage (docs/erasure.md, `## Coverage`): the tables that may hold identifiers but that the
     purge does not cover, in every database of the metastore (var `pii_coverage_exclude` leaves
-    some out, whitelist grammar), inside or outside the purge whitelist.  Three findings:
+    some out, whitelist grammar), inside or outside the purge whitelist.  Four findings:
       pii_column_without_descriptor  a table with a column or nested field named like an
                                      identifier in use, or matching var pii_column_patterns, and
                                      no dataset.descriptor;
       onboarded_outside_whitelist    a table with a dataset.descriptor that purge_whitelist (minus
                                      purge_blacklist) does not select: the verifier reads it, the
                                      purge never touches it;
+      identifier_statistics_kept     a Delta Lake or Iceberg table onboarded with statistics off
+                                     for its identifier (statistics: false) whose metadata keeps
+                                     them again (python_hooks/catalog/statistics.py);
       downstream_of_onboarded        a table downstream of an onboarded table in the project's
                                      own lineage (dbt_lineage_edges of the latest invocation the
                                      audit loaded) that is not itself onboarded; with the audit
@@ -94,7 +97,7 @@ from values
 {%- endmacro %}
 
 {#- One finding row (see pii_coverage_columns). -#}
-{% macro pii_coverage_finding(database, table, finding, matched, upstream, exception_rows) -%}
+{% macro pii_coverage_finding(database, table, finding, matched, upstream, exception_rows, detail=none) -%}
     {%- set exception = compliance.pii_coverage_exception_for(database, table, exception_rows) -%}
     {{ return({
         'finding_id': database ~ '.' ~ table ~ ':' ~ finding,
@@ -106,7 +109,7 @@ from values
         'upstream_tables': (upstream | join(', ')) if upstream else none,
         'exception_pattern': exception.pattern if exception else none,
         'exception_reason': exception.reason if exception else none,
-        'action': none if exception else compliance.pii_coverage_action(database ~ '.' ~ table, matched, finding),
+        'action': none if exception else compliance.pii_coverage_action(database ~ '.' ~ table, matched, finding, detail),
     }) }}
 {%- endmacro %}
 
@@ -221,6 +224,10 @@ from values
         {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'onboarded_outside_whitelist',
             [table.identifier] if table.identifier else none, none, exception_rows)) -%}
     {%- endfor -%}
+    {%- for table in onboarded if table.statistics_kept -%}
+        {%- do findings.append(compliance.pii_coverage_finding(table.database, table.table, 'identifier_statistics_kept',
+            [table.identifier], none, exception_rows, table.statistics_kept)) -%}
+    {%- endfor -%}
 
     {#- (b) tables downstream of an onboarded table, not onboarded themselves -#}
     {%- do findings.extend(compliance.pii_coverage_downstream_findings(edges_relation, nodes_relation, onboarded_ids, names,
@@ -252,7 +259,13 @@ from values
 {%- endmacro %}
 
 {#- What to do about an un-excepted finding (the model's `action` column and the test's log); the first matched field that is not in an array is suggested as the identifier. -#}
-{% macro pii_coverage_action(table_id, matched=none, finding=none) -%}
+{% macro pii_coverage_action(table_id, matched=none, finding=none, detail=none) -%}
+    {%- if finding == 'identifier_statistics_kept' -%}
+        {{ return("It was onboarded with statistics: false, but its metadata keeps statistics of its identifier again (" ~ detail
+            ~ "), so the purged ids stay in its log or manifests until they expire. Turn them off again: dbt run-operation onboard --args '{table: "
+            ~ table_id ~ ", identifier: " ~ matched[0] ~ ", statistics: false}'; or add a row (table_pattern " ~ table_id ~ ", reason) to the seed "
+            ~ var('pii_coverage_exceptions', 'pii_coverage_exceptions') ~ ".") }}
+    {%- endif -%}
     {%- if finding == 'onboarded_outside_whitelist' -%}
         {{ return("Make purge_whitelist select it (add " ~ table_id ~ ", or its database) so that the purge removes its ids; the verifier reads it"
             ~ " either way, and its requests are not erased while it holds their ids. If it holds no identifier to erase, remove its dataset.descriptor,"

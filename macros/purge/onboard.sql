@@ -2,14 +2,16 @@
 {#
     Onboarding: the dataset descriptor on the tables the purge must clean.
       `dbt run-operation onboard --args '{table: db.t, identifier: metadata.guestid}'`
+      `dbt run-operation onboard --args '{table: db.t, identifier: guestid, statistics: false}'`
+        (a Delta Lake or Iceberg table: no file statistics of the identifier in its metadata)
       `dbt run-operation onboard_tables --args '{file: onboarding.yml, dry_run: true}'`
     Every entry is checked against the metastore (the table exists and is not a view, the
     identifier is a column or struct field, comparable with the id column when the id table
     exists) before anything is written: one bad entry and nothing changes.  A table whose
     descriptor already names the field is left alone, so a list can be run again at any time.
 #}
-{% macro onboard(table, identifier, dry_run=false) %}
-    {%- do compliance.onboard_tables(tables=[{'table': table, 'identifier': identifier}], dry_run=dry_run) -%}
+{% macro onboard(table, identifier, dry_run=false, statistics=true) %}
+    {%- do compliance.onboard_tables(tables=[{'table': table, 'identifier': identifier, 'statistics': statistics}], dry_run=dry_run) -%}
 {% endmacro %}
 
 {% macro onboard_tables(file=none, tables=none, dry_run=false) %}
@@ -44,8 +46,11 @@
     {%- set changes = rows | rejectattr('status', 'equalto', 'unchanged') | list -%}
     {%- set verb = "would now carry" if dry_run else "now carries" -%}
     {%- for row in changes -%}
+        {%- set settings = [] -%}
+        {%- for key, value in (row.properties or {}).items() | sort -%}{%- do settings.append(key ~ " = " ~ value) -%}{%- endfor -%}
         {%- do log("onboard: " ~ row.table ~ " " ~ verb ~ " dataset.descriptor " ~ row.descriptor
-            ~ (" (it was " ~ row.before ~ ")" if row.before is not none else ""), info=true) -%}
+            ~ (" (it was " ~ row.before ~ ")" if row.before is not none else "")
+            ~ (", and no file statistics of its identifier in its metadata (" ~ settings | join(', ') ~ ")" if settings else ""), info=true) -%}
     {%- endfor -%}
     {%- if changes and not dry_run -%}
         {%- set applied = adapter.onboard_apply(changes) -%}

@@ -104,6 +104,21 @@ def table_property(spark: Any, meta: Any, key: str) -> str | None:
     return None
 
 
+def table_properties(spark: Any, meta: Any) -> dict[str, str]:
+    """A table's properties: the metastore's, and, for a Delta Lake table, its log's over them
+    (one read of its latest metadata through Delta, as `table_property` makes)."""
+    as_java = (
+        jvm_view(spark).scala.collection.JavaConverters.mapAsJavaMapConverter(meta.properties()).asJava()
+    )
+    found = {str(k): str(v) for k, v in dict(as_java).items()}
+    if provider(meta) == "delta":
+        database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+        found.update(
+            {str(r[0]): str(r[1]) for r in spark.sql(f"show tblproperties `{database}`.`{table}`").collect()}
+        )
+    return found
+
+
 def schema_json(spark: Any, meta: Any) -> dict[str, Any]:
     """A table's schema as Spark's JSON dict: the metastore's, else, for a Delta Lake table (whose
     metastore entry holds no columns), its log's latest, read through Delta.

@@ -21,7 +21,7 @@ import re
 from collections import defaultdict, deque
 from typing import Any
 
-from python_hooks.catalog import metastore, side_tables
+from python_hooks.catalog import metastore, side_tables, statistics
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier
 from python_hooks.errors import LakehouseError, result
 
@@ -123,7 +123,8 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
     own log, not in its metastore entry: those are read from its latest version, one read each.
     Each: {database, table, table_id, is_view, side_table (True for a registered side table of
     this project), descriptor, identifier (its complianceSpec.identifierField, None when it has
-    none or a bad one), fields: [path]}.
+    none or a bad one), fields: [path], statistics_kept (for a table onboarded with statistics off
+    for its identifier, why its metadata still keeps them, else None: catalog.statistics)}.
     """
     found = []
     for database, names in sorted(_group(tables).items()):
@@ -131,7 +132,12 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
             name = str(meta.identifier().table()).lower()
             table_type = str(meta.tableType().name())
             fields = field_paths(metastore.schema_json(spark, meta))  # first: names an unreadable log
-            descriptor = None if table_type == "VIEW" else metastore.table_property(spark, meta, DESCRIPTOR)
+            properties = {} if table_type == "VIEW" else metastore.table_properties(spark, meta)
+            descriptor = properties.get(DESCRIPTOR)
+            identifier = descriptor_identifier(descriptor)
+            kept = None
+            if identifier and properties.get(statistics.MARKER) == "none":
+                kept = statistics.kept(metastore.table_format(meta), properties, fields, identifier)
             registered = side_tables.registration(
                 metastore.Table(
                     database, name, table_type, "", [], properties=metastore.registration_properties(meta)
@@ -145,8 +151,9 @@ def describe_tables(spark: Any, tables: list[Any]) -> list[dict[str, Any]]:
                     "is_view": table_type == "VIEW",
                     "side_table": registered is not None,
                     "descriptor": descriptor,
-                    "identifier": descriptor_identifier(descriptor),
+                    "identifier": identifier,
                     "fields": fields,
+                    "statistics_kept": kept,
                 }
             )
     return sorted(found, key=lambda t: t["table_id"])

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from python_hooks.catalog import metastore
+from python_hooks.catalog import metastore, statistics
 from python_hooks.catalog.tables import DESCRIPTOR, descriptor_identifier, field_in_schema
 from python_hooks.errors import ConfigError, LakehouseError, first_line
 from python_hooks.purge.id_table import table_name_parts
@@ -56,7 +56,10 @@ def read_list(spark: Any, path: str) -> list[dict[str, Any]]:
             f"onboard_tables: {path}: {str(exc).splitlines()[0]}. Expected for example:\n{EXAMPLE}\n"
             "Nothing was changed."
         ) from exc
-    return [{"table": e.get("table"), "identifier": e.get("identifier")} for e in entries]
+    return [
+        {"table": e.get("table"), "identifier": e.get("identifier"), "statistics": e.get("statistics")}
+        for e in entries
+    ]
 
 
 def _yml_entries(document: Any) -> list[dict[str, Any]]:
@@ -102,8 +105,14 @@ def plan(
         name = str(given if given is not None else "").strip().lower()
         identifier = str(entry.get("identifier") if entry.get("identifier") is not None else "").strip()
         row = {"entry": number, "table": name, "identifier": identifier, "field": None, "type": None}
-        row.update(before=None, descriptor=None, status="refused", error=None)
-        if table_name_parts(name) is None:
+        row.update(before=None, descriptor=None, status="refused", error=None, properties={})
+        row["statistics"] = statistics.wanted(entry.get("statistics"))
+        if row["statistics"] is None:
+            row["error"] = (
+                f"{name}: statistics is {json.dumps(str(entry.get('statistics')))}; give true (the default) or"
+                " false (no file statistics of the identifier in a Delta Lake or Iceberg table's metadata)."
+            )
+        elif table_name_parts(name) is None:
             row["error"] = (
                 f"table {json.dumps(given)} must be given as db.table (for example tracking.event)."
             )
@@ -190,11 +199,21 @@ def _check(spark: Any, row: dict[str, Any], meta: Any) -> None:
             "dotted path such as metadata.guestid."
         )
         return
-    before = metastore.table_property(spark, meta, DESCRIPTOR)
+    current = metastore.table_properties(spark, meta)
+    before = current.get(DESCRIPTOR)
     field = ".".join(resolved["path"])
     row.update(field=field, type=resolved["type"], before=before)
+    if not row["statistics"]:
+        table_format = metastore.table_format(meta)
+        row["error"] = statistics.refused(name, table_format)
+        if row["error"]:
+            return
+        wanted = statistics.off_properties(
+            table_format, schema.jsonValue(), field, statistics.partition_columns(spark, meta, table_format)
+        )
+        row["properties"] = {k: v for k, v in wanted.items() if current.get(k) != v}
     if before is not None and descriptor_identifier(before) == field:
-        row.update(status="unchanged", descriptor=before)
+        row.update(status="changed" if row["properties"] else "unchanged", descriptor=before)
     else:
         row.update(
             status="changed" if before is not None else "added", descriptor=descriptor_with(before, field)
@@ -205,11 +224,20 @@ def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Write the descriptor of every added or changed row: {written: [db.table], failed: {db.table: error}}
     (a table that could not be written does not stop the others)."""
     by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
-    for row in rows:
-        if row["status"] in ("added", "changed"):
-            database, table = row["table"].split(".")
-            by_database[database][table] = {DESCRIPTOR: row["descriptor"]}
     written, failed = [], {}
+    for row in rows:
+        if row["status"] not in ("added", "changed"):
+            continue
+        database, table = row["table"].split(".")
+        properties = {DESCRIPTOR: row["descriptor"], **(row.get("properties") or {})}
+        if statistics.is_iceberg(row.get("properties") or {}):
+            error = statistics.write_iceberg(spark, database, table, properties)
+            if error is None:
+                written.append(row["table"])
+            else:
+                failed[row["table"]] = error
+            continue
+        by_database[database][table] = properties
     for database, updates in by_database.items():
         for table, error in metastore.set_table_properties(spark, database, updates).items():
             if error is None:

@@ -385,3 +385,132 @@ class TestPiiCoverage:
             assert "Repair the table, or drop it if it is abandoned." in log
         finally:
             metastore.session_catalog(spark).externalCatalog().dropTable("cov", "delta_broken", True, True)
+
+
+def onboard(table: str, identifier: str, expect_pass: bool = True, **more: Any) -> str:
+    arguments = json.dumps({"table": table, "identifier": identifier, **more})
+    _, log = run_dbt_and_capture(["run-operation", "onboard", "--args", arguments], expect_pass=expect_pass)
+    return log
+
+
+def manifest_bounds(spark: Any, table: str) -> list[bytes]:
+    """Every lower and upper bound of every file entry of the Iceberg table's manifests, read from
+    their bytes with fastavro (not through Iceberg)."""
+    import io
+
+    import fastavro
+
+    location = str(
+        spark.sql(f"describe table extended {table}").where("col_name = 'Location'").first().data_type
+    )
+    bounds = []
+    for path in warehouse_fs.files(spark, location):
+        name = path.rsplit("/", 1)[-1]
+        if "/metadata/" not in path or not name.endswith(".avro") or name.startswith("snap-"):
+            continue
+        for entry in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path))):
+            data_file = entry.get("data_file") or {}
+            for kind in ("lower_bounds", "upper_bounds"):
+                bounds += [b["value"] for b in data_file.get(kind) or []]
+    return bounds
+
+
+class TestIdentifierStatistics:
+    """Onboarding with `statistics: false` keeps a Delta Lake or Iceberg table's metadata free of
+    its identifier's file statistics (so a purged id is not left there as a bound), and coverage
+    flags such a table once they come back."""
+
+    GUEST = 7001
+
+    def test_onboarding_keeps_the_identifier_out_of_the_metadata(
+        self, project: Any, spark: Any, lake: Any
+    ) -> None:
+        spark.sql(
+            "create table cov.delta_stats (guestid bigint, page string, n int, ds string) using delta partitioned by (ds)"
+        )
+        spark.sql(
+            "create table iceberg.cov.ice_stats (guestid bigint, page string) using iceberg tblproperties ('format-version' = '2')"
+        )
+        said = onboard("cov.delta_stats", "guestid", statistics=False)
+        assert (
+            "and no file statistics of its identifier in its metadata (compliance.identifier_statistics = none,"
+            " delta.dataSkippingStatsColumns = page,n)"
+        ) in said, said[-2000:]
+        said = onboard("cov.ice_stats", "guestid", statistics=False)
+        assert "write.metadata.metrics.column.guestid = none" in said, said[-2000:]
+        # the settings are the formats' own, where their writers read them
+        delta = {r.key: r.value for r in spark.sql("show tblproperties cov.delta_stats").collect()}
+        assert (
+            delta["delta.dataSkippingStatsColumns"] == "page,n" and "guestid" in delta["dataset.descriptor"]
+        )
+        iceberg = {r.key: r.value for r in spark.sql("show tblproperties iceberg.cov.ice_stats").collect()}
+        assert iceberg["write.metadata.metrics.column.guestid"] == "none"
+        # run again, nothing changes
+        assert "1 table(s): 0 added, 0 changed, 1 unchanged" in onboard(
+            "cov.delta_stats", "guestid", statistics=False
+        )
+
+        spark.sql(f"insert into cov.delta_stats values ({self.GUEST}, 'a', 1, 'd1'), (3, 'b', 2, 'd1')")
+        spark.sql(f"insert into iceberg.cov.ice_stats values ({self.GUEST}, 'a'), (3, 'b')")
+        # the bytes: no statistic of guestid in Delta's log, no bound with its encoding in a manifest
+        location = spark.sql("describe detail cov.delta_stats").first().location
+        stats = []
+        for path in warehouse_fs.files(spark, f"{location}/_delta_log"):
+            if path.endswith(".json"):
+                for line in warehouse_fs.read_bytes(spark, path).decode("utf-8").splitlines():
+                    add = json.loads(line).get("add")
+                    if add and add.get("stats"):
+                        stats.append(json.loads(add["stats"]))
+        assert stats and all(
+            "guestid" not in s["minValues"] and "page" in s["minValues"] for s in stats
+        ), stats
+        bounds = manifest_bounds(spark, "iceberg.cov.ice_stats")
+        assert (
+            bounds
+            and (self.GUEST).to_bytes(8, "little") not in bounds
+            and (self.GUEST).to_bytes(4, "little") not in bounds
+        )
+        # and coverage has nothing to say about either
+        build_coverage(spark, project)
+        found = coverage(spark, project)
+        assert not [f for f in found if f.startswith(("cov.delta_stats:", "cov.ice_stats:"))], found.keys()
+
+    def test_coverage_flags_a_table_whose_identifier_gets_statistics_again(
+        self, project: Any, spark: Any, lake: Any
+    ) -> None:
+        spark.sql(
+            "alter table cov.delta_stats set tblproperties ('delta.dataSkippingStatsColumns' = 'guestid,page')"
+        )
+        spark.sql(
+            "alter table iceberg.cov.ice_stats set tblproperties ('write.metadata.metrics.column.guestid' = 'full')"
+        )
+        build_coverage(spark, project)
+        found = coverage(spark, project)
+        delta = found["cov.delta_stats:identifier_statistics_kept"]
+        iceberg = found["cov.ice_stats:identifier_statistics_kept"]
+        assert (delta["status"], delta["matched_columns"]) == ("onboarded_needed", "guestid")
+        assert "(delta.dataSkippingStatsColumns lists guestid)" in delta["action"]
+        assert "(write.metadata.metrics.column.guestid is full)" in iceberg["action"]
+        assert (
+            "dbt run-operation onboard --args '{table: cov.ice_stats, identifier: guestid, statistics: false}'"
+            in iceberg["action"]
+        )
+        # the command the finding gives turns them off again, and the finding goes
+        onboard("cov.delta_stats", "guestid", statistics=False)
+        onboard("cov.ice_stats", "guestid", statistics=False)
+        build_coverage(spark, project)
+        assert not [f for f in coverage(spark, project) if f.endswith(":identifier_statistics_kept")]
+
+    def test_a_table_without_metadata_statistics_and_a_bad_value_are_refused(
+        self, project: Any, spark: Any, lake: Any
+    ) -> None:
+        said = onboard("cov.metrics", "n", expect_pass=False, statistics=False)
+        assert (
+            "cov.metrics is a parquet table: statistics: false is for Delta Lake and Iceberg tables" in said
+        ), said[-2000:]
+        said = onboard("cov.delta_stats", "guestid", expect_pass=False, statistics="maybe")
+        assert 'cov.delta_stats: statistics is "maybe"; give true (the default) or false' in said, said[
+            -2000:
+        ]
+        properties = {r.key for r in spark.sql("show tblproperties cov.metrics").collect()}
+        assert "dataset.descriptor" not in properties and "compliance.identifier_statistics" not in properties

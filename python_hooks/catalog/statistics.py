@@ -1,0 +1,182 @@
+"""Whether a Delta Lake or Iceberg table's metadata keeps file statistics of its identifier.
+
+Both formats keep, for every data file, the smallest and largest value of its columns in the
+table's metadata (Delta's `_delta_log` entries, Iceberg's manifests), apart from the data. A purge
+rewrites the data files, but the metadata of the older versions keeps the purged ids as bounds
+until it expires (docs/formats.md). Onboarding with `statistics: false` turns them off for the
+identifier, and marks the table so (`compliance.identifier_statistics` = `none`); pii_coverage
+then flags a marked table whose identifier gets statistics again (`kept`).
+
+- Delta: `delta.dataSkippingStatsColumns`, the columns that get statistics, set to every other
+  column of a type Delta keeps them for (a partition column is never listed: its value is in the
+  log as a partition value, statistics or not);
+- Iceberg: `write.metadata.metrics.column.<identifier>` = `none`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from python_hooks.errors import first_line
+
+MARKER = "compliance.identifier_statistics"
+DELTA_COLUMNS = "delta.dataSkippingStatsColumns"
+DELTA_COUNT = "delta.dataSkippingNumIndexedCols"
+DELTA_DEFAULT_COUNT = 32
+ICEBERG_DEFAULT = "write.metadata.metrics.default"
+
+# the types whose smallest and largest values Delta keeps (and accepts in dataSkippingStatsColumns)
+_DELTA_TYPES = (
+    "byte",
+    "short",
+    "integer",
+    "long",
+    "float",
+    "double",
+    "decimal",
+    "string",
+    "date",
+    "timestamp",
+)
+
+
+def iceberg_column(identifier: str) -> str:
+    return f"write.metadata.metrics.column.{identifier}"
+
+
+def _quoted(path: list[str]) -> str:
+    return ".".join(p if p.replace("_", "").isalnum() else "`" + p.replace("`", "``") + "`" for p in path)
+
+
+def _delta_leaves(data_type: dict[str, Any], prefix: list[str], identifier: list[str]) -> list[str]:
+    """The paths (quoted) of the struct's fields that may get statistics, the identifier's left out;
+    a struct holding the identifier is listed field by field, any other whole."""
+    found = []
+    for field in data_type.get("fields", []):
+        path = [*prefix, field["name"]]
+        kind = field["type"]
+        lowered = [p.lower() for p in path]
+        if lowered == identifier:
+            continue
+        if isinstance(kind, dict) and kind.get("type") == "struct":
+            if identifier[: len(lowered)] == lowered:
+                found += _delta_leaves(kind, path, identifier)
+            else:
+                found.append(_quoted(path))
+        elif (
+            isinstance(kind, str) and kind.split("(")[0] in _DELTA_TYPES or str(kind).startswith("timestamp")
+        ):
+            found.append(_quoted(path))
+    return found
+
+
+def off_properties(
+    table_format: str, schema: dict[str, Any], identifier: str, partition_columns: list[str]
+) -> dict[str, str]:
+    """The table properties that turn the identifier's statistics off (Spark's schema as JSON)."""
+    if table_format == "iceberg":
+        return {iceberg_column(identifier): "none", MARKER: "none"}
+    partitions = {c.lower() for c in partition_columns}
+    wanted = identifier.lower().split(".")
+    columns = [
+        c for c in _delta_leaves(schema, [], wanted) if c.split(".")[0].strip("`").lower() not in partitions
+    ]
+    # an empty list is refused by Delta; a table whose only other columns are partitions keeps
+    # statistics on none of its columns by counting none
+    if not columns:
+        return {DELTA_COUNT: "0", MARKER: "none"}
+    return {DELTA_COLUMNS: ",".join(columns), MARKER: "none"}
+
+
+def _names(listed: str) -> list[str]:
+    return [c.strip().replace("`", "").lower() for c in listed.split(",") if c.strip()]
+
+
+def kept(table_format: str, properties: dict[str, str], fields: list[str], identifier: str) -> str | None:
+    """Why the table's metadata still keeps statistics of `identifier`, or None when it keeps none
+    (`fields`: the table's field paths in schema order, as coverage.field_paths gives them)."""
+    lowered = {k.lower(): v for k, v in properties.items()}
+    wanted = identifier.lower()
+    if table_format == "iceberg":
+        column = lowered.get(iceberg_column(wanted))
+        if column is not None:
+            return None if column.strip().lower() == "none" else f"{iceberg_column(identifier)} is {column}"
+        default = lowered.get(ICEBERG_DEFAULT, "truncate(16)")
+        if default.strip().lower() == "none":
+            return None
+        return f"{iceberg_column(identifier)} is not set, and {ICEBERG_DEFAULT} is {default}"
+    if table_format != "delta":
+        return None
+    listed = lowered.get(DELTA_COLUMNS.lower())
+    if listed is not None:
+        for name in _names(listed):
+            if wanted == name or wanted.startswith(name + "."):
+                return f"{DELTA_COLUMNS} lists {name}"
+        return None
+    count = lowered.get(DELTA_COUNT.lower())
+    try:
+        limit = int(count) if count is not None else DELTA_DEFAULT_COUNT
+    except ValueError:
+        limit = DELTA_DEFAULT_COUNT
+    paths = [f.lower() for f in fields if "[" not in f]
+    leaves = [p for p in paths if not any(q.startswith(p + ".") for q in paths)]  # a struct is not counted
+    position = leaves.index(wanted) if wanted in leaves else 0
+    if limit < 0 or position < limit:
+        return (
+            f"{DELTA_COLUMNS} is not set, and {DELTA_COUNT} ({limit}) counts it"
+            if count is not None
+            else f"{DELTA_COLUMNS} is not set, and Delta keeps statistics of the first {limit} columns"
+        )
+    return None
+
+
+def wanted(value: Any) -> bool | None:
+    """An entry's `statistics` (true when absent), or None when it is neither true nor false."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    if isinstance(value, bool):
+        return value
+    return {"true": True, "yes": True, "false": False, "no": False}.get(str(value).strip().lower())
+
+
+def refused(name: str, table_format: str) -> str | None:
+    """Why `statistics: false` is refused for a table of this format, or None."""
+    if table_format in ("delta", "iceberg"):
+        return None
+    return (
+        f"{name} is a {table_format} table: statistics: false is for Delta Lake and Iceberg tables, whose"
+        " metadata keeps their files' statistics apart from the rows (a parquet or ORC file keeps its own"
+        " with its rows, and the purge rewrites it). Leave statistics out for this table."
+    )
+
+
+def partition_columns(spark: Any, meta: Any, table_format: str) -> list[str]:
+    """A Delta Lake table's partition columns (its log's: its metastore entry lists none)."""
+    if table_format != "delta":  # Iceberg's setting names the one column
+        return []
+    database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
+    return [str(c) for c in spark.sql(f"describe detail `{database}`.`{table}`").first().partitionColumns]
+
+
+def is_iceberg(properties: dict[str, str]) -> bool:
+    """A row whose properties are Iceberg's (`write.metadata.metrics.column.*`): they must be
+    committed through Iceberg's catalog, which keeps them in the table's metadata."""
+    return any(k.startswith("write.metadata.metrics.") for k in properties)
+
+
+def write_iceberg(spark: Any, database: str, table: str, properties: dict[str, str]) -> str | None:
+    """Commit properties to an Iceberg table through its catalog: None, or why it failed."""
+    from python_hooks.catalog.iceberg import in_session, qualified
+    from python_hooks.catalog.literals import string_literal
+
+    if not in_session(spark):
+        return (
+            "an Apache Iceberg table's properties are written through Iceberg's catalog, which is not in this"
+            " session: put Iceberg's runtime jar beside Delta's (docs/formats.md)"
+        )
+    pairs = ", ".join(f"{string_literal(k)} = {string_literal(v)}" for k, v in sorted(properties.items()))
+    try:
+        spark.sql(f"alter table {qualified(database, table)} set tblproperties ({pairs})")
+    except Exception as exc:  # noqa: BLE001 - reported per table to the caller
+        return first_line(exc)
+    return None
