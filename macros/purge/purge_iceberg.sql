@@ -20,7 +20,9 @@
 {#-
     rewrite_data_files with a delete-file threshold of 1: a data file any delete file applies to is
     rewritten without its deleted rows, whatever its size (no file is too small to leave alone:
-    min-file-size-bytes 0), and the deletes left dangling are dropped.
+    min-file-size-bytes 0).  Not `remove-dangling-deletes`: the rewritten files keep their data
+    sequence number, so the deletes they leave behind do not count as dangling; the rewrite of the
+    position deletes that follows drops them.
 -#}
 {% macro purge_iceberg_rewrite_data_sql(catalog, database, table, partitions) -%}
     {{ return(adapter.dispatch('purge_iceberg_rewrite_data_sql', 'compliance')(catalog, database, table, partitions)) }}
@@ -29,7 +31,7 @@
 {% macro default__purge_iceberg_rewrite_data_sql(catalog, database, table, partitions) -%}
 call {{ compliance.quote_ident(catalog) }}.system.rewrite_data_files(
     table => {{ compliance.sql_string(database ~ '.' ~ table) }}{{ compliance.purge_iceberg_where(partitions) }},
-    options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0', 'remove-dangling-deletes', 'true')
+    options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0')
 )
 {%- endmacro %}
 

@@ -12,8 +12,8 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
    position delete files, and the rows stay in the data files' bytes;
 3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
    delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
-   deleted rows, and the deletes left dangling dropped), then `rewrite_position_delete_files`,
-   so that no live file keeps a deleted row;
+   deleted rows), then `rewrite_position_delete_files`, which drops the delete files left with
+   nothing to apply to, so that no live file keeps a deleted row;
 4. `rewrite_manifests`: a manifest keeps an entry, with the file's statistics, for each file a
    commit removed; written anew, the current snapshot's manifests hold its live files only, so
    that once the older snapshots expire no metadata file keeps a purged id.
