@@ -14,8 +14,8 @@ Iceberg's (which shows one snapshot's rows, without those a delete file hides):
   hides is still in its file's bytes, and counts), and each of its files outside it;
 - `iceberg_snapshot`: each other data file (an older snapshot's, readable by time travel until
   `expire_snapshots` removes it, or a failed write's leftover no snapshot references);
-- `iceberg_delete_file`: each delete file, read for the identifier (only an equality delete file
-  holds it);
+- `iceberg_delete_file`: each delete file, read for the identifier (an equality delete file holds
+  it, and a position delete file that carries its deleted rows in its `row` struct);
 - `iceberg_metadata`: `metadata/`: a file holds an id when its bytes hold the id's encoding (an
   Avro manifest's statistics, a partition summary), or, for a metadata JSON file, the id as a
   whole word.  Another column's statistic equal to the id's bytes counts too: this reading can
@@ -42,6 +42,9 @@ from python_hooks.catalog.iceberg import CATALOG, identity_partitions, load
 
 ICEBERG_SNAPSHOT = "iceberg_snapshot"
 DELETE_FILE = "iceberg_delete_file"
+# the Reader part of an Iceberg table's delete files: a position delete file may carry the deleted
+# row whole (its optional `row` struct, the table's columns), and the identifier is sought there too
+DELETE_PART = "delete files"
 METADATA = "iceberg_metadata"  # the kind of a table's `metadata/`
 METADATA_FORMAT = "iceberg_metadata"  # the storage format of the Reader that reads it
 STRING_BOUND = 16  # Iceberg's default cut of a string statistic (write.metadata.metrics.default)
@@ -168,13 +171,33 @@ def metadata_problem(whose: str, identifier_type: str | None) -> str | None:
     return None
 
 
+def with_row(schema: Any) -> Any:
+    """The schema a delete file is read with: the table's data columns, and a position delete
+    file's `row` struct of them (absent from a file, it reads as null; a table with a column of its
+    own named `row` reads that instead, and a file whose `row` does not fit it fails to read,
+    which reports its location unread)."""
+    from pyspark.sql.types import StructField, StructType
+
+    if schema is None or any(f.name.lower() == "row" for f in schema.fields):
+        return schema
+    return StructType([*schema.fields, StructField("row", schema, True)])
+
+
+def reads_row(schema: Any) -> bool:
+    """Whether `schema` is one `with_row` extended (its last field the `row` of the others)."""
+    if schema is None or not schema.fields:
+        return False
+    last = schema.fields[-1]
+    return last.name == "row" and last.dataType == type(schema)(schema.fields[:-1])
+
+
 def add_locations(
-    spark: Any, found: Any, table: IcebergTable, owner: tuple[str, str], keys: tuple[str, str]
+    spark: Any, found: Any, table: IcebergTable, owner: tuple[str, str], keys: tuple[str, str, str]
 ) -> None:
     """The table's locations in the inventory `found`: its `data/` (`live`), each file there the
     current snapshot does not read (`iceberg_snapshot`) or that is a delete file
     (`iceberg_delete_file`), each file any kept snapshot reads outside it, and `metadata/`."""
-    data_key, metadata_key = keys
+    data_key, metadata_key, deletes_key = keys
     name = f"{owner[0]}.{owner[1]}"
     data_dir = f"{table.location}/data"
     found.add(spark, data_dir, "live", owner, live_reference(name, table.snapshot), data_key)
@@ -185,7 +208,7 @@ def add_locations(
     for path in sorted(everything):
         inside = filesystem.path_within(path, data_dir)
         if path in table.delete_files:
-            found.add(spark, path, DELETE_FILE, owner, f"{name}: a delete file", data_key)
+            found.add(spark, path, DELETE_FILE, owner, f"{name}: a delete file", deletes_key)
         elif path in table.data_files:
             if not inside:
                 found.add(

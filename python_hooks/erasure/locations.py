@@ -28,7 +28,7 @@ location carries the problem and is reported unread (an error, never a count of 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from python_hooks.catalog import files as data_files
@@ -469,14 +469,19 @@ def inventory(
     def iceberg_for(meta: Any, owner: tuple[str, str]) -> None:
         whose = f"{owner[0]}.{owner[1]}"
         data, metadata, described = iceberg_readers(spark, meta, field_of(*owner), id_type, whose)
-        found.readers.setdefault(data.key, data)
-        found.readers.setdefault(metadata.key, metadata)
+        deletes = replace(
+            data, part=iceberg_copies.DELETE_PART, data_schema=iceberg_copies.with_row(data.data_schema)
+        )
+        for reader in (data, metadata, deletes):
+            found.readers.setdefault(reader.key, reader)
         if described is not None:
             try:
-                iceberg_copies.add_locations(spark, found, described, owner, (data.key, metadata.key))
+                iceberg_copies.add_locations(
+                    spark, found, described, owner, (data.key, metadata.key, deletes.key)
+                )
                 return
             except Exception as exc:  # noqa: BLE001 - reported unread, never clean; the others go on
-                data.problem = metadata.problem = (
+                data.problem = metadata.problem = deletes.problem = (
                     f"{whose}: its snapshots could not be listed: {error_message(exc)}"
                 )
         found.add(spark, _location(spark, meta), "live", owner, whose, data.key)

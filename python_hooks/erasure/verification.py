@@ -152,11 +152,11 @@ def _matches(spark: Any, reader: Any, paths: list[str], ids: Any, files_in: dict
         return iceberg_copies.metadata_matches(spark, reader, paths, ids)
 
     frame = _frame(spark, reader, paths, files_in)
+    value = _identifier(reader.identifier_path)
+    if reader.part == iceberg_copies.DELETE_PART and iceberg_copies.reads_row(reader.data_schema):
+        value = F.coalesce(value, _identifier(["row", *reader.identifier_path]))
     return (
-        frame.select(
-            F.input_file_name().alias("erasure_file"),
-            _identifier(reader.identifier_path).alias("erasure_value"),
-        )
+        frame.select(F.input_file_name().alias("erasure_file"), value.alias("erasure_value"))
         .join(F.broadcast(ids), F.col("erasure_value") == F.col("erasure_id"), "inner")
         .select("erasure_file", "request_id")
     )

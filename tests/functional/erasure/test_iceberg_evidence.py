@@ -213,3 +213,55 @@ class TestIcebergEvidence:
             " retention_allow_short: true"
         ) in said
         assert spark.sql(f"select count(*) from {TABLE}.snapshots").first()[0] == 2
+
+
+def plant_position_deletes_with_rows(spark: Any, guest: int) -> str:
+    """A position delete file, registered in the table through Iceberg's own API, that carries the
+    row it deletes in its optional `row` struct (as some writers write them): the id is in its bytes
+    while no data file, manifest or metadata file holds it."""
+    import pyarrow as pa
+
+    (data_file,) = [
+        r.file_path
+        for r in spark.sql(f"select file_path from {TABLE}.data_files where partition.ds = 'd1'").collect()
+    ]
+    path = f"{location(spark)}/data/ds=d1/planted-position-deletes.parquet"
+    row = pa.array([{"guestid": guest, "page": "a", "ds": "d1"}])
+    warehouse_fs.write_parquet(
+        spark, path, pa.table({"file_path": [data_file], "pos": pa.array([0], pa.int64()), "row": row})
+    )
+    jvm = spark._jvm
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, TABLE)
+    deletes = (
+        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(table.spec())
+        .ofPositionDeletes()
+        .withPath(warehouse_fs.qualify(spark, path))
+        .withFormat(jvm.org.apache.iceberg.FileFormat.PARQUET)
+        .withFileSizeInBytes(len(warehouse_fs.read_bytes(spark, path)))
+        .withRecordCount(1)
+        .withPartitionPath("ds=d1")
+        .build()
+    )
+    table.newRowDelta().addDeletes(deletes).commit()
+    return path
+
+
+class TestAPositionDeleteFileCarryingTheRow:
+    def test_the_verifier_reads_the_id_in_its_row_struct(self, project, spark, lake):
+        run("purge+")
+        run("retention+", **ZERO)
+        run("tag:erasure")
+        assert ledger(spark, project.test_schema).status == "erased"
+        path = plant_position_deletes_with_rows(spark, GUEST)
+        assert spark.sql(f"select count(*) from {TABLE}.delete_files").first()[0] == 1
+        run("tag:erasure")
+        row = ledger(spark, project.test_schema)
+        # the deleted row's id, in the delete file's bytes, is a copy: the request is erased no more
+        assert row.status != "erased" and row.unread_locations_count == 0, row
+        assert held_by(spark, project.test_schema) == {"iceberg_delete_file"}
+        found = spark.sql(f"""select location, rows_holding_ids from {project.test_schema}.erasure_verification_findings
+            where verification_id = (select max(verification_id) from {project.test_schema}.erasure_verification_runs)
+            and location_kind = 'iceberg_delete_file'""").collect()
+        assert [(r.location.rsplit("/", 1)[-1], r.rows_holding_ids) for r in found] == [
+            (path.rsplit("/", 1)[-1], 1)
+        ]
