@@ -62,11 +62,11 @@ def test_a_local_master_does_not_wait_for_locality_and_the_profile_wins():
 
 
 def test_delta_comes_in_by_its_jars_and_the_profile_wins(tmp_path):
-    for name in ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar", "iceberg-x.jar"):
+    for name in ("delta-spark_2.12-3.3.3.jar", "delta-storage-3.3.3.jar", "iceberg-x.jar"):
         (tmp_path / name).write_text("")
     settings = storage.format_settings({"spark.jars": "/mine.jar"}, {"LAKEHOUSE_DELTA_JARS": str(tmp_path)})
     assert settings == {
-        "spark.jars": f"/mine.jar,{tmp_path}/delta-spark_2.12-3.3.2.jar,{tmp_path}/delta-storage-3.3.2.jar",
+        "spark.jars": f"/mine.jar,{tmp_path}/delta-spark_2.12-3.3.3.jar,{tmp_path}/delta-storage-3.3.3.jar",
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     }
@@ -82,8 +82,8 @@ def test_iceberg_comes_in_beside_delta_with_its_own_catalog_and_the_lock_only_wh
     over the Hive metastore; on the embedded Derby metastore (no lock tables, one JVM) it commits
     without the metastore's lock, on a shared one it keeps it."""
     for name in (
-        "delta-spark_2.12-3.3.2.jar",
-        "delta-storage-3.3.2.jar",
+        "delta-spark_2.12-3.3.3.jar",
+        "delta-storage-3.3.3.jar",
         "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
     ):
         (tmp_path / name).write_text("")
