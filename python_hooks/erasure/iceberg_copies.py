@@ -227,14 +227,34 @@ def add_locations(
 def _needles(identifier_type: str, value: Any, string_bound: int | None) -> tuple[list[bytes], str]:
     """The byte strings of an id in Iceberg's statistics, and its text in a JSON metadata file.
     An integer that fits in 4 bytes is sought by those 4 (little-endian), the start of its 8-byte
-    form too: an `int` column widened to `bigint` keeps 4-byte statistics in its older manifests."""
+    form too: an `int` column widened to `bigint` keeps 4-byte statistics in its older manifests.
+    A string longer than the metrics keep is sought by its cut (a lower bound) and by the cut
+    Iceberg writes as an upper bound, its last character that can be incremented, incremented."""
     kind = identifier_type.lower()
     if kind in INTEGRAL:
         number = int(value)
         fits = -(2**31) <= number < 2**31
         return [struct.pack("<i", number) if fits else struct.pack("<q", number)], str(number)
     text = str(value)
-    return [(text if string_bound is None else text[:string_bound]).encode("utf-8")], text
+    if string_bound is None or len(text) <= string_bound:
+        return [text.encode("utf-8")], text
+    cut = text[:string_bound]
+    needles = [cut.encode("utf-8")]
+    upper = upper_bound(cut)
+    if upper is not None:
+        needles.append(upper.encode("utf-8", "surrogatepass"))
+    return needles, text
+
+
+def upper_bound(cut: str) -> str | None:
+    """The upper bound Iceberg writes for a string cut to `cut` (UnicodeUtil.truncateStringMax):
+    from the end, the first character that can be incremented, incremented, and the rest dropped;
+    None when none can."""
+    for position in range(len(cut) - 1, -1, -1):
+        following = ord(cut[position]) + 1
+        if following <= 0x10FFFF:
+            return cut[:position] + chr(following)
+    return None
 
 
 AVRO_MAGIC = b"Obj\x01"

@@ -10,7 +10,7 @@ import struct
 import fastavro
 import pytest
 
-from python_hooks.erasure.iceberg_copies import _needles, avro_bytes
+from python_hooks.erasure.iceberg_copies import _needles, avro_bytes, upper_bound
 
 SCHEMA = {
     "type": "record",
@@ -57,6 +57,13 @@ def test_an_id_is_sought_by_every_encoding_a_statistic_can_have():
     assert struct.pack("<q", 8001).startswith(struct.pack("<i", 8001))
     assert _needles("bigint", 2**40, 16) == ([struct.pack("<q", 2**40)], str(2**40))
     # a string cut as the table's metrics cut it; `full` keeps it whole
-    assert _needles("string", "guest-0123456789-abcdef", 16)[0] == [b"guest-0123456789"]
-    assert _needles("string", "guest-0123456789-abcdef", 4)[0] == [b"gues"]
+    # a string cut as the table's metrics cut it (its lower bound), and the cut Iceberg writes as
+    # its upper bound: the last character incremented; `full` keeps it whole
+    assert _needles("string", "guest-0123456789-abcdef", 16)[0] == [b"guest-0123456789", b"guest-012345678:"]
+    assert _needles("string", "guest-0123456789-abcdef", 4)[0] == [b"gues", b"guet"]
     assert _needles("string", "guest-0123456789-abcdef", None)[0] == [b"guest-0123456789-abcdef"]
+    # a string no longer than the cut is its own bound, either way
+    assert _needles("string", "guest-1", 16)[0] == [b"guest-1"]
+    # the last character at the top of Unicode cannot be incremented: the one before it is
+    assert upper_bound("ab\U0010ffff") == "ac"
+    assert upper_bound("\U0010ffff") is None
