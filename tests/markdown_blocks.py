@@ -9,6 +9,10 @@ from __future__ import annotations
 CHECKOUT_PLACEHOLDERS = ("/path/to/this/checkout", "/path/to/lakehouse-compliance")
 
 
+# the fences of a shell block: every one is read, so that none escapes the docs tests
+SHELL_FENCES = ("```bash", "```shell", "```sh")
+
+
 def markdown_section(text: str, heading: str) -> str:
     """The part of `text` under the `## heading` line, up to the next `## ` heading."""
     lines = text.splitlines()
@@ -20,12 +24,12 @@ def markdown_section(text: str, heading: str) -> str:
 
 
 def shell_commands(markdown: str) -> list[str]:
-    """The commands of the `bash` blocks of `markdown`, in order: one a line, stripped, blank and
+    """The commands of the shell blocks (`bash`, `shell`, `sh`) of `markdown`, in order: one a line, stripped, blank and
     `#` lines dropped."""
     commands, inside = [], False
     for line in markdown.splitlines():
         if line.strip().startswith("```"):
-            inside = line.strip() == "```bash" if not inside else False
+            inside = line.strip() in SHELL_FENCES if not inside else False
             continue
         if inside and line.strip() and not line.strip().startswith("#"):
             commands.append(line.strip())
