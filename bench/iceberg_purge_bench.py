@@ -42,38 +42,19 @@ files; the floor's MERGE joins every file of the table.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import record  # noqa: E402
-from measure import measure as measure_call  # noqa: E402
-from workload import (  # noqa: E402
-    DESCRIPTOR,
-    add_fs_argument,
-    events_table,
-    listed_ids,
-    local_warehouse,
-    run_dbt,
-)
+import format_purge  # noqa: E402
+from workload import DESCRIPTOR, events_table, listed_ids  # noqa: E402
 
 CATALOG = "iceberg"  # Iceberg's catalog in the session (python_hooks/catalog/iceberg.py)
-NODE_SECONDS: list[float] = []
 FLOOR_STEPS: list[dict[str, float]] = []
-
-
-def dbt(*args: str) -> Any:
-    return run_dbt(Path(os.environ["PURGE_BENCH_DIR"]), *args)
 
 
 def drop_copy(spark: Any, database: str) -> None:
@@ -114,19 +95,6 @@ def iceberg_copy(spark: Any, source: str, database: str, files: int) -> None:
         spark.sql(
             f"insert into {CATALOG}.{database}.events select metadata, payload, ds from {source}{where}"
         )
-
-
-def run_purge(database: str) -> None:
-    """Only the purge node (not purge_log / purge_verification), without the audit hooks."""
-    variables = {
-        "purge_whitelist": f"{database}.events",
-        "compliance_id_table": "bench_ids.ids",
-        "compliance_id_column": "guestid",
-        "purge_depends_on": [],
-        "audit_enabled": False,
-    }
-    result = dbt("run", "--select", "path:models/purge/purge.sql", "--vars", json.dumps(variables))
-    NODE_SECONDS.append(sum(r.execution_time for r in result.result.results))
 
 
 def run_floor(spark: Any, database: str) -> None:
@@ -203,11 +171,9 @@ def point(
     listed = listed_ids(spark, rows, partitions, touched, clustered)
     jobs = {
         "floor": lambda: run_floor(spark, "bench_iceberg_floor"),
-        "purge": lambda: run_purge("bench_iceberg_purge"),
+        "purge": lambda: format_purge.run_purge("bench_iceberg_purge.events"),
     }
-    seconds = {}
-    for job in ("floor", "purge") if floor_first else ("purge", "floor"):
-        seconds[job], _, _ = measure_call(jobs[job])
+    seconds = format_purge.timed(jobs, floor_first)
     left, checksum, ids_left, deletes = state(spark, "bench_iceberg_purge")
     floor_left, floor_checksum, floor_ids_left, floor_deletes = state(spark, "bench_iceberg_floor")
     if (left, checksum) != (floor_left, floor_checksum) or left == rows:
@@ -218,97 +184,34 @@ def point(
             f"delete files left: purge {deletes}, floor {floor_deletes}"
         )
     return {
-        "rows": rows,
-        "P": partitions,
-        "k": touched,
+        **format_purge.figures((rows, partitions, touched), listed, rows - left, seconds),
         "data_files": files_before,
-        "ids": listed,
-        "purged": rows - left,
-        "purge_s": round(seconds["purge"], 2),
-        "purge_node_s": round(NODE_SECONDS[-1], 2),
-        "floor_s": round(seconds["floor"], 2),
         "floor_steps_s": FLOOR_STEPS[-1],
-        "ratio": round(seconds["purge"] / seconds["floor"], 2),
-        "node_ratio": round(NODE_SECONDS[-1] / seconds["floor"], 2),
     }
 
 
-def show(result: dict[str, Any]) -> None:
+def check(spark: Any) -> None:
+    if not spark.conf.get(f"spark.sql.catalog.{CATALOG}", None):
+        raise SystemExit(
+            f"no Iceberg catalog `{CATALOG}` in the session: LAKEHOUSE_DELTA_JARS must name the"
+            " jars with Iceberg's runtime (`make setup` puts them in .jars/formats)"
+        )
+
+
+def floor_steps(median: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    median["floor_steps_s"] = {
+        step: round(statistics.median(r["floor_steps_s"].get(step, 0.0) for r in runs), 2)
+        for step in runs[0]["floor_steps_s"]
+    }
     print(
-        f"rows={result['rows']:>11,} P={result['P']:>3} k={result['k']:>2} purged={result['purged']:>8,} | "
-        f"purge {result['purge_s']:6.2f}s (node {result['purge_node_s']:6.2f}s) | floor {result['floor_s']:6.2f}s | "
-        f"ratio {result['ratio']:.2f} (node {result['node_ratio']:.2f})",
-        flush=True,
+        "the floor's steps (medians): "
+        + ", ".join(f"{k} {v:.2f}s" for k, v in median["floor_steps_s"].items())
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--rows", type=int, default=5_000_000)
-    parser.add_argument("--partitions", type=int, default=24)
-    parser.add_argument("--touched", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
-    parser.add_argument(
-        "--clustered", action="store_true", help="ids ordered in the data, listed as one block"
-    )
-    parser.add_argument(
-        "--files-per-partition", type=int, default=0, help="this many files (appends) per partition"
-    )
-    parser.add_argument(
-        "--keep-work", action="store_true", help="keep the temporary warehouse and dbt's logs"
-    )
-    add_fs_argument(parser)
-    args = parser.parse_args()
-    # Iceberg's runtime and catalog in the session, as the Makefile sets it (docs/formats.md)
-    os.environ.setdefault("LAKEHOUSE_DELTA_JARS", str(REPO / ".jars" / "formats"))
-    work = Path(tempfile.mkdtemp(prefix="iceberg-purge-bench-"))
-    os.environ["PURGE_BENCH_DIR"] = str(work)
-    local_warehouse(work, args.fs)
-    shape = (args.partitions, args.touched, args.clustered, args.files_per_partition)
-    try:
-        dbt("run-operation", "warehouse_databases")  # starts the session with the profile's settings
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.getOrCreate()
-        if not spark.conf.get(f"spark.sql.catalog.{CATALOG}", None):
-            raise SystemExit(
-                f"no Iceberg catalog `{CATALOG}` in the session: LAKEHOUSE_DELTA_JARS must name the"
-                " jars with Iceberg's runtime (`make setup` puts them in .jars/formats)"
-            )
-        # warm-up at full size, not reported: the JVM compiles both jobs' paths, dbt parses
-        point(spark, args.rows, *shape, floor_first=False)
-        runs = []
-        for repetition in range(max(1, args.repeat)):
-            runs.append(point(spark, args.rows, *shape, floor_first=repetition % 2 == 0))
-            print(f"repetition {repetition + 1}:")
-            show(runs[-1])
-        median = dict(runs[0])
-        for key in ("purge_s", "purge_node_s", "floor_s", "ratio", "node_ratio"):
-            median[key] = round(statistics.median(r[key] for r in runs), 2)
-        median["floor_steps_s"] = {
-            step: round(statistics.median(r["floor_steps_s"].get(step, 0.0) for r in runs), 2)
-            for step in runs[0]["floor_steps_s"]
-        }
-        print(f"\nmedians of {len(runs)} repetition(s):")
-        show(median)
-        print("the floor's steps: " + ", ".join(f"{k} {v:.2f}s" for k, v in median["floor_steps_s"].items()))
-        record.write(
-            {
-                "node_ratio": median["node_ratio"],
-                "command_ratio": median["ratio"],
-                "floor_s": median["floor_s"],
-            },
-            repetitions=len(runs),
-            details=[median, *runs],
-            environment=record.cluster_environment(False, args.fs),
-        )
-    finally:
-        if args.keep_work:
-            print(f"work directory kept: {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    args = format_purge.arguments(__doc__, "this many files (appends) per partition")
+    format_purge.run(args, "iceberg-purge-bench-", point, check, floor_steps)
 
 
 if __name__ == "__main__":
