@@ -206,3 +206,21 @@ def avro_holds(value: Any, bound: bytes) -> bool:
     if isinstance(value, (list, tuple)):
         return any(avro_holds(v, bound) for v in value)
     return False
+
+
+def manifest_bounds(spark: Any, table: str) -> list[bytes]:
+    """Every lower and upper bound of every file entry of an Iceberg table's manifests (`table` as
+    Spark names it, `iceberg.db.t`), read from their bytes with fastavro, not through Iceberg."""
+    import fastavro
+
+    described = spark.sql(f"describe table extended {table}").where("col_name = 'Location'").first()
+    bounds = []
+    for path in files(spark, f"{described.data_type}/metadata"):
+        name = path.rsplit("/", 1)[-1]
+        if not name.endswith(".avro") or name.startswith("snap-"):
+            continue
+        for entry in fastavro.reader(io.BytesIO(read_bytes(spark, path))):
+            data_file = entry.get("data_file") or {}
+            for kind in ("lower_bounds", "upper_bounds"):
+                bounds += [b["value"] for b in data_file.get(kind) or []]
+    return bounds

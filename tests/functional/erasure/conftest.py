@@ -187,3 +187,26 @@ def seeds() -> dict[str, Any]:
 
 
 __all__ = ["run_dbt"]
+
+
+def certificate_issued_and_verified(project: Any, request_id: str) -> tuple[dict[str, Any], str]:
+    """`erasure_certificate` for the request, then `verify_certificate` of it, which must verify:
+    the certificate's JSON and its markdown."""
+    import os
+
+    dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": request_id})])
+    path = os.path.join(project.project_root, "target", "erasure", f"{request_id}.json")
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    with open(path.replace(".json", ".md"), encoding="utf-8") as handle:
+        markdown = handle.read()
+    said = dbt_log(
+        [
+            "run-operation",
+            "verify_certificate",
+            "--args",
+            json.dumps({"file": f"target/erasure/{request_id}.json"}),
+        ]
+    )
+    assert f"verifies: the evidence of request {request_id}" in said, said[-2000:]
+    return doc, markdown

@@ -29,7 +29,13 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from tests.functional.erasure.conftest import ZERO, dbt_log, fresh_request, project_config
+from tests.functional.erasure.conftest import (
+    ZERO,
+    certificate_issued_and_verified,
+    dbt_log,
+    fresh_request,
+    project_config,
+)
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_delta"
@@ -245,25 +251,12 @@ class TestDeltaEvidence:
                     assert kind == "delta_log" and row.deleted_at is None, (request, row)
 
     def test_the_certificate_names_the_version_read_and_verifies(self, project, spark, lake):
-        dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-B"})])
-        path = os.path.join(project.project_root, "target", "erasure", "REQ-B.json")
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
+        doc, markdown = certificate_issued_and_verified(project, "REQ-B")
         live = {t["table"]: t for t in doc["verification"]["live_tables"]}
         current = spark.sql(f"describe history {DB}.orders limit 1").first().version
         assert live[f"{DB}.orders"]["delta_version"] == current, live
         assert {t["delta_version"] is not None for t in live.values()} == {True}, live
-        with open(path.replace(".json", ".md"), encoding="utf-8") as handle:
-            assert f"| {DB}.orders | {current} |" in handle.read()
-        said = dbt_log(
-            [
-                "run-operation",
-                "verify_certificate",
-                "--args",
-                json.dumps({"file": "target/erasure/REQ-B.json"}),
-            ]
-        )
-        assert "verifies: the evidence of request REQ-B" in said
+        assert f"| {DB}.orders | {current} |" in markdown
 
     def test_a_hidden_file_in_the_log_is_reported_unread_and_holds_erased_back(self, project, spark, lake):
         leftover = os.path.join(directory(spark, "orders"), "_delta_log", ".00000000000000000099.json.tmp")

@@ -24,7 +24,13 @@ import fastavro
 import pytest
 
 from tests import warehouse_fs
-from tests.functional.erasure.conftest import ZERO, dbt_log, fresh_request, project_config
+from tests.functional.erasure.conftest import (
+    ZERO,
+    certificate_issued_and_verified,
+    dbt_log,
+    fresh_request,
+    project_config,
+)
 from tests.functional.purge.conftest import descriptor
 
 DB = "e_ice"
@@ -116,6 +122,37 @@ def iceberg_rows(spark: Any, schema: str) -> list[Any]:
     ).collect()
 
 
+def plant_position_deletes_with_rows(spark: Any, guest: int) -> str:
+    """A position delete file, registered in the table through Iceberg's own API, that carries the
+    row it deletes in its optional `row` struct (as some writers write them): the id is in its bytes
+    while no data file, manifest or metadata file holds it."""
+    import pyarrow as pa
+
+    (data_file,) = [
+        r.file_path
+        for r in spark.sql(f"select file_path from {TABLE}.data_files where partition.ds = 'd1'").collect()
+    ]
+    path = f"{location(spark)}/data/ds=d1/planted-position-deletes.parquet"
+    row = pa.array([{"guestid": guest, "page": "a", "ds": "d1"}])
+    warehouse_fs.write_parquet(
+        spark, path, pa.table({"file_path": [data_file], "pos": pa.array([0], pa.int64()), "row": row})
+    )
+    jvm = spark._jvm
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, TABLE)
+    deletes = (
+        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(table.spec())
+        .ofPositionDeletes()
+        .withPath(warehouse_fs.qualify(spark, path))
+        .withFormat(jvm.org.apache.iceberg.FileFormat.PARQUET)
+        .withFileSizeInBytes(len(warehouse_fs.read_bytes(spark, path)))
+        .withRecordCount(1)
+        .withPartitionPath("ds=d1")
+        .build()
+    )
+    table.newRowDelta().addDeletes(deletes).commit()
+    return path
+
+
 class TestIcebergEvidence:
     def test_the_purge_leaves_the_id_in_the_older_snapshot_only(self, project, spark, lake):
         before = spark.sql(f"select snapshot_id from {TABLE}.refs where name = 'main'").first()[0]
@@ -178,27 +215,14 @@ class TestIcebergEvidence:
         assert copy.deleted_at == deletes[-1].attempted_at, (copy, deletes[-1])
 
     def test_the_certificate_names_the_snapshot_read_and_verifies(self, project, spark, lake):
-        dbt_log(["run-operation", "erasure_certificate", "--args", json.dumps({"request_id": "REQ-I"})])
-        path = os.path.join(project.project_root, "target", "erasure", "REQ-I.json")
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
+        doc, markdown = certificate_issued_and_verified(project, "REQ-I")
         live = {t["table"]: t for t in doc["verification"]["live_tables"]}
         current = spark.sql(f"select snapshot_id from {TABLE}.refs where name = 'main'").first()[0]
         assert (live[f"{DB}.visits"]["iceberg_snapshot"], live[f"{DB}.visits"]["delta_version"]) == (
             current,
             None,
         )
-        with open(path.replace(".json", ".md"), encoding="utf-8") as handle:
-            assert f"| {DB}.visits |  | {current} |" in handle.read()
-        said = dbt_log(
-            [
-                "run-operation",
-                "verify_certificate",
-                "--args",
-                json.dumps({"file": "target/erasure/REQ-I.json"}),
-            ]
-        )
-        assert "verifies: the evidence of request REQ-I" in said
+        assert f"| {DB}.visits |  | {current} |" in markdown
 
     def test_a_horizon_under_a_day_needs_the_short_retention_override(self, project, spark, lake):
         spark.sql(f"insert into {TABLE} values (9, 'd', 'd3')")
@@ -214,42 +238,8 @@ class TestIcebergEvidence:
         ) in said
         assert spark.sql(f"select count(*) from {TABLE}.snapshots").first()[0] == 2
 
-
-def plant_position_deletes_with_rows(spark: Any, guest: int) -> str:
-    """A position delete file, registered in the table through Iceberg's own API, that carries the
-    row it deletes in its optional `row` struct (as some writers write them): the id is in its bytes
-    while no data file, manifest or metadata file holds it."""
-    import pyarrow as pa
-
-    (data_file,) = [
-        r.file_path
-        for r in spark.sql(f"select file_path from {TABLE}.data_files where partition.ds = 'd1'").collect()
-    ]
-    path = f"{location(spark)}/data/ds=d1/planted-position-deletes.parquet"
-    row = pa.array([{"guestid": guest, "page": "a", "ds": "d1"}])
-    warehouse_fs.write_parquet(
-        spark, path, pa.table({"file_path": [data_file], "pos": pa.array([0], pa.int64()), "row": row})
-    )
-    jvm = spark._jvm
-    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, TABLE)
-    deletes = (
-        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(table.spec())
-        .ofPositionDeletes()
-        .withPath(warehouse_fs.qualify(spark, path))
-        .withFormat(jvm.org.apache.iceberg.FileFormat.PARQUET)
-        .withFileSizeInBytes(len(warehouse_fs.read_bytes(spark, path)))
-        .withRecordCount(1)
-        .withPartitionPath("ds=d1")
-        .build()
-    )
-    table.newRowDelta().addDeletes(deletes).commit()
-    return path
-
-
-class TestAPositionDeleteFileCarryingTheRow:
     def test_the_verifier_reads_the_id_in_its_row_struct(self, project, spark, lake):
-        run("purge+")
-        run("retention+", **ZERO)
+        """Last: the table as the tests before left it, erased of the id."""
         run("tag:erasure")
         assert ledger(spark, project.test_schema).status == "erased"
         path = plant_position_deletes_with_rows(spark, GUEST)

@@ -8,12 +8,9 @@ else of the id: the verifier must find it there (fastavro, outside the product, 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
-import os
 from typing import Any
 
-import fastavro
 import pytest
 
 from tests import warehouse_fs
@@ -53,29 +50,13 @@ def lake(project: Any, spark: Any) -> Any:
         spark.sql(f"drop database if exists {database} cascade")
 
 
-def manifest_bounds(spark: Any) -> list[bytes]:
-    """Every bound of every manifest entry under the table's metadata, read with fastavro."""
-    location = str(
-        spark.sql(f"describe table extended {TABLE}").where("col_name = 'Location'").first().data_type
-    )
-    found = []
-    for path in warehouse_fs.files(spark, f"{location}/metadata"):
-        name = os.path.basename(path)
-        if name.endswith(".avro") and not name.startswith("snap-"):
-            for entry in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path))):
-                data_file = entry.get("data_file") or {}
-                for kind in ("lower_bounds", "upper_bounds"):
-                    found += [b["value"] for b in data_file.get(kind) or []]
-    return found
-
-
 class TestAStringIdentifierLongerThanItsStatistics:
     def test_the_incremented_upper_bound_of_a_purged_id_is_a_copy(self, project, spark, lake):
         variables = json.dumps({"purge_whitelist": DB, "retention_scope": DB})
         dbt_log(["run", "--select", "purge", "--vars", variables])
         assert [r.guestid for r in spark.table(TABLE).collect()] == [KEPT]
         # Iceberg's own bytes: the older manifests keep the purged id's upper bound, incremented
-        bounds = manifest_bounds(spark)
+        bounds = warehouse_fs.manifest_bounds(spark, TABLE)
         assert b"zzzz-guest-purgf" in bounds and not any(b.startswith(b"zzzz-guest-purge") for b in bounds)
         dbt_log(["run", "--select", "tag:erasure", "--vars", variables])
         spark.catalog.clearCache()

@@ -393,28 +393,6 @@ def onboard(table: str, identifier: str, expect_pass: bool = True, **more: Any) 
     return log
 
 
-def manifest_bounds(spark: Any, table: str) -> list[bytes]:
-    """Every lower and upper bound of every file entry of the Iceberg table's manifests, read from
-    their bytes with fastavro (not through Iceberg)."""
-    import io
-
-    import fastavro
-
-    location = str(
-        spark.sql(f"describe table extended {table}").where("col_name = 'Location'").first().data_type
-    )
-    bounds = []
-    for path in warehouse_fs.files(spark, location):
-        name = path.rsplit("/", 1)[-1]
-        if "/metadata/" not in path or not name.endswith(".avro") or name.startswith("snap-"):
-            continue
-        for entry in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path))):
-            data_file = entry.get("data_file") or {}
-            for kind in ("lower_bounds", "upper_bounds"):
-                bounds += [b["value"] for b in data_file.get(kind) or []]
-    return bounds
-
-
 class TestIdentifierStatistics:
     """Onboarding with `statistics: false` keeps a Delta Lake or Iceberg table's metadata free of
     its identifier's file statistics (so a purged id is not left there as a bound), and coverage
@@ -461,10 +439,10 @@ class TestIdentifierStatistics:
                     add = json.loads(line).get("add")
                     if add and add.get("stats"):
                         stats.append(json.loads(add["stats"]))
-        assert stats and all(
-            "guestid" not in s["minValues"] and "page" in s["minValues"] for s in stats
-        ), stats
-        bounds = manifest_bounds(spark, "iceberg.cov.ice_stats")
+        assert stats and all("guestid" not in s["minValues"] and "page" in s["minValues"] for s in stats), (
+            stats
+        )
+        bounds = warehouse_fs.manifest_bounds(spark, "iceberg.cov.ice_stats")
         assert (
             bounds
             and (self.GUEST).to_bytes(8, "little") not in bounds
