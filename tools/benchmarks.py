@@ -110,6 +110,15 @@ ROWS = (
     ),
     Row(
         "local",
+        "purge of a Delta Lake table, 50M rows, ids spread (4 of 24 partitions): node / command",
+        "delta_purge_bench.rows=50000000",
+        NODE_COMMAND,
+        "Delta's MERGE + REORG by hand, {floor_s:.2f} s",
+        "node ≤ 1.0×",
+        node_only(1.0),
+    ),
+    Row(
+        "local",
         "purge of a Delta Lake table, 5M rows, clustered ids, 16 files per partition: node / command",
         "delta_purge_bench.clustered.files-per-partition=16",
         NODE_COMMAND,
