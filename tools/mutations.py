@@ -320,7 +320,7 @@ MUTANTS = (
         " rows, which stay in the live data files' bytes",
         one(
             "python_hooks/purge/iceberg.py",
-            "    if not delete_files(spark, table):\n        return False",
+            "    if not found:\n        return False",
             "    if True:\n        return False",
         ),
         (f"{ICEBERG}::test_one_command_purges_hive_and_iceberg_tables_and_no_live_file_keeps_an_id",),

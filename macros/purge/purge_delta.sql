@@ -63,7 +63,7 @@ apply (purge)
     {{ return(scans) }}
 {%- endmacro %}
 
-{#- {db.table: {delete, reorg}} of every Delta table the purge runs on, {delete, rewrite_data, rewrite_deletes, rewrite_manifests} of every Iceberg one. -#}
+{#- {db.table: {delete, reorg}} of every Delta table the purge runs on, {delete, rewrite_data, rewrite_data_dangling, rewrite_deletes, rewrite_manifests} of every Iceberg one. -#}
 {% macro purge_render_delta(plan) -%}
     {%- set rendered = {} -%}
     {%- for table in plan.delta if table.error is none -%}
@@ -78,6 +78,7 @@ apply (purge)
         {%- do rendered.update({table.name: {
             'delete': delete,
             'rewrite_data': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, narrowed),
+            'rewrite_data_dangling': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, narrowed, true),
             'rewrite_deletes': compliance.purge_iceberg_rewrite_deletes_sql(table.catalog, table.database, table.table, narrowed),
             'rewrite_manifests': compliance.purge_iceberg_rewrite_manifests_sql(table.catalog, table.database, table.table),
         }}) -%}

@@ -20,18 +20,19 @@
 {#-
     rewrite_data_files with a delete-file threshold of 1: a data file any delete file applies to is
     rewritten without its deleted rows, whatever its size (no file is too small to leave alone:
-    min-file-size-bytes 0).  Not `remove-dangling-deletes`: the rewritten files keep their data
-    sequence number, so the deletes they leave behind do not count as dangling; the rewrite of the
-    position deletes that follows drops them.
+    min-file-size-bytes 0).  With `dangling` (the partitions have equality delete files, which
+    the rewrite of the position deletes does not touch), `remove-dangling-deletes` too: an equality
+    delete file applies to files of older sequence numbers only, so once the files it applied to
+    are rewritten it is dangling, and it goes (it holds the ids it deletes).
 -#}
-{% macro purge_iceberg_rewrite_data_sql(catalog, database, table, partitions) -%}
-    {{ return(adapter.dispatch('purge_iceberg_rewrite_data_sql', 'compliance')(catalog, database, table, partitions)) }}
+{% macro purge_iceberg_rewrite_data_sql(catalog, database, table, partitions, dangling=false) -%}
+    {{ return(adapter.dispatch('purge_iceberg_rewrite_data_sql', 'compliance')(catalog, database, table, partitions, dangling)) }}
 {%- endmacro %}
 
-{% macro default__purge_iceberg_rewrite_data_sql(catalog, database, table, partitions) -%}
+{% macro default__purge_iceberg_rewrite_data_sql(catalog, database, table, partitions, dangling=false) -%}
 call {{ compliance.quote_ident(catalog) }}.system.rewrite_data_files(
     table => {{ compliance.sql_string(database ~ '.' ~ table) }}{{ compliance.purge_iceberg_where(partitions) }},
-    options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0')
+    options => map('delete-file-threshold', '1', 'min-file-size-bytes', '0'{{ ", 'remove-dangling-deletes', 'true'" if dangling else "" }})
 )
 {%- endmacro %}
 

@@ -226,17 +226,18 @@ def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
 # the statements purge_render_delta renders for a table, by its format
 STATEMENTS = {
     "delta": ("delete", "reorg"),
-    "iceberg": ("delete", "rewrite_data", "rewrite_deletes", "rewrite_manifests"),
+    "iceberg": ("delete", "rewrite_data", "rewrite_data_dangling", "rewrite_deletes", "rewrite_manifests"),
 }
 
 
 def statements_of(rendered: dict[str, Any], table: str) -> dict[str, str]:
     """The statements `purge_render_delta` rendered for `table`: exactly a Delta table's `delete`
-    and `reorg`, or an Iceberg table's `delete`, `rewrite_data` and `rewrite_deletes`."""
+    and `reorg`, or an Iceberg table's `delete`, `rewrite_data`, `rewrite_data_dangling`,
+    `rewrite_deletes` and `rewrite_manifests`."""
     if not isinstance(rendered, dict) or set(rendered) not in [set(keys) for keys in STATEMENTS.values()]:
         raise ConfigError(
             f"purge_render_delta (macros/purge/purge_delta.sql) rendered {json.dumps(sorted(rendered or {}))} for"
             f" {table}; expected exactly delete and reorg (a Delta table) or delete, rewrite_data,"
-            " rewrite_deletes and rewrite_manifests (an Iceberg table). Nothing was run."
+            " rewrite_data_dangling, rewrite_deletes and rewrite_manifests (an Iceberg table). Nothing was run."
         )
     return {k: str(v).strip() for k, v in rendered.items()}

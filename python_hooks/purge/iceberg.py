@@ -12,8 +12,9 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
    position delete files, and the rows stay in the data files' bytes;
 3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
    delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
-   deleted rows), then `rewrite_position_delete_files`, which drops the delete files left with
-   nothing to apply to, so that no live file keeps a deleted row;
+   deleted rows, and, when there are equality delete files, those left dangling dropped), then
+   `rewrite_position_delete_files`, which drops the position delete files left with nothing to
+   apply to, so that no live file keeps a deleted row;
 4. `rewrite_manifests`: a manifest keeps an entry, with the file's statistics, for each file a
    commit removed; written anew, the current snapshot's manifests hold its live files only, so
    that once the older snapshots expire no metadata file keeps a purged id.
@@ -88,10 +89,10 @@ def snapshot(spark: Any, table: TablePlan) -> int | None:
     return int(rows[0].snapshot_id) if rows else None
 
 
-def delete_files(spark: Any, table: TablePlan) -> int:
+def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:
     """The delete files the current snapshot applies in the table's touched partitions (in the
-    whole table when none is touched)."""
-    sql = f"select count(*) from {qualified(table.database, table.table)}.delete_files"
+    whole table when none is touched): (all of them, the equality delete files)."""
+    sql = f"select count(*), count_if(content = 2) from {qualified(table.database, table.table)}.delete_files"
     touched = [
         " and ".join(
             f"partition.`{column}` is null"
@@ -104,7 +105,8 @@ def delete_files(spark: Any, table: TablePlan) -> int:
     ]
     if touched:
         sql += " where " + " or ".join(f"({t})" for t in touched)
-    return int(spark.sql(sql).collect()[0][0])
+    found = spark.sql(sql).collect()[0]
+    return int(found[0]), int(found[1] or 0)
 
 
 def run_table(
@@ -165,10 +167,13 @@ def run_table(
 
 
 def _rewrite(spark: Any, table: TablePlan, statements: dict[str, Any]) -> bool:
-    """The rewrites, when the partitions they cover have delete files; whether they ran."""
-    if not delete_files(spark, table):
+    """The rewrites, when the partitions they cover have delete files; whether they ran.  With
+    equality delete files among them, the data files' rewrite drops the ones left dangling."""
+    found, equality = delete_files(spark, table)
+    if not found:
         return False
-    _run(spark, table, "rewrite_data_files", statements["rewrite_data"])
+    rewrite = statements["rewrite_data_dangling" if equality else "rewrite_data"]
+    _run(spark, table, "rewrite_data_files", rewrite)
     _run(spark, table, "rewrite_position_delete_files", statements["rewrite_deletes"])
     return True
 

@@ -59,6 +59,34 @@ def snapshots(spark: Any, table: str) -> list[int]:
     return [int(r.snapshot_id) for r in rows]
 
 
+def plant_equality_delete(spark: Any, table: str, partition: str, guest: int) -> None:
+    """An equality delete file of `guestid` = `guest` in `partition`, written with pyarrow (the
+    column with its Iceberg field id) and committed through Iceberg's own API."""
+    import pyarrow as pa
+
+    location = str(
+        spark.sql(f"describe table extended {ice(table)}").where("col_name = 'Location'").first().data_type
+    )
+    path = f"{location}/data/{partition}/planted-equality-deletes.parquet"
+    field = pa.field("guestid", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})
+    warehouse_fs.write_parquet(spark, path, pa.table({"guestid": [guest]}, schema=pa.schema([field])))
+    jvm = spark._jvm
+    loaded = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, ice(table))
+    field_ids = spark.sparkContext._gateway.new_array(jvm.int, 1)
+    field_ids[0] = loaded.schema().findField("guestid").fieldId()
+    deletes = (
+        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(loaded.spec())
+        .ofEqualityDeletes(field_ids)
+        .withPath(warehouse_fs.qualify(spark, path))
+        .withFormat(jvm.org.apache.iceberg.FileFormat.PARQUET)
+        .withFileSizeInBytes(len(warehouse_fs.read_bytes(spark, path)))
+        .withRecordCount(1)
+        .withPartitionPath(partition)
+        .build()
+    )
+    loaded.newRowDelta().addDeletes(deletes).commit()
+
+
 @pytest.fixture(scope="class")
 def lake(project: Any, spark: Any, id_table: str) -> Iterator[dict[str, int]]:
     spark.sql(f"drop database if exists {DB} cascade")
@@ -175,6 +203,21 @@ class TestIcebergPurge:
         assert rows[("events", None)] == "SKIPPED"
         assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
         assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["keep", "p2", "p4", "p5"]
+
+    def test_an_equality_delete_file_in_a_touched_partition_goes_with_the_rewrite(self, project, spark, lake):
+        """Another writer's equality delete file (as Flink writes them) holds the values it deletes.
+        Once the purge's rewrite has applied it to the files it covered, it is dangling, and the
+        rewrite drops it: no live delete file is left to hold an id."""
+        spark.sql(
+            f"insert into {ice('events')} select /*+ REPARTITION(1) */ * from values"
+            " (1003L, 'again', 'c') as t(guestid, page, ds)"
+        )
+        plant_equality_delete(spark, "events", "ds=c", 13)
+        assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["again", "p2", "p4", "p5"]
+        assert spark.sql(f"select count_if(content = 2) from {ice('events')}.delete_files").first()[0] == 1
+        purge(DB)
+        assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["p2", "p4", "p5"]
+        assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
 
     def test_a_restore_s_checks_name_the_snapshots_and_change_nothing(self, project, spark, lake):
         """An Iceberg table goes back whole to a snapshot, by Iceberg's rollback_to_snapshot: a
