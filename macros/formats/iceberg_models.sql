@@ -29,8 +29,9 @@
     {%- if not execute or graph is not defined -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- for node in graph.nodes.values() | selectattr('alias', 'equalto', relation.identifier) -%}
-        {%- if node.resource_type == 'model' and node.schema == relation.schema
+    {%- for node in graph.nodes.values() if node.resource_type == 'model'
+        and (node.alias or '') | lower == (relation.identifier or '') | lower -%}
+        {%- if (node.schema or '') | lower == (relation.schema or '') | lower
             and node.config.file_format == 'iceberg' and node.config.materialized in ['table', 'incremental'] -%}
             {{ return(true) }}
         {%- endif -%}

@@ -15,6 +15,8 @@ then flags a marked table whose identifier gets statistics again (`kept`).
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from python_hooks.errors import first_line
@@ -44,13 +46,17 @@ def iceberg_column(identifier: str) -> str:
     return f"write.metadata.metrics.column.{identifier}"
 
 
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _quoted(path: list[str]) -> str:
-    return ".".join(p if p.replace("_", "").isalnum() else "`" + p.replace("`", "``") + "`" for p in path)
+    """A field path as Delta's property names it: a part other than a plain ASCII name in backticks."""
+    return ".".join(p if _PLAIN.fullmatch(p) else "`" + p.replace("`", "``") + "`" for p in path)
 
 
 def _delta_leaves(data_type: dict[str, Any], prefix: list[str], identifier: list[str]) -> list[str]:
-    """The paths (quoted) of the struct's fields that may get statistics, the identifier's left out;
-    a struct holding the identifier is listed field by field, any other whole."""
+    """The paths (quoted) of the struct's leaf fields of a type Delta keeps statistics for, the
+    identifier's left out (Delta refuses a struct in the list that holds a field of another type)."""
     found = []
     for field in data_type.get("fields", []):
         path = [*prefix, field["name"]]
@@ -59,10 +65,7 @@ def _delta_leaves(data_type: dict[str, Any], prefix: list[str], identifier: list
         if lowered == identifier:
             continue
         if isinstance(kind, dict) and kind.get("type") == "struct":
-            if identifier[: len(lowered)] == lowered:
-                found += _delta_leaves(kind, path, identifier)
-            else:
-                found.append(_quoted(path))
+            found += _delta_leaves(kind, path, identifier)
         elif (
             isinstance(kind, str) and kind.split("(")[0] in _DELTA_TYPES or str(kind).startswith("timestamp")
         ):
@@ -113,21 +116,16 @@ def kept(table_format: str, properties: dict[str, str], fields: list[str], ident
             if wanted == name or wanted.startswith(name + "."):
                 return f"{DELTA_COLUMNS} lists {name}"
         return None
+    # without the list, Delta keeps statistics of the first N data columns: the identifier's
+    # position among them is not worked out here (partition columns are not counted, nested
+    # fields are), so it counts as kept unless N is 0
     count = lowered.get(DELTA_COUNT.lower())
-    try:
-        limit = int(count) if count is not None else DELTA_DEFAULT_COUNT
-    except ValueError:
-        limit = DELTA_DEFAULT_COUNT
-    paths = [f.lower() for f in fields if "[" not in f]
-    leaves = [p for p in paths if not any(q.startswith(p + ".") for q in paths)]  # a struct is not counted
-    position = leaves.index(wanted) if wanted in leaves else 0
-    if limit < 0 or position < limit:
-        return (
-            f"{DELTA_COLUMNS} is not set, and {DELTA_COUNT} ({limit}) counts it"
-            if count is not None
-            else f"{DELTA_COLUMNS} is not set, and Delta keeps statistics of the first {limit} columns"
-        )
-    return None
+    if count is not None and count.strip() == "0":
+        return None
+    return (
+        f"{DELTA_COLUMNS} is not set, and Delta keeps statistics of the first"
+        f" {count if count is not None else DELTA_DEFAULT_COUNT} columns"
+    )
 
 
 def wanted(value: Any) -> bool | None:
@@ -139,8 +137,21 @@ def wanted(value: Any) -> bool | None:
     return {"true": True, "yes": True, "false": False, "no": False}.get(str(value).strip().lower())
 
 
-def refused(name: str, table_format: str) -> str | None:
-    """Why `statistics: false` is refused for a table of this format, or None."""
+def entry_text(row: dict[str, Any]) -> str:
+    """An onboarding entry's identifier, and its `statistics: false`, as an error names them."""
+    return json.dumps(row["identifier"]) + ("" if row["statistics"] else " and statistics: false")
+
+
+def refused(spark: Any, name: str, table_format: str) -> str | None:
+    """Why `statistics: false` is refused for a table of this format, or None: checked before
+    anything is written, as every onboarding check is."""
+    from python_hooks.catalog.iceberg import in_session
+
+    if table_format == "iceberg" and not in_session(spark):
+        return (
+            f"{name} is an Apache Iceberg table, whose statistics settings are written through Iceberg's"
+            " catalog, which is not in this session: put Iceberg's runtime jar beside Delta's (docs/formats.md)"
+        )
     if table_format in ("delta", "iceberg"):
         return None
     return (

@@ -129,7 +129,11 @@ def _string_bound(loaded: Any, properties: dict[str, str], identifier: str | Non
     if mode == "full":
         return None
     found = _TRUNCATE.match(mode)
-    return int(found.group(1)) if found else STRING_BOUND
+    if found:
+        return int(found.group(1))
+    # `none`, `counts`: no bound now, but manifests written before kept the default's, or 16
+    default = _TRUNCATE.match((properties.get("write.metadata.metrics.default") or "").strip().lower())
+    return min(STRING_BOUND, int(default.group(1))) if default else STRING_BOUND
 
 
 def _renamed(loaded: Any, identifier: str) -> str | None:
@@ -173,14 +177,24 @@ def metadata_problem(whose: str, identifier_type: str | None) -> str | None:
 
 def with_row(schema: Any) -> Any:
     """The schema a delete file is read with: the table's data columns, and a position delete
-    file's `row` struct of them (absent from a file, it reads as null; a table with a column of its
-    own named `row` reads that instead, and a file whose `row` does not fit it fails to read,
-    which reports its location unread)."""
+    file's `row` struct of them (absent from a file, it reads as null).  A table with a column of
+    its own named `row` is left as it is: its delete files are then reported unread
+    (`row_problem`)."""
     from pyspark.sql.types import StructField, StructType
 
     if schema is None or any(f.name.lower() == "row" for f in schema.fields):
         return schema
     return StructType([*schema.fields, StructField("row", schema, True)])
+
+
+def row_problem(schema: Any, whose: str) -> str | None:
+    """Why an Iceberg table's delete files cannot be read for a deleted row's identifier, or None."""
+    if schema is not None and not reads_row(schema):
+        return (
+            f"{whose} has a column named row, the name of the struct a position delete file keeps each"
+            " deleted row in: its delete files are not read for the identifier, so they are never counted clean"
+        )
+    return None
 
 
 def reads_row(schema: Any) -> bool:
@@ -252,6 +266,8 @@ def upper_bound(cut: str) -> str | None:
     None when none can."""
     for position in range(len(cut) - 1, -1, -1):
         following = ord(cut[position]) + 1
+        if 0xD800 <= following <= 0xDFFF:  # no character: Iceberg goes on past the surrogates
+            following = 0xE000
         if following <= 0x10FFFF:
             return cut[:position] + chr(following)
     return None

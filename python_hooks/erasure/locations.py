@@ -472,6 +472,7 @@ def inventory(
         deletes = replace(
             data, part=iceberg_copies.DELETE_PART, data_schema=iceberg_copies.with_row(data.data_schema)
         )
+        deletes.problem = deletes.problem or iceberg_copies.row_problem(deletes.data_schema, whose)
         for reader in (data, metadata, deletes):
             found.readers.setdefault(reader.key, reader)
         if described is not None:

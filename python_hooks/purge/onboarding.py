@@ -118,11 +118,14 @@ def plan(
             )
         elif name in first:
             earlier = first[name]
-            if earlier["identifier"].lower() == identifier.lower():
+            if (earlier["identifier"].lower(), earlier["statistics"]) == (
+                identifier.lower(),
+                row["statistics"],
+            ):
                 continue
             row["error"] = (
-                f"{name} is listed twice, with {json.dumps(earlier['identifier'])} (entry {earlier['entry']}) "
-                f"and {json.dumps(identifier)} (entry {number}); keep one."
+                f"{name} is listed twice, with {statistics.entry_text(earlier)} (entry {earlier['entry']}) "
+                f"and {statistics.entry_text(row)} (entry {number}); keep one."
             )
         else:
             first[name] = row
@@ -205,7 +208,7 @@ def _check(spark: Any, row: dict[str, Any], meta: Any) -> None:
     row.update(field=field, type=resolved["type"], before=before)
     if not row["statistics"]:
         table_format = metastore.table_format(meta)
-        row["error"] = statistics.refused(name, table_format)
+        row["error"] = statistics.refused(spark, name, table_format)
         if row["error"]:
             return
         wanted = statistics.off_properties(

@@ -67,3 +67,20 @@ def test_an_id_is_sought_by_every_encoding_a_statistic_can_have():
     # the last character at the top of Unicode cannot be incremented: the one before it is
     assert upper_bound("ab\U0010ffff") == "ac"
     assert upper_bound("\U0010ffff") is None
+    # past the surrogates, which are no characters, as Iceberg's increment goes
+    assert upper_bound("a\ud7ff") == "a\ue000"
+
+
+def test_delete_files_are_read_for_the_row_they_carry_unless_a_column_is_named_row():
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    from python_hooks.erasure.iceberg_copies import row_problem, with_row
+
+    plain = StructType([StructField("guestid", LongType()), StructField("page", StringType())])
+    extended = with_row(plain)
+    assert extended.fieldNames() == ["guestid", "page", "row"] and extended["row"].dataType == plain
+    assert row_problem(extended, "db.t") is None
+    # a table's own column named row: its delete files are reported unread, never clean
+    own = StructType([StructField("guestid", LongType()), StructField("row", StringType())])
+    assert with_row(own) == own
+    assert "db.t has a column named row" in row_problem(with_row(own), "db.t")
