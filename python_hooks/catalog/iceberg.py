@@ -25,6 +25,14 @@ def qualified(database: str, table: str) -> str:
     return f"`{CATALOG}`.`{database}`.`{table}`"
 
 
+def current_snapshot(spark: Any, database: str, table: str) -> int | None:
+    """The current snapshot of the table's main branch (None for a table never written)."""
+    rows = spark.sql(
+        f"select snapshot_id from {qualified(database, table)}.refs where name = 'main'"
+    ).collect()
+    return int(rows[0].snapshot_id) if rows else None
+
+
 def load(spark: Any, database: str, table: str) -> Any:
     """Iceberg's own Table object (its schema, specs, location and properties), through its catalog."""
     return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(

@@ -38,7 +38,7 @@ from typing import Any
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem
 from python_hooks.catalog.column_types import INTEGRAL
-from python_hooks.catalog.iceberg import CATALOG, identity_partitions, load
+from python_hooks.catalog.iceberg import current_snapshot, identity_partitions, load, qualified
 
 ICEBERG_SNAPSHOT = "iceberg_snapshot"
 DELETE_FILE = "iceberg_delete_file"
@@ -72,9 +72,8 @@ def _path(text: str) -> str:
 
 def describe(spark: Any, database: str, table: str, identifier: str | None) -> IcebergTable:
     """An Iceberg table's location, current snapshot, schema and files, through Iceberg's catalog."""
-    name = f"`{CATALOG}`.`{database}`.`{table}`"
+    name = qualified(database, table)
     loaded = load(spark, database, table)
-    current = spark.sql(f"select snapshot_id from {name}.refs where name = 'main'").collect()
 
     def paths(sql: str) -> frozenset[str]:
         return frozenset(_path(r[0]) for r in spark.sql(sql).collect())
@@ -94,7 +93,7 @@ def describe(spark: Any, database: str, table: str, identifier: str | None) -> I
         problem = _renamed(loaded, identifier)
     return IcebergTable(
         location=filesystem.qualify(spark, str(loaded.location())),
-        snapshot=int(current[0].snapshot_id) if current else None,
+        snapshot=current_snapshot(spark, database, table),
         schema=spark.table(name).schema,
         partition_columns=identity_partitions(loaded),
         data_files=paths(f"select file_path from {name}.data_files"),

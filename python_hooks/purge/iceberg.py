@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import console
-from python_hooks.catalog.iceberg import CATALOG, identity_partitions, load, qualified
+from python_hooks.catalog.iceberg import CATALOG, current_snapshot, identity_partitions, load, qualified
 from python_hooks.catalog.literals import string_literal
 from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import first_line
@@ -83,10 +83,7 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
 
 def snapshot(spark: Any, table: TablePlan) -> int | None:
     """The current snapshot of the table's main branch (None for a table never written)."""
-    rows = spark.sql(
-        f"select snapshot_id from {qualified(table.database, table.table)}.refs where name = 'main'"
-    ).collect()
-    return int(rows[0].snapshot_id) if rows else None
+    return current_snapshot(spark, table.database, table.table)
 
 
 def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:

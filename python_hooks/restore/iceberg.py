@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from python_hooks.catalog import filesystem
-from python_hooks.catalog.iceberg import CATALOG
+from python_hooks.catalog.iceberg import CATALOG, current_snapshot
+from python_hooks.catalog.iceberg import qualified as iceberg_name
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError
+from python_hooks.restore.delta import refuse_partition_or_backup
 
 SHOWN = 8  # the snapshots a message lists, newest first
 
@@ -36,17 +38,18 @@ def plan_iceberg_restore(
 ) -> dict[str, Any]:
     """What the restore of an Iceberg table will do, or a LakehouseError that changes nothing."""
     table = f"{database}.{name}"
-    qualified = f"`{CATALOG}`.`{database}`.`{name}`"
-    if partition or backup:
-        given = " and ".join(f"`{k}`" for k, v in (("partition", partition), ("backup", backup)) if v)
-        raise ConfigError(
-            f"restore of {table}: it is an Apache Iceberg table, which goes back whole to one of its snapshots;"
-            f" {given} is for Hive-format tables. Give `version` (a snapshot id) instead, e.g."
-            f" `dbt run-operation restore --args '{{table: {table}, version: <snapshot id>}}'`. Nothing was changed."
-        )
+    qualified = iceberg_name(database, name)
+    refuse_partition_or_backup(
+        table,
+        "an Apache Iceberg table",
+        "its snapshots",
+        "`version` (a snapshot id)",
+        "<snapshot id>",
+        partition,
+        backup,
+    )
     found = snapshots(spark, qualified)
-    current = spark.sql(f"select snapshot_id from {qualified}.refs where name = 'main'").collect()
-    current_id = int(current[0].snapshot_id) if current else None
+    current_id = current_snapshot(spark, database, name)
     if version is None or str(version).strip() == "":
         raise ConfigError(
             f"restore of {table} (Apache Iceberg) needs `version`, a snapshot id: its snapshots are"

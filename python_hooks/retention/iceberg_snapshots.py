@@ -29,7 +29,7 @@ from typing import Any
 
 from python_hooks.catalog import files as data_files
 from python_hooks.catalog import filesystem
-from python_hooks.catalog.iceberg import CATALOG, load
+from python_hooks.catalog.iceberg import CATALOG, load, qualified
 from python_hooks.errors import first_line
 
 KIND = "iceberg_snapshot"
@@ -57,7 +57,7 @@ class Pass:
 
     @property
     def name(self) -> str:
-        return f"`{CATALOG}`.`{self.database}`.`{self.table}`"
+        return qualified(self.database, self.table)
 
     @property
     def horizon_text(self) -> str:
