@@ -33,6 +33,21 @@ def current_snapshot(spark: Any, database: str, table: str) -> int | None:
     return int(rows[0].snapshot_id) if rows else None
 
 
+def set_properties(spark: Any, database: str, table: str, properties: dict[str, str]) -> None:
+    """Table properties committed to an Iceberg table's metadata, through Iceberg's catalog (which
+    mirrors them into the metastore entry); a LakehouseError when the catalog is not in the session."""
+    from python_hooks.catalog.literals import string_literal
+    from python_hooks.errors import LakehouseError
+
+    if not in_session(spark):
+        raise LakehouseError(
+            f"{database}.{table} is an Apache Iceberg table, whose properties are written through Iceberg's"
+            " catalog, which is not in this session: put Iceberg's runtime jar beside Delta's (docs/formats.md)"
+        )
+    pairs = ", ".join(f"{string_literal(k)} = {string_literal(v)}" for k, v in sorted(properties.items()))
+    spark.sql(f"alter table {qualified(database, table)} set tblproperties ({pairs})")
+
+
 def load(spark: Any, database: str, table: str) -> Any:
     """Iceberg's own Table object (its schema, specs, location and properties), through its catalog."""
     return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(

@@ -479,8 +479,12 @@ def set_table_properties(
     and analyses a statement for each).  The entry written back is the raw one, with Spark's own
     properties (schema, provider, statistics) as they were.  Where the Hive client is not
     available (another catalog) or refuses a table, that table goes through the session catalog,
-    as `alter table` does.  A Delta Lake table's properties go to its log, by `alter table`.  Spark's cached relation of each table is dropped.
+    as `alter table` does.  A Delta Lake table's properties go to its log, by `alter table`, and
+    an Iceberg table's to its metadata, by `alter table` through Iceberg's catalog (the metastore
+    entry alone is not what Iceberg reads).  Spark's cached relation of each table is dropped.
     """
+    from python_hooks.catalog import iceberg
+
     catalog = session_catalog(spark)
     try:
         client = catalog.externalCatalog().unwrapped().client()
@@ -495,8 +499,11 @@ def set_table_properties(
         ident = identifier(spark, database, table)
         try:
             entry = raw.get(table.lower())
-            if _is_delta(entry if entry is not None else catalog.getTableRawMetadata(ident)):
+            meta = entry if entry is not None else catalog.getTableRawMetadata(ident)
+            if _is_delta(meta):
                 _alter_delta(spark, database, table, properties)
+            elif iceberg.is_iceberg(meta):
+                iceberg.set_properties(spark, database, table, properties)
             elif not _alter_through_client(spark, client, entry, properties):
                 catalog.alterTable(_with_properties(spark, catalog.getTableRawMetadata(ident), properties))
             catalog.invalidateCachedTable(ident)

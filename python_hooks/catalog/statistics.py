@@ -19,8 +19,6 @@ import json
 import re
 from typing import Any
 
-from python_hooks.errors import first_line
-
 MARKER = "compliance.identifier_statistics"
 DELTA_COLUMNS = "delta.dataSkippingStatsColumns"
 DELTA_COUNT = "delta.dataSkippingNumIndexedCols"
@@ -167,27 +165,3 @@ def partition_columns(spark: Any, meta: Any, table_format: str) -> list[str]:
         return []
     database, table = str(meta.identifier().database().get()), str(meta.identifier().table())
     return [str(c) for c in spark.sql(f"describe detail `{database}`.`{table}`").first().partitionColumns]
-
-
-def is_iceberg(properties: dict[str, str]) -> bool:
-    """A row whose properties are Iceberg's (`write.metadata.metrics.column.*`): they must be
-    committed through Iceberg's catalog, which keeps them in the table's metadata."""
-    return any(k.startswith("write.metadata.metrics.") for k in properties)
-
-
-def write_iceberg(spark: Any, database: str, table: str, properties: dict[str, str]) -> str | None:
-    """Commit properties to an Iceberg table through its catalog: None, or why it failed."""
-    from python_hooks.catalog.iceberg import in_session, qualified
-    from python_hooks.catalog.literals import string_literal
-
-    if not in_session(spark):
-        return (
-            "an Apache Iceberg table's properties are written through Iceberg's catalog, which is not in this"
-            " session: put Iceberg's runtime jar beside Delta's (docs/formats.md)"
-        )
-    pairs = ", ".join(f"{string_literal(k)} = {string_literal(v)}" for k, v in sorted(properties.items()))
-    try:
-        spark.sql(f"alter table {qualified(database, table)} set tblproperties ({pairs})")
-    except Exception as exc:  # noqa: BLE001 - reported per table to the caller
-        return first_line(exc)
-    return None

@@ -224,23 +224,15 @@ def _check(spark: Any, row: dict[str, Any], meta: Any) -> None:
 
 
 def apply(spark: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write the descriptor of every added or changed row: {written: [db.table], failed: {db.table: error}}
-    (a table that could not be written does not stop the others)."""
+    """Write the descriptor (and the statistics settings) of every added or changed row:
+    {written: [db.table], failed: {db.table: error}} (a table that could not be written does not
+    stop the others).  Each format's properties go where its readers look (metastore.set_table_properties)."""
     by_database: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
-    written, failed = [], {}
     for row in rows:
-        if row["status"] not in ("added", "changed"):
-            continue
-        database, table = row["table"].split(".")
-        properties = {DESCRIPTOR: row["descriptor"], **(row.get("properties") or {})}
-        if statistics.is_iceberg(row.get("properties") or {}):
-            error = statistics.write_iceberg(spark, database, table, properties)
-            if error is None:
-                written.append(row["table"])
-            else:
-                failed[row["table"]] = error
-            continue
-        by_database[database][table] = properties
+        if row["status"] in ("added", "changed"):
+            database, table = row["table"].split(".")
+            by_database[database][table] = {DESCRIPTOR: row["descriptor"], **row["properties"]}
+    written, failed = [], {}
     for database, updates in by_database.items():
         for table, error in metastore.set_table_properties(spark, database, updates).items():
             if error is None:

@@ -219,6 +219,27 @@ class TestIcebergPurge:
         assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["p2", "p4", "p5"]
         assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
 
+    def test_onboarding_by_the_command_writes_the_descriptor_where_iceberg_reads_it(
+        self, project, spark, lake
+    ):
+        """The purge reads an Iceberg table's descriptor from Iceberg's own metadata, not from the
+        metastore entry: `onboard` commits it there, through Iceberg's catalog."""
+        from python_hooks.catalog.iceberg import load
+
+        spark.sql(f"create table {ice('later')} (guestid bigint, page string) using iceberg")
+        _, log = run_dbt_and_capture(
+            [
+                "run-operation",
+                "onboard",
+                "--args",
+                json.dumps({"table": f"{DB}.later", "identifier": "guestid"}),
+            ]
+        )
+        assert f"onboard: {DB}.later now carries dataset.descriptor" in log
+        properties = dict(load(spark, DB, "later").properties())
+        assert json.loads(properties["dataset.descriptor"])["complianceSpec"]["identifierField"] == "guestid"
+        spark.sql(f"drop table {ice('later')} purge")
+
     def test_a_restore_s_checks_name_the_snapshots_and_change_nothing(self, project, spark, lake):
         """An Iceberg table goes back whole to a snapshot, by Iceberg's rollback_to_snapshot: a
         restore without a snapshot, with a partition, or to one the table does not keep, is refused
