@@ -1,5 +1,6 @@
 """Delta Lake and Apache Iceberg tables on the warehouse's own filesystem (LAKEHOUSE_TEST_FS: file,
-hdfs or s3a; CI runs this file on the loopback HDFS and the S3-compatible store too).
+hdfs or s3a; CI's storage smoke runs this file on the S3-compatible store, `make test-hdfs` on the
+loopback HDFS).
 
 A partitioned Delta table with deletion vectors and the change data feed on, and no statistics on
 its identifier, and a partitioned merge-on-read Iceberg table, one request holding an id in each:
