@@ -75,11 +75,13 @@ apply (purge)
         {%- set delete = compliance.purge_delta_delete_sql(table.database, table.table, table.identifier.path,
             plan.ids.database, plan.ids.table, plan.ids.column, narrowed, table.catalog) -%}
         {%- if table.table_format == 'iceberg' -%}
+        {#- delete files outside the touched partitions (a run stopped before its rewrites): the rewrites cover the whole table -#}
+        {%- set rewritten = [] if table.rewrite_whole_table else narrowed -%}
         {%- do rendered.update({table.name: {
             'delete': delete,
-            'rewrite_data': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, narrowed),
-            'rewrite_data_dangling': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, narrowed, true),
-            'rewrite_deletes': compliance.purge_iceberg_rewrite_deletes_sql(table.catalog, table.database, table.table, narrowed),
+            'rewrite_data': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, rewritten),
+            'rewrite_data_dangling': compliance.purge_iceberg_rewrite_data_sql(table.catalog, table.database, table.table, rewritten, true),
+            'rewrite_deletes': compliance.purge_iceberg_rewrite_deletes_sql(table.catalog, table.database, table.table, rewritten),
             'rewrite_manifests': compliance.purge_iceberg_rewrite_manifests_sql(table.catalog, table.database, table.table),
         }}) -%}
         {%- else -%}

@@ -126,9 +126,12 @@ def run_scans(spark: Any, plan: ScannedPlan, scans: dict[str, Any], cancellation
             root = f"{table.location}/data" if table.table_format == "iceberg" else table.location
             where = f"{root}/{Partition(pairs, '').path}" if pairs else table.location
             todo.append(PartitionRewrite(pairs, where, new_location=where, rows_purged=int(row[-1])))
-        scanned.append(
-            replace(table, todo=sorted((p for p in todo if p.rows_purged > 0), key=lambda p: p.path))
-        )
+        table = replace(table, todo=sorted((p for p in todo if p.rows_purged > 0), key=lambda p: p.path))
+        if table.table_format == "iceberg" and table.todo:
+            from python_hooks.purge import iceberg
+
+            table = replace(table, rewrite_whole_table=iceberg.delete_files_elsewhere(spark, table) > 0)
+        scanned.append(table)
         console.debug(
             f"purge: {table.name} ({label(table)}): the scan found ids in {len(scanned[-1].todo)} partition(s)"
         )

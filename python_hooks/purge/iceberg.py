@@ -20,8 +20,9 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
    that once the older snapshots expire no metadata file keeps a purged id.
 
 Each is one Iceberg commit, atomic on its own.  A run stopped between 2 and 3 leaves the rows
-deleted and still in the bytes; the next run finds no listed id and still runs 3 over the whole
-table when it has delete files.  `purge_log` gets a row per touched partition (one for a table
+deleted and still in the bytes, in partitions where the next run's scan finds no listed id any
+more: the next run runs 3 over the whole table when it has delete files outside the partitions
+its own scan touched (`rewrite_whole_table`, set by the scan), or when it touches none.  `purge_log` gets a row per touched partition (one for a table
 without identity partitions), `COMMITTED`, with the snapshot before and after in `reason`.  The
 older snapshots still hold the ids until `expire_snapshots` removes them.
 """
@@ -86,11 +87,10 @@ def snapshot(spark: Any, table: TablePlan) -> int | None:
     return current_snapshot(spark, table.database, table.table)
 
 
-def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:
-    """The delete files the current snapshot applies in the table's touched partitions (in the
-    whole table when none is touched): (all of them, the equality delete files)."""
-    sql = f"select count(*), count_if(content = 2) from {qualified(table.database, table.table)}.delete_files"
-    touched = [
+def touched(table: TablePlan) -> str | None:
+    """The predicate of `<table>.delete_files` rows in the table's touched partitions; None when
+    the rewrites cover the whole table (no identity partition touched, or `rewrite_whole_table`)."""
+    alternatives = [
         " and ".join(
             f"partition.`{column}` is null"
             if value == DEFAULT_PARTITION
@@ -100,10 +100,31 @@ def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:
         for part in table.todo
         if part.values
     ]
-    if touched:
-        sql += " where " + " or ".join(f"({t})" for t in touched)
+    if not alternatives or table.rewrite_whole_table:
+        return None
+    return " or ".join(f"({a})" for a in alternatives)
+
+
+def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:
+    """The delete files the current snapshot applies where the rewrites go (the touched
+    partitions, or the whole table): (all of them, the equality delete files)."""
+    sql = f"select count(*), count_if(content = 2) from {qualified(table.database, table.table)}.delete_files"
+    where = touched(table)
+    if where is not None:
+        sql += f" where {where}"
     found = spark.sql(sql).collect()[0]
     return int(found[0]), int(found[1] or 0)
+
+
+def delete_files_elsewhere(spark: Any, table: TablePlan) -> int:
+    """The delete files the current snapshot applies outside the table's touched partitions: a
+    run stopped between its delete and its rewrites left its own there, where the scan finds no
+    listed id any more (their rows are deleted), and the rows are still in the data files' bytes."""
+    where = touched(table)
+    if where is None:
+        return 0
+    sql = f"select count(*) from {qualified(table.database, table.table)}.delete_files where not coalesce({where}, false)"
+    return int(spark.sql(sql).collect()[0][0])
 
 
 def run_table(
@@ -133,6 +154,11 @@ def run_table(
             )
             for part in table.todo
         ]
+    if table.rewrite_whole_table:
+        console.say(
+            f"purge: {table.name} (Iceberg): delete files outside the partitions holding listed ids"
+            " (a run stopped before its rewrites leaves them): the rewrites cover the whole table"
+        )
     before = snapshot(spark, table)
     _run(spark, table, "delete", statements["delete"])
     rewritten = _rewrite(spark, table, statements)

@@ -126,6 +126,10 @@ class TablePlan:
     table_format: str = "hive"
     catalog: str | None = None  # the session's catalog of an Iceberg table (`iceberg`)
     deletion_vectors: bool = False  # a Delta table whose deletes only mark rows
+    # an Iceberg table with delete files outside the partitions the scan found ids in (a run
+    # stopped between its delete and its rewrites left them, its rows still in the bytes): its
+    # rewrites cover the whole table
+    rewrite_whole_table: bool = False
     # a Delta table's delta.logRetentionDuration in hours (None when Delta's text is not a plain
     # "interval <n> <unit>"): how long its log keeps an entry after a checkpoint
     log_retention_hours: float | None = None

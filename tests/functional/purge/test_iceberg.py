@@ -6,7 +6,7 @@ unpartitioned copy-on-write one on a nested identifier, created as docs/formats.
 the bytes: after the purge the data files of the current snapshot (read with pyarrow, outside the
 product) hold no listed id, and no delete file is left in the touched partitions; the older
 snapshot still reads the ids (time travel) until expire_snapshots.  A run stopped between the
-delete and the rewrite is finished by the next.
+delete and the rewrite is finished by the next, whether that one finds ids elsewhere or none.
 """
 
 from __future__ import annotations
@@ -201,6 +201,27 @@ class TestIcebergPurge:
         assert f"purge: {DB}.events (Iceberg): no listed id" in log
         rows = {(r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, DB))}
         assert rows[("events", None)] == "SKIPPED"
+        assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
+        assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["keep", "p2", "p4", "p5"]
+
+    def test_a_stopped_run_s_delete_files_go_when_the_next_finds_ids_elsewhere(self, project, spark, lake):
+        """A run stopped after its delete in one partition, before its rewrites; the next run's
+        scan finds no id there any more (the rows are deleted), only a new one in another
+        partition: its rewrites still cover the stopped run's partition, whose data file held the
+        id in its bytes."""
+        spark.sql(
+            f"insert into {ice('events')} select /*+ REPARTITION(1) */ * from values"
+            " (1003L, 'stopped', 'c'), (1002L, 'new', 'b') as t(guestid, page, ds)"
+        )
+        spark.sql(
+            f"merge into {ice('events')} a using (select distinct guestid from p_ids.ids where guestid is not null) b"
+            " on a.guestid = b.guestid and a.ds = 'c' when matched then delete"
+        )
+        assert ids_in_live_files(spark, "events") == {1002, 1003} and delete_files(spark, "events") == 1
+        _, log = purge(DB)
+        assert f"purge: {DB}.events (Iceberg): delete files outside the partitions holding listed ids" in log
+        rows = {(r.table_name, r.partition_spec): r.state for r in last_run(log_rows(spark, project, DB))}
+        assert rows[("events", "ds=b")] == "COMMITTED" and ("events", "ds=c") not in rows
         assert ids_in_live_files(spark, "events") == set() and delete_files(spark, "events") == 0
         assert sorted(r.page for r in spark.table(ice("events")).collect()) == ["keep", "p2", "p4", "p5"]
 
