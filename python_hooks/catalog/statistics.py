@@ -10,7 +10,10 @@ then flags a marked table whose identifier gets statistics again (`kept`).
 - Delta: `delta.dataSkippingStatsColumns`, the columns that get statistics, set to every other
   column of a type Delta keeps them for (a partition column is never listed: its value is in the
   log as a partition value, statistics or not);
-- Iceberg: `write.metadata.metrics.column.<identifier>` = `none`.
+- Iceberg: `write.metadata.metrics.column.<identifier>` = `none`.  Without it, a column of the
+  table's sort order keeps `truncate(16)` bounds even when `write.metadata.metrics.default` is
+  `none` (Iceberg's MetricsConfig promotes it): the sort order is read from the metastore, where
+  Iceberg's Hive catalog writes it (`default-sort-order`, beside `current-schema`).
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ def kept(table_format: str, properties: dict[str, str], fields: list[str], ident
             return None if column.strip().lower() == "none" else f"{iceberg_column(identifier)} is {column}"
         default = lowered.get(ICEBERG_DEFAULT, "truncate(16)")
         if default.strip().lower() == "none":
-            return None
+            return _iceberg_sorted(lowered, identifier)
         return f"{iceberg_column(identifier)} is not set, and {ICEBERG_DEFAULT} is {default}"
     if table_format != "delta":
         return None
@@ -124,6 +127,45 @@ def kept(table_format: str, properties: dict[str, str], fields: list[str], ident
         f"{DELTA_COLUMNS} is not set, and Delta keeps statistics of the first"
         f" {count if count is not None else DELTA_DEFAULT_COUNT} columns"
     )
+
+
+ICEBERG_SCHEMA = "current-schema"
+ICEBERG_SORT_ORDER = "default-sort-order"
+
+
+def _iceberg_sorted(properties: dict[str, str], identifier: str) -> str | None:
+    """Why an Iceberg table whose default keeps no statistic still keeps the identifier's (it is
+    in the sort order, or the metastore does not say whether it is), or None."""
+    if ICEBERG_SCHEMA not in properties:
+        return (
+            f"{iceberg_column(identifier)} is not set, and the metastore does not hold the table's schema and"
+            " sort order (Iceberg keeps bounds of a sort column whatever its default)"
+        )
+    order = properties.get(ICEBERG_SORT_ORDER)
+    if order is None:
+        return None  # Iceberg writes the sort order beside the schema when the table has one
+    try:
+        field = _iceberg_field_id(json.loads(properties[ICEBERG_SCHEMA]), identifier.lower().split("."))
+        sources = {f.get("source-id") for f in json.loads(order).get("fields", [])}
+    except (ValueError, AttributeError):
+        field, sources = None, set()
+    if field is not None and field not in sources:
+        return None
+    return (
+        f"{iceberg_column(identifier)} is not set, and {identifier} is in the table's sort order, whose"
+        f" columns Iceberg keeps bounds of (truncate(16)) whatever {ICEBERG_DEFAULT} says"
+    )
+
+
+def _iceberg_field_id(struct: dict[str, Any], path: list[str]) -> int | None:
+    """The field id of `path` in an Iceberg schema (as JSON), or None."""
+    for field in struct.get("fields", []):
+        if str(field.get("name", "")).lower() == path[0]:
+            if len(path) == 1:
+                return field.get("id")
+            kind = field.get("type")
+            return _iceberg_field_id(kind, path[1:]) if isinstance(kind, dict) else None
+    return None
 
 
 def wanted(value: Any) -> bool | None:

@@ -479,6 +479,34 @@ class TestIdentifierStatistics:
         build_coverage(spark, project)
         assert not [f for f in coverage(spark, project) if f.endswith(":identifier_statistics_kept")]
 
+    def test_a_sort_column_keeps_its_bounds_whatever_the_default(
+        self, project: Any, spark: Any, lake: Any
+    ) -> None:
+        """Without the column's own setting, `write.metadata.metrics.default = none` keeps no file
+        statistic, except of a column of the table's sort order: Iceberg still writes its bounds,
+        and coverage says so; once the table is unsorted it keeps none, and coverage is silent."""
+        table = "iceberg.cov.ice_stats"
+        spark.sql(f"alter table {table} unset tblproperties ('write.metadata.metrics.column.guestid')")
+        spark.sql(f"alter table {table} set tblproperties ('write.metadata.metrics.default' = 'none')")
+        spark.sql(f"alter table {table} write ordered by guestid")
+        guest = self.GUEST + 1
+        spark.sql(f"insert into {table} values ({guest}, 'sorted')")
+        # the bytes: the manifest of the sorted write holds the id as a bound
+        assert guest.to_bytes(8, "little") in warehouse_fs.manifest_bounds(spark, table)
+        build_coverage(spark, project)
+        kept = coverage(spark, project)["cov.ice_stats:identifier_statistics_kept"]
+        assert "guestid is in the table's sort order" in kept["action"], kept["action"]
+
+        spark.sql(f"alter table {table} write unordered")
+        spark.sql(f"insert into {table} values ({guest + 1}, 'unsorted')")
+        bounds = warehouse_fs.manifest_bounds(spark, table)
+        assert (guest + 1).to_bytes(8, "little") not in bounds and guest.to_bytes(8, "little") in bounds
+        build_coverage(spark, project)
+        assert "cov.ice_stats:identifier_statistics_kept" not in coverage(spark, project)
+        # as onboarding leaves it
+        spark.sql(f"alter table {table} unset tblproperties ('write.metadata.metrics.default')")
+        onboard("cov.ice_stats", "guestid", statistics=False)
+
     def test_a_table_without_metadata_statistics_and_a_bad_value_are_refused(
         self, project: Any, spark: Any, lake: Any
     ) -> None:
