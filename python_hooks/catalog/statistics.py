@@ -149,7 +149,12 @@ def _iceberg_sorted(properties: dict[str, str], identifier: str) -> str | None:
         sources = {f.get("source-id") for f in json.loads(order).get("fields", [])}
     except (ValueError, AttributeError):
         field, sources = None, set()
-    if field is not None and field not in sources:
+    if field is None:
+        return (
+            f"{iceberg_column(identifier)} is not set, and the table's sort order cannot be told apart from"
+            f" {identifier} (Iceberg keeps bounds of a sort column whatever its default)"
+        )
+    if field not in sources:
         return None
     return (
         f"{iceberg_column(identifier)} is not set, and {identifier} is in the table's sort order, whose"

@@ -22,9 +22,10 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
 Each is one Iceberg commit, atomic on its own.  A run stopped between 2 and 3 leaves the rows
 deleted and still in the bytes, in partitions where the next run's scan finds no listed id any
 more: the next run runs 3 over the whole table when it has delete files outside the partitions
-its own scan touched (`rewrite_whole_table`, set by the scan), or when it touches none.  `purge_log` gets a row per touched partition (one for a table
-without identity partitions), `COMMITTED`, with the snapshot before and after in `reason`.  The
-older snapshots still hold the ids until `expire_snapshots` removes them.
+its own scan touched (`rewrite_whole_table`, set by the scan), or when it touches none.
+`purge_log` gets a row per touched partition (one for a table without identity partitions),
+`COMMITTED`, with the snapshot before and after in `reason`.  The older snapshots still hold the
+ids until `expire_snapshots` removes them.
 """
 
 from __future__ import annotations
@@ -82,14 +83,9 @@ def table_plan(spark: Any, meta: Any) -> tuple[TablePlan, Any, str | None]:
     return plan, schema, properties.get(DESCRIPTOR)
 
 
-def snapshot(spark: Any, table: TablePlan) -> int | None:
-    """The current snapshot of the table's main branch (None for a table never written)."""
-    return current_snapshot(spark, table.database, table.table)
-
-
 def touched(table: TablePlan) -> str | None:
     """The predicate of `<table>.delete_files` rows in the table's touched partitions; None when
-    the rewrites cover the whole table (no identity partition touched, or `rewrite_whole_table`)."""
+    it touches no identity partition (the whole table)."""
     alternatives = [
         " and ".join(
             f"partition.`{column}` is null"
@@ -100,16 +96,14 @@ def touched(table: TablePlan) -> str | None:
         for part in table.todo
         if part.values
     ]
-    if not alternatives or table.rewrite_whole_table:
-        return None
-    return " or ".join(f"({a})" for a in alternatives)
+    return " or ".join(f"({a})" for a in alternatives) or None
 
 
 def delete_files(spark: Any, table: TablePlan) -> tuple[int, int]:
     """The delete files the current snapshot applies where the rewrites go (the touched
     partitions, or the whole table): (all of them, the equality delete files)."""
     sql = f"select count(*), count_if(content = 2) from {qualified(table.database, table.table)}.delete_files"
-    where = touched(table)
+    where = None if table.rewrite_whole_table else touched(table)
     if where is not None:
         sql += f" where {where}"
     found = spark.sql(sql).collect()[0]
@@ -159,12 +153,12 @@ def run_table(
             f"purge: {table.name} (Iceberg): delete files outside the partitions holding listed ids"
             " (a run stopped before its rewrites leaves them): the rewrites cover the whole table"
         )
-    before = snapshot(spark, table)
+    before = current_snapshot(spark, table.database, table.table)
     _run(spark, table, "delete", statements["delete"])
     rewritten = _rewrite(spark, table, statements)
     # the current snapshot's manifests keep an entry, with its statistics, for each file removed
     _run(spark, table, "rewrite_manifests", statements["rewrite_manifests"])
-    after = snapshot(spark, table)
+    after = current_snapshot(spark, table.database, table.table)
     note = (
         f"{LABEL}: snapshot {before} -> {after}"
         + (

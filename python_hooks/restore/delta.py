@@ -51,28 +51,9 @@ def missing_files(spark: Any, location: str, version: int) -> list[str]:
     return [path for path in wanted if path not in present and not filesystem.exists(spark, path)]
 
 
-def refuse_partition_or_backup(
-    table: str, what: str, copies: str, give: str, example: str, partition: Any, backup: Any
-) -> None:
-    """A ConfigError when a restore of a table that goes back whole (a Delta or Iceberg table) is
-    given a partition or a backup, which are for Hive-format tables."""
-    if partition or backup:
-        given = " and ".join(f"`{k}`" for k, v in (("partition", partition), ("backup", backup)) if v)
-        raise ConfigError(
-            f"restore of {table}: it is {what}, which goes back whole to one of {copies};"
-            f" {given} is for Hive-format tables. Give {give} instead, e.g."
-            f" `dbt run-operation restore --args '{{table: {table}, version: {example}}}'`. Nothing was changed."
-        )
-
-
-def plan_delta_restore(
-    spark: Any, database: str, name: str, location: str, version: Any, partition: Any, backup: Any
-) -> dict[str, Any]:
+def plan_delta_restore(spark: Any, database: str, name: str, location: str, version: Any) -> dict[str, Any]:
     """What the restore of a Delta table will do, or a LakehouseError that changes nothing."""
     qualified = f"{database}.{name}"
-    refuse_partition_or_backup(
-        qualified, "a Delta Lake table", "its versions", "`version`", "<n>", partition, backup
-    )
     versions = history(spark, qualified)
     current = versions[0][0]
     if version is None or str(version).strip() == "":

@@ -15,7 +15,6 @@ from python_hooks.catalog import filesystem
 from python_hooks.catalog.iceberg import CATALOG, current_snapshot
 from python_hooks.catalog.iceberg import qualified as iceberg_name
 from python_hooks.errors import ConfigError, NotFoundError, RefusedError
-from python_hooks.restore.delta import refuse_partition_or_backup
 
 SHOWN = 8  # the snapshots a message lists, newest first
 
@@ -33,21 +32,10 @@ def _listed(found: list[tuple[int, str, str]]) -> str:
     return shown + (f" and {len(found) - SHOWN} older" if len(found) > SHOWN else "")
 
 
-def plan_iceberg_restore(
-    spark: Any, database: str, name: str, version: Any, partition: Any, backup: Any
-) -> dict[str, Any]:
+def plan_iceberg_restore(spark: Any, database: str, name: str, version: Any) -> dict[str, Any]:
     """What the restore of an Iceberg table will do, or a LakehouseError that changes nothing."""
     table = f"{database}.{name}"
     qualified = iceberg_name(database, name)
-    refuse_partition_or_backup(
-        table,
-        "an Apache Iceberg table",
-        "its snapshots",
-        "`version` (a snapshot id)",
-        "<snapshot id>",
-        partition,
-        backup,
-    )
     found = snapshots(spark, qualified)
     current_id = current_snapshot(spark, database, name)
     if version is None or str(version).strip() == "":

@@ -207,6 +207,14 @@ def _newest_backup(
     )
 
 
+# the formats whose tables go back whole to a version, never a partition to a backup: how the
+# refusal of a `partition` or `backup` names each (its kind, its copies, what to give, an example)
+WHOLE_TABLES = {
+    "delta": ("a Delta Lake table", "its versions", "`version`", "<n>"),
+    "iceberg": ("an Apache Iceberg table", "its snapshots", "`version` (a snapshot id)", "<snapshot id>"),
+}
+
+
 def plan_restore(
     spark: Any,
     table: str,
@@ -224,10 +232,19 @@ def plan_restore(
     clock = retention_clock(now, allow_future)
     found = _existing_table(spark, table)
     database, name, live = found
+    if live.format in WHOLE_TABLES and (partition or backup):
+        kind, copies, give, example = WHOLE_TABLES[live.format]
+        given = " and ".join(f"`{k}`" for k, v in (("partition", partition), ("backup", backup)) if v)
+        raise ConfigError(
+            f"restore of {database}.{name}: it is {kind}, which goes back whole to one of {copies};"
+            f" {given} is for Hive-format tables. Give {give} instead, e.g."
+            f" `dbt run-operation restore --args '{{table: {database}.{name}, version: {example}}}'`."
+            " Nothing was changed."
+        )
     if live.format == "delta":
-        return delta.plan_delta_restore(spark, database, name, live.location, version, partition, backup)
+        return delta.plan_delta_restore(spark, database, name, live.location, version)
     if live.format == "iceberg":
-        return iceberg.plan_iceberg_restore(spark, database, name, version, partition, backup)
+        return iceberg.plan_iceberg_restore(spark, database, name, version)
     if version is not None:
         raise ConfigError(
             f"restore of {database}.{name}: `version` is for Delta Lake and Iceberg tables, and this one is a"
