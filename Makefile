@@ -223,7 +223,7 @@ test-cluster-smoke: setup
 # ---- other filesystems: a real HDFS and an S3-compatible store on loopback (scripts/storage/) -----
 # The JVM jars come from Maven Central as jvm/pom.xml declares them, into the git-ignored .jars/.
 jars:
-	scripts/storage/jars.sh spark hdfs formats
+	scripts/storage/jars.sh spark hdfs formats metastore
 
 # `eval "$$(make -s hdfs-up)"` (or s3-up) points the profiles, the tests and the benchmarks at it.
 hdfs-up: setup

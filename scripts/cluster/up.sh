@@ -136,6 +136,39 @@ fi
 # ---- the Hive metastore service, bound to 127.0.0.1:$METASTORE_PORT ------------------------------
 sed -e "s|@PG_PORT@|$PG_PORT|" -e "s|@WAREHOUSE@|$WAREHOUSE_URI|" -e "s|@METASTORE_PORT@|$METASTORE_PORT|" \
   scripts/cluster/hive-site.xml.template >"$CLUSTER_DIR/conf/hive-site.xml"
+# Its database's schema is made as a production metastore's is: by Hive's schematool (pyspark's
+# Hive), from Hive's own scripts (Maven: jvm/pom.xml, profile metastore), the oldest full schema
+# of the distribution then its upgrades to pyspark's version.  It holds the lock tables that
+# Iceberg's Hive catalog commits under (docs/formats.md), which DataNucleus's would not.
+schematool() {
+  HIVE_HOME="$CLUSTER_DIR/hive-home" java -cp "$CLUSTER_DIR/conf:$SPARK_HOME/jars/*:$PG_JDBC_JAR" \
+    org.apache.hive.beeline.HiveSchemaTool -dbType postgres "$@" >>"$CLUSTER_DIR/logs/schematool.log" 2>&1 \
+    || { echo "cluster-up: Hive's schematool $* failed; its log:" >&2; tail -n 30 "$CLUSTER_DIR/logs/schematool.log" >&2; exit 1; }
+}
+metastore_tables=$(psql_pg -d metastore -c "select string_agg(table_name, ',') from information_schema.tables
+  where table_schema = 'public' and table_name in ('VERSION', 'DBS', 'hive_locks')")
+if [ -z "$metastore_tables" ]; then
+  hive_jar=$(basename "$(ls "$SPARK_HOME"/jars/hive-metastore-*.jar)")   # hive-metastore-2.3.9.jar
+  hive_schema=$(echo "$hive_jar" | sed -E 's/^hive-metastore-([0-9]+)\.([0-9]+)\..*/\1.\2.0/')
+  scripts/storage/jars.sh metastore
+  rm -rf "$CLUSTER_DIR/hive-home"
+  mkdir -p "$CLUSTER_DIR/hive-home"
+  tar -xzf "${LAKEHOUSE_JARS_DIR:-$PWD/.jars}"/metastore/hive-standalone-metastore-*-bin.tar.gz -C "$CLUSTER_DIR/hive-home" \
+    --strip-components=1 --wildcards '*/scripts/metastore/upgrade/postgres/*'
+  upgrades="$CLUSTER_DIR/hive-home/scripts/metastore/upgrade/postgres"
+  # the upgrades stop at pyspark's Hive: the distribution's list goes on to its own version
+  awk -v last="-to-$hive_schema" '{ print } index($0, last) == length($0) - length(last) + 1 { exit }' \
+    "$upgrades/upgrade.order.postgres" >"$upgrades/upgrade.order.postgres.new"
+  mv "$upgrades/upgrade.order.postgres.new" "$upgrades/upgrade.order.postgres"
+  oldest=$(ls "$upgrades" | sed -nE 's/^hive-schema-([0-9.]+)\.postgres\.sql$/\1/p' | sort -V | head -n 1)
+  log "making the metastore's schema with Hive's schematool ($oldest, upgraded to $hive_schema)"
+  schematool -initSchemaTo "$oldest"
+  schematool -upgradeSchemaFrom "$oldest"
+elif ! grep -q hive_locks <<<"$metastore_tables"; then
+  echo "cluster-up: the metastore database in $PGDATA was made by an earlier cluster-up without Hive's" \
+    "schematool (no lock tables for Iceberg's commits): start afresh with scripts/cluster/down.sh --purge" >&2
+  exit 1
+fi
 classes="$CLUSTER_DIR/classes"
 for class in LoopbackMetaStore SwapEventLog; do
   if [ ! -f "$classes/$class.class" ] || [ "scripts/cluster/$class.java" -nt "$classes/$class.class" ]; then

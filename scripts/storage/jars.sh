@@ -2,6 +2,8 @@
 # Resolve the JVM jars that jvm/pom.xml declares from Maven Central into the git-ignored .jars/:
 #   jars.sh spark   .jars/spark/  S3A for the Spark session (hadoop-aws, the AWS SDK bundle)
 #   jars.sh hdfs    .jars/hdfs/   the loopback HDFS daemons' classpath
+#   jars.sh formats .jars/formats/ Delta Lake and Iceberg for the Spark session
+#   jars.sh metastore .jars/metastore/ Hive's metastore schema scripts (the loopback cluster's)
 # Idempotent: a profile is resolved again only when jvm/pom.xml changed.  Maven itself comes from
 # Debian's packages when missing.
 set -euo pipefail

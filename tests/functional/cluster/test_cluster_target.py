@@ -3,7 +3,9 @@ the catalog in the metastore service, executors doing the work, Python models in
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +84,32 @@ def test_the_cluster_target_runs_sql_and_python_models_on_the_cluster(tmp_path, 
     assert not (project / "spark-warehouse").exists()
     assert "Derby" not in out
     spark.sql("drop database if exists target_check cascade")
+
+
+def metastore_sql(query: str) -> str:
+    """One query of the cluster's metastore database (PostgreSQL), as the metastore's own user."""
+    psql = shutil.which("psql") or sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+    port = os.environ.get("CLUSTER_PG_PORT", "5433")
+    command = [psql, "-h", "127.0.0.1", "-p", port, "-U", "hive", "-d", "metastore", "-Atc", query]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_iceberg_commits_under_the_metastore_s_lock(spark):
+    # the schema is Hive's own, made by its schematool at pyspark's Hive version, lock tables included
+    assert metastore_sql('select "SCHEMA_VERSION" from "VERSION"') == "2.3.0"
+    # the session keeps Iceberg's lock: it is turned off on an embedded Derby metastore only
+    assert spark.conf.get("spark.sql.catalog.iceberg.hadoop.iceberg.engine.hive.lock-enabled", None) is None
+    spark.sql("create database if not exists lock_check")
+    spark.sql("drop table if exists iceberg.lock_check.t")
+    before = int(metastore_sql("select nl_next from next_lock_id"))
+    spark.sql(
+        "create table iceberg.lock_check.t (id bigint) using iceberg tblproperties ('format-version' = '2')"
+    )
+    spark.sql("insert into iceberg.lock_check.t values (1), (2)")
+    spark.sql("delete from iceberg.lock_check.t where id = 1")
+    # each of the three commits took a lock of the table in the metastore, and gave it back
+    assert int(metastore_sql("select nl_next from next_lock_id")) - before >= 3
+    assert metastore_sql("select count(*) from hive_locks where hl_db = 'lock_check'") == "0"
+    assert [r.id for r in spark.table("iceberg.lock_check.t").collect()] == [2]
+    spark.sql("drop table iceberg.lock_check.t purge")
+    spark.sql("drop database lock_check cascade")
