@@ -13,6 +13,8 @@ macros and materializations.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,23 @@ LONGEST_FILES = {
 }
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The process's own warehouse directory (its Derby metastore, its tables) goes when every test
+    passed: each run, and each xdist worker, would otherwise leave one behind in the temp dir."""
+    if not OWN_WAREHOUSE_ROOT or not WAREHOUSE_ROOT.exists():
+        return
+    if session.testsfailed or exitstatus not in (0, 5):  # 5: no test collected
+        print(f"\nthe tests' warehouse is kept for a look: {WAREHOUSE_ROOT}")
+        return
+    if "pyspark" in sys.modules:  # the session's JVM holds the metastore's files open
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
+    shutil.rmtree(WAREHOUSE_ROOT, ignore_errors=True)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest files first (a stable sort: each file's tests keep their order)."""
     items.sort(key=lambda item: -LONGEST_FILES.get(item.nodeid.split("::", 1)[0], 0))
@@ -64,6 +83,9 @@ REPO = Path(__file__).resolve().parents[1]
 # jars, extension and catalog: docs/formats.md); `make setup` resolves the jars
 if (REPO / ".jars" / "formats").is_dir():
     os.environ.setdefault("LAKEHOUSE_DELTA_JARS", str(REPO / ".jars" / "formats"))
+# a directory of this process's own unless TEST_WAREHOUSE_ROOT names one: removed when the session
+# passes (pytest_sessionfinish), kept for a look when a test failed
+OWN_WAREHOUSE_ROOT = not os.environ.get("TEST_WAREHOUSE_ROOT")
 WAREHOUSE_ROOT = Path(os.environ.get("TEST_WAREHOUSE_ROOT") or tempfile.mkdtemp(prefix="dbt-lakehouse-test-"))
 ON_CLUSTER = os.environ.get("LAKEHOUSE_TEST_TARGET", "local") == "cluster"
 # The warehouse's filesystem: `file` (a local directory under WAREHOUSE_ROOT), or `hdfs` / `s3a`,
