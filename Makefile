@@ -116,7 +116,8 @@ unit: setup
 
 # The long stories (marked `slow`), each of dbt and Spark processes of its own: one kill point of
 # each capability and the SIGINT and SIGKILL purges (tests/faults without the `faults` mark), the
-# docs run as written in a user's own project in a fresh venv (tests/functional/adopt), two
+# docs run as written in a user's own project in a fresh venv (tests/functional/adopt), the
+# formats guide as written (tests/functional/formats/test_formats_guide.py), two
 # warehouses from one project, a refused run, a killed run's lease.  Not in `make test` nor in CI:
 # on a slow day they alone took CI's machine past its hour.  Run them before a release and after a
 # change to the journal, the audit's run record, the lease, a capability's steps or the docs.

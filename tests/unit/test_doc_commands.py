@@ -6,7 +6,8 @@ the repository with the flags it parses; a pytest path that exists.
 
 The commands adopt.md gives run for real, in a project of a user's own
 (tests/functional/adopt/test_host_project.py), and the README's recipe is held to them
-(test_readme_recipe.py); the make targets run in CI or before a release.  This test is what
+(test_readme_recipe.py); formats.md's run as written, its outputs held to what they print
+(tests/functional/formats/test_formats_guide.py); the make targets run in CI or before a release.  This test is what
 keeps the rest from going stale: a renamed macro, a var that went away, a flag a script no
 longer takes.  The one placeholder allowed is the reader's checkout (CHECKOUT_PLACEHOLDERS).
 """
