@@ -55,14 +55,20 @@
     {%- set partitions = {} -%}
     {#- partitions whose swap is not the package's ALTER (none: one metastore call for all) -#}
     {%- set overridden = [] -%}
+    {#- partitions whose backup partition is not the package's ALTER (none: one metastore call for all) -#}
+    {%- set backup_overridden = [] -%}
     {%- for part in table.todo -%}
         {%- set swap = compliance.purge_swap_location_sql(db, table.table, part['values'], part.new_location) -%}
         {%- if swap != compliance.default__purge_swap_location_sql(db, table.table, part['values'], part.new_location) -%}
             {%- do overridden.append(part.path) -%}
         {%- endif -%}
+        {%- set add_backup = compliance.purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '' -%}
+        {%- if add_backup != (compliance.default__purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '') -%}
+            {%- do backup_overridden.append(part.path) -%}
+        {%- endif -%}
         {%- do partitions.update({part.path: {
             'rewrite': compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, part['values'], *join),
-            'add_backup': compliance.purge_backup_partition_sql(db, table.backup, part['values'], part.location) if table.partitioned else '',
+            'add_backup': add_backup,
             'drop_backup': compliance.purge_drop_backup_partition_sql(db, table.backup, part['values']) if table.partitioned else '',
             'swap': swap,
             'before_swap': compliance.purge_before_swap_sql(db, table.table, part['values'], part.location),
@@ -73,7 +79,7 @@
             dict(table.write_properties, **compliance.side_table_properties('staging', db, table.table, ts))),
         'create_backup': compliance.purge_backup_table_sql(db, table.backup, table.table, table.backup_location,
             compliance.side_table_properties('backup', db, table.table, ts)),
-        'add_backup_partitions': compliance.purge_backup_partitions_sql(db, table.backup, backups) if table.partitioned else '',
+        'add_backup_partitions': compliance.purge_backup_partitions_sql(db, table.backup, backups) if table.partitioned and not backup_overridden else '',
         'rewrite': compliance.purge_rewrite_many_sql(db, table.staging, table.table, table.data_columns, table.partition_columns, values, *join)
             if table.partitioned else compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, [], *join),
         'rewrite_files': compliance.purge_rewrite_many_sql(db, table.staging, table.table, table.data_columns, table.partition_columns, values, *join,
@@ -82,6 +88,7 @@
         'drop_backup': compliance.purge_drop_table_sql(db, table.backup),
         'partitions': partitions,
         'swap_in_one_call': table.partitioned and table.todo | length > 1 and not overridden,
+        'backup_partitions_in_one_call': table.partitioned and not backup_overridden,
     }) }}
 {%- endmacro %}
 

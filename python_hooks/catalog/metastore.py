@@ -383,6 +383,43 @@ def set_partition_locations(
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
 
 
+def add_partitions(
+    spark: Any, database: str, table: str, parts: list[tuple[list[tuple[str, str]], str]]
+) -> None:
+    """Register partitions at existing directories, those not there already, in one
+    `createPartitions` of the catalog (metadata only: Hive's `add_partitions`, one transaction).
+
+    `parts` is [(pairs, location), ...], the values unescaped.  Does what `alter table ... add if
+    not exists partition (...) location '...'` does for each, each partition with the table's
+    storage format, without the statement's own reads of the table (its analysis, the refresh and
+    the statistics of a table no one reads): a few metastore calls instead of a few dozen."""
+    if not parts:
+        return
+    jvm = jvm_view(spark)
+    catalog = session_catalog(spark)
+    ident = identifier(spark, database, table)
+    storage = catalog.getTableRawMetadata(ident).storage()
+    made = [
+        jvm.org.apache.spark.sql.catalyst.catalog.CatalogTablePartition(
+            scala_map(spark, pairs),
+            storage.copy(
+                jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
+                storage.inputFormat(),
+                storage.outputFormat(),
+                storage.serde(),
+                storage.compressed(),
+                storage.properties(),
+            ),
+            scala_map(spark, []),
+            jvm.java.lang.System.currentTimeMillis(),
+            -1,
+            jvm.scala.Option.apply(None),
+        )
+        for pairs, location in parts
+    ]
+    catalog.createPartitions(ident, jvm.org.apache.spark.api.python.PythonUtils.toSeq(made), True)
+
+
 SPECS_PER_CALL = 100  # the filter of one listing stays small for Hive's parser and its direct SQL
 
 
@@ -569,6 +606,22 @@ def drop_table_metadata(spark: Any, table: Table, scratch: str) -> None:
     if table.table_type == "MANAGED":
         set_table_location(spark, table.database, table.name, scratch)
     session_catalog(spark).dropTable(identifier(spark, table.database, table.name), True, False)
+
+
+def drop_external_table(spark: Any, database: str, table: str) -> None:
+    """Forget an external table and its partitions, if it exists; the metastore deletes none of its
+    files.  What `drop table if exists` does for it, without the statement's own reads of the
+    table: a few metastore calls instead of a dozen.  Raises StatementError for a managed table
+    (its drop would delete its directory)."""
+    catalog = session_catalog(spark)
+    ident = identifier(spark, database, table)
+    if not catalog.tableExists(ident):
+        return
+    kind = str(catalog.getTableRawMetadata(ident).tableType().name())
+    if kind != "EXTERNAL":
+        raise StatementError(f"{database}.{table} is a {kind.lower()} table: not dropped, its files would go")
+    catalog.dropTable(ident, True, False)
+    catalog.invalidateCachedTable(ident)
 
 
 def table_name(database: str, table: str) -> str:

@@ -53,7 +53,10 @@ def make_backup(run: TableRun) -> None:
     run.execute(run.sql.create_backup, "create backup")
     if run.table.partitioned and run.sql.add_backup_partitions:
         try:
-            run.execute(run.sql.add_backup_partitions, "backup partitions")
+            if run.sql.backup_partitions_in_one_call:
+                add_backup_partitions_together(run)
+            else:
+                run.execute(run.sql.add_backup_partitions, "backup partitions")
         except Exception as exc:  # noqa: BLE001 - each partition adds its own backup in wait_backup
             console.debug(
                 f"purge: {run.table.name}: adding the backup partitions together failed: {first_line(exc)}"
@@ -61,6 +64,18 @@ def make_backup(run: TableRun) -> None:
             return
         for part in run.table.todo:
             run.ledger.entry(part).backup_partition = True
+
+
+def add_backup_partitions_together(run: TableRun) -> None:
+    """What the rendered `alter table <backup> add if not exists partition ...` does, as one
+    `createPartitions` of the catalog: each backup partition pointing at its live directory."""
+    table = run.table
+    console.debug(
+        f"purge step backup partitions ({table.name}): one metastore call for\n{run.sql.add_backup_partitions}"
+    )
+    metastore.add_partitions(
+        run.spark, table.database, table.backup, [(list(part.pairs), part.location) for part in table.todo]
+    )
 
 
 def join_backup(run: TableRun) -> BaseException | None:

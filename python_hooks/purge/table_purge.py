@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from python_hooks.catalog import console, filesystem, metastore
-from python_hooks.errors import CancelledError, first_line
+from python_hooks.errors import CancelledError, StatementError, first_line
 from python_hooks.purge import committing, rewriting
 from python_hooks.purge.plan import PartitionRewrite
 from python_hooks.purge.states import State, Step
@@ -107,16 +107,16 @@ def record_outcome(run: TableRun) -> None:
 def forget_staging(run: TableRun) -> None:
     """The staging table dropped, metadata only (its directories are live now)."""
     table = run.table
-    staging = metastore.get_table(run.spark, table.database, table.staging, with_partitions=False)
-    if staging is None:
-        return
-    if staging.table_type != "EXTERNAL":
+    console.debug(
+        f"purge step drop staging ({table.name}): metadata only, one metastore call for\n{run.sql.drop_staging}"
+    )
+    try:
+        metastore.drop_external_table(run.spark, table.database, table.staging)
+    except StatementError:
         console.warn(
             f"purge: {table.database}.{table.staging} is not an external table: not dropped, or its"
             " files (now live) would go; drop it by hand once its partitions are no longer referenced"
         )
-        return
-    run.execute(run.sql.drop_staging, "drop staging")
 
 
 def undo(run: TableRun, parts: list[PartitionRewrite], whole: bool) -> None:

@@ -320,6 +320,33 @@ def test_the_default_swaps_of_several_partitions_are_made_in_one_call():
     assert render("purge_render_statements", one)["db.events"]["swap_in_one_call"] is False  # one partition
 
 
+def test_the_default_backup_partitions_are_added_in_one_call():
+    """The engine adds a table's backup partitions in one metastore call only while each is the
+    package's own ALTER: with purge_backup_partition_sql overridden, nothing is rendered for all of
+    them at once, and each partition's own statement runs as rendered."""
+    from python_hooks.purge.statements import TableStatements
+
+    plan = _plan()
+    rendered = render("purge_render_statements", plan)
+    assert rendered["db.events"]["backup_partitions_in_one_call"] is True
+    assert TableStatements.of(rendered["db.events"], "db.events").backup_partitions_in_one_call is True
+    assert rendered["db.flat"]["backup_partitions_in_one_call"] is False  # unpartitioned: no partition
+
+    render.registry["lakehouse__purge_backup_partition_sql"] = lambda db, t, pairs, loc: (
+        f"alter table y {loc}"
+    )
+    try:
+        overridden = render("purge_render_statements", plan)
+    finally:
+        del render.registry["lakehouse__purge_backup_partition_sql"]
+    assert overridden["db.events"]["backup_partitions_in_one_call"] is False
+    assert overridden["db.events"]["add_backup_partitions"] == ""
+    assert (
+        overridden["db.events"]["partitions"]["ds=a%27b"]["add_backup"]
+        == "alter table y file:/w/db.db/events/ds=a%27b"
+    )
+
+
 def test_the_engine_takes_exactly_the_keys_the_render_macro_returns():
     from python_hooks.purge.statements import TableStatements
 
