@@ -363,15 +363,7 @@ def set_partition_locations(
     found = partitions_by_specs(spark, database, table, [pairs for pairs, _ in moves], table_meta)
     changed = []
     for (_, location), part in zip(moves, found, strict=True):
-        storage = part.storage()
-        moved = storage.copy(
-            jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
-            storage.inputFormat(),
-            storage.outputFormat(),
-            storage.serde(),
-            storage.compressed(),
-            storage.properties(),
-        )
+        moved = storage_at(spark, part.storage(), location)
         changed.append(
             part.copy(
                 part.spec(), moved, part.parameters(), part.createTime(), part.lastAccessTime(), part.stats()
@@ -381,6 +373,19 @@ def set_partition_locations(
     # the public refresh also drops cached data of the table, as ALTER TABLE does
     spark.catalog.refreshTable(table_name(database, table))
     jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(spark._jsparkSession, table_meta)
+
+
+def storage_at(spark: Any, storage: Any, location: str) -> Any:
+    """A CatalogStorageFormat as `storage`, at `location`."""
+    jvm = jvm_view(spark)
+    return storage.copy(
+        jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
+        storage.inputFormat(),
+        storage.outputFormat(),
+        storage.serde(),
+        storage.compressed(),
+        storage.properties(),
+    )
 
 
 def add_partitions(
@@ -402,14 +407,7 @@ def add_partitions(
     made = [
         jvm.org.apache.spark.sql.catalyst.catalog.CatalogTablePartition(
             scala_map(spark, pairs),
-            storage.copy(
-                jvm.scala.Option.apply(jvm.org.apache.hadoop.fs.Path(str(location)).toUri()),
-                storage.inputFormat(),
-                storage.outputFormat(),
-                storage.serde(),
-                storage.compressed(),
-                storage.properties(),
-            ),
+            storage_at(spark, storage, location),
             scala_map(spark, []),
             jvm.java.lang.System.currentTimeMillis(),
             -1,
