@@ -88,7 +88,6 @@
         'drop_backup': compliance.purge_drop_table_sql(db, table.backup),
         'partitions': partitions,
         'swap_in_one_call': table.partitioned and table.todo | length > 1 and not overridden,
-        'backup_partitions_in_one_call': table.partitioned and not backup_overridden,
     }) }}
 {%- endmacro %}
 

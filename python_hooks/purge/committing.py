@@ -53,10 +53,7 @@ def make_backup(run: TableRun) -> None:
     run.execute(run.sql.create_backup, "create backup")
     if run.table.partitioned and run.sql.add_backup_partitions:
         try:
-            if run.sql.backup_partitions_in_one_call:
-                add_backup_partitions_together(run)
-            else:
-                run.execute(run.sql.add_backup_partitions, "backup partitions")
+            add_backup_partitions_together(run)
         except Exception as exc:  # noqa: BLE001 - each partition adds its own backup in wait_backup
             console.debug(
                 f"purge: {run.table.name}: adding the backup partitions together failed: {first_line(exc)}"
@@ -68,7 +65,8 @@ def make_backup(run: TableRun) -> None:
 
 def add_backup_partitions_together(run: TableRun) -> None:
     """What the rendered `alter table <backup> add if not exists partition ...` does, as one
-    `createPartitions` of the catalog: each backup partition pointing at its live directory."""
+    `createPartitions` of the catalog: each backup partition pointing at its live directory.  The
+    statement is the package's own (it is rendered only while no partition's is overridden)."""
     table = run.table
     console.debug(
         f"purge step backup partitions ({table.name}): one metastore call for\n{run.sql.add_backup_partitions}"

@@ -50,26 +50,19 @@ class TableStatements:
     partitions: dict[str, PartitionStatements]
     # every partition's swap is the default ALTER: the engine makes them in one metastore call
     swap_in_one_call: bool = False
-    # every partition's backup is the default ALTER: the engine adds them in one metastore call
-    backup_partitions_in_one_call: bool = False
 
     @classmethod
     def of(cls, rendered: dict[str, Any], table: str = "") -> TableStatements:
         """The statements `purge_render_table` rendered for `table`; a missing or extra key is refused."""
         where = f"table {table}" if table else "a table"
         _check_keys(cls, rendered, where)
-        flags = ("partitions", "swap_in_one_call", "backup_partitions_in_one_call")
+        flags = ("partitions", "swap_in_one_call")
         values = {k: _text(v) for k, v in rendered.items() if k not in flags}
         parts = {
             str(spec): PartitionStatements.of(p, f"{where}, partition {spec or '(unpartitioned)'}")
             for spec, p in rendered["partitions"].items()
         }
-        return cls(
-            **values,
-            partitions=parts,
-            swap_in_one_call=rendered["swap_in_one_call"] is True,
-            backup_partitions_in_one_call=rendered["backup_partitions_in_one_call"] is True,
-        )
+        return cls(**values, partitions=parts, swap_in_one_call=rendered["swap_in_one_call"] is True)
 
 
 def _check_keys(kind: type, rendered: dict[str, Any], where: str) -> None:

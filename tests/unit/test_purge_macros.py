@@ -328,9 +328,9 @@ def test_the_default_backup_partitions_are_added_in_one_call():
 
     plan = _plan()
     rendered = render("purge_render_statements", plan)
-    assert rendered["db.events"]["backup_partitions_in_one_call"] is True
-    assert TableStatements.of(rendered["db.events"], "db.events").backup_partitions_in_one_call is True
-    assert rendered["db.flat"]["backup_partitions_in_one_call"] is False  # unpartitioned: no partition
+    assert rendered["db.events"]["add_backup_partitions"].startswith("alter table `db`.`events_backup_")
+    assert TableStatements.of(rendered["db.events"], "db.events").add_backup_partitions
+    assert rendered["db.flat"]["add_backup_partitions"] == ""  # unpartitioned: no partition
 
     render.registry["lakehouse__purge_backup_partition_sql"] = lambda db, t, pairs, loc: (
         f"alter table y {loc}"
@@ -339,7 +339,6 @@ def test_the_default_backup_partitions_are_added_in_one_call():
         overridden = render("purge_render_statements", plan)
     finally:
         del render.registry["lakehouse__purge_backup_partition_sql"]
-    assert overridden["db.events"]["backup_partitions_in_one_call"] is False
     assert overridden["db.events"]["add_backup_partitions"] == ""
     assert (
         overridden["db.events"]["partitions"]["ds=a%27b"]["add_backup"]
