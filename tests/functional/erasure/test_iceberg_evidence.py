@@ -70,10 +70,25 @@ def location(spark: Any) -> str:
     return str(spark.sql(f"describe table extended {TABLE}").where("col_name = 'Location'").first().data_type)
 
 
+def json_values(document: Any) -> Any:
+    """Every key and scalar value of a parsed JSON document."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield key
+            yield from json_values(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from json_values(value)
+    else:
+        yield document
+
+
 def files_holding_the_id(spark: Any) -> list[str]:
     """The files under the table's location that hold the id: a data or delete file whose guestid
     column has it (pyarrow), a manifest or manifest list with a statistic equal to its 8-byte
-    encoding (fastavro), a metadata JSON file holding it as text."""
+    encoding (fastavro), a metadata JSON file with a value that is the id (a number equal to it, a
+    string equal to it or ending in `=<id>` as a partition path does).  Never its digits inside
+    another number: a timestamp or a snapshot id may hold them by chance."""
     bound = struct.pack("<q", GUEST)
     found = []
     for path in warehouse_fs.files(spark, location(spark)):
@@ -90,7 +105,12 @@ def files_holding_the_id(spark: Any) -> list[str]:
                 for record in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path)))
             ):
                 found.append(path)
-        elif str(GUEST) in warehouse_fs.read_bytes(spark, path).decode("utf-8"):
+        elif name.endswith(".json") and any(
+            value in (GUEST, str(GUEST)) or (isinstance(value, str) and value.endswith(f"={GUEST}"))
+            for value in json_values(json.loads(warehouse_fs.read_bytes(spark, path)))
+        ):
+            found.append(path)
+        elif not name.endswith(".json") and str(GUEST) in warehouse_fs.read_bytes(spark, path).decode("utf-8"):
             found.append(path)
     return found
 
