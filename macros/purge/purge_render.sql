@@ -74,11 +74,18 @@
             'before_swap': compliance.purge_before_swap_sql(db, table.table, part['values'], part.location),
         }}) -%}
     {%- endfor -%}
+    {#- the two side tables; each made as one catalog call while its statement is the package's own -#}
+    {%- set staging_properties = dict(table.write_properties, **compliance.side_table_properties('staging', db, table.table, ts)) -%}
+    {%- set create_staging = compliance.purge_staging_table_sql(db, table.staging, table.table, table.staging_location, staging_properties) -%}
+    {%- set backup_properties = compliance.side_table_properties('backup', db, table.table, ts) -%}
+    {%- set create_backup = compliance.purge_backup_table_sql(db, table.backup, table.table, table.backup_location, backup_properties) -%}
     {{ return({
-        'create_staging': compliance.purge_staging_table_sql(db, table.staging, table.table, table.staging_location,
-            dict(table.write_properties, **compliance.side_table_properties('staging', db, table.table, ts))),
-        'create_backup': compliance.purge_backup_table_sql(db, table.backup, table.table, table.backup_location,
-            compliance.side_table_properties('backup', db, table.table, ts)),
+        'create_staging': create_staging,
+        'create_staging_properties': staging_properties
+            if create_staging == compliance.default__purge_staging_table_sql(db, table.staging, table.table, table.staging_location, staging_properties) else none,
+        'create_backup': create_backup,
+        'create_backup_properties': backup_properties
+            if create_backup == compliance.default__purge_backup_table_sql(db, table.backup, table.table, table.backup_location, backup_properties) else none,
         'add_backup_partitions': compliance.purge_backup_partitions_sql(db, table.backup, backups) if table.partitioned and not backup_overridden else '',
         'rewrite': compliance.purge_rewrite_many_sql(db, table.staging, table.table, table.data_columns, table.partition_columns, values, *join)
             if table.partitioned else compliance.purge_rewrite_sql(db, table.staging, table.table, table.data_columns, [], *join),

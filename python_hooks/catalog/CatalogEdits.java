@@ -6,7 +6,10 @@ package lakehouse;
 // CatalogTable whose fields differ from Spark 3.5's fails to compile, with the compiler's message,
 // instead of having a value written into the wrong field.
 
+import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.catalog.CatalogStorageFormat;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 
 public class CatalogEdits {
 
@@ -32,5 +35,41 @@ public class CatalogEdits {
             t.schemaPreservesCase(),
             t.ignoredProperties(),
             t.viewOriginalText());
+    }
+
+    // The table `create table <target> like <source> location '...' tblproperties (...)` makes
+    // (Spark's CreateTableLikeCommand): an external table of the source's schema, storage format
+    // (at `storage`'s location), provider, partition columns and buckets, with only the given
+    // properties, every other field as a new CatalogTable has it.  `nothing` is Scala's None,
+    // `noFeatures` an empty Seq, `noProperties` an empty Map.
+    public CatalogTable likeAt(
+            CatalogTable source,
+            TableIdentifier target,
+            CatalogStorageFormat storage,
+            scala.collection.immutable.Map properties,
+            scala.Option nothing,
+            scala.collection.Seq noFeatures,
+            scala.collection.immutable.Map noProperties) {
+        return source.copy(
+            target,
+            CatalogTableType.EXTERNAL(),
+            storage,
+            source.schema(),
+            source.provider(),
+            source.partitionColumnNames(),
+            source.bucketSpec(),
+            "",
+            System.currentTimeMillis(),
+            -1L,
+            "",
+            properties,
+            nothing,
+            nothing,
+            nothing,
+            noFeatures,
+            source.tracksPartitionsInCatalog(),
+            true,
+            noProperties,
+            nothing);
     }
 }

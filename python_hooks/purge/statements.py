@@ -50,19 +50,36 @@ class TableStatements:
     partitions: dict[str, PartitionStatements]
     # every partition's swap is the default ALTER: the engine makes them in one metastore call
     swap_in_one_call: bool = False
+    # the properties of the staging table and of the backup, each while its `create table ... like`
+    # is the package's own (else None): the engine makes it as one catalog call
+    create_staging_properties: dict[str, str] | None = None
+    create_backup_properties: dict[str, str] | None = None
 
     @classmethod
     def of(cls, rendered: dict[str, Any], table: str = "") -> TableStatements:
         """The statements `purge_render_table` rendered for `table`; a missing or extra key is refused."""
         where = f"table {table}" if table else "a table"
         _check_keys(cls, rendered, where)
-        flags = ("partitions", "swap_in_one_call")
+        flags = ("partitions", "swap_in_one_call", "create_staging_properties", "create_backup_properties")
         values = {k: _text(v) for k, v in rendered.items() if k not in flags}
         parts = {
             str(spec): PartitionStatements.of(p, f"{where}, partition {spec or '(unpartitioned)'}")
             for spec, p in rendered["partitions"].items()
         }
-        return cls(**values, partitions=parts, swap_in_one_call=rendered["swap_in_one_call"] is True)
+        return cls(
+            **values,
+            partitions=parts,
+            swap_in_one_call=rendered["swap_in_one_call"] is True,
+            create_staging_properties=_properties(rendered["create_staging_properties"]),
+            create_backup_properties=_properties(rendered["create_backup_properties"]),
+        )
+
+
+def _properties(rendered: Any) -> dict[str, str] | None:
+    """A rendered dict of table properties as strings, or None (rendered as none or empty text)."""
+    if not isinstance(rendered, dict):
+        return None
+    return {str(k): str(v) for k, v in rendered.items()}
 
 
 def _check_keys(kind: type, rendered: dict[str, Any], where: str) -> None:

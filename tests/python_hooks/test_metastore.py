@@ -156,3 +156,72 @@ def test_the_listing_fetches_only_the_partitions_asked_for(spark):
     (like,) = metastore.partitions_by_specs(spark, "m_fetch", "k", [[("like", "b")]])
     assert metastore.partition_pairs(like, ["like"]) == [("like", "b")]
     spark.sql("drop database m_fetch cascade")
+
+
+def like_entry(spark, table: str) -> dict:
+    """The fields of a table's entry that `create table ... like` sets, and its DDL, its own name
+    and location left out."""
+    meta = (
+        spark._jsparkSession.sessionState()
+        .catalog()
+        .getTableRawMetadata(metastore.identifier(spark, "m_like", table))
+    )
+    storage = meta.storage()
+    return {
+        "table_type": str(meta.tableType().name()),
+        "schema": meta.schema().json(),
+        "provider": str(meta.provider()),
+        "partition_columns": str(meta.partitionColumnNames()),
+        "buckets": str(meta.bucketSpec()),
+        "storage": (str(storage.inputFormat()), str(storage.outputFormat()), str(storage.serde())),
+        "storage_properties": {k: v for k, v in scala_dict(storage.properties()).items() if k != "path"},
+        "tracks_partitions": meta.tracksPartitionsInCatalog(),
+        "owner": meta.owner(),
+        "properties": {
+            k: v for k, v in scala_dict(meta.properties()).items() if not k.startswith("transient")
+        },
+        "ddl": [
+            line
+            for line in spark.sql(f"show create table m_like.{table}").first()[0].splitlines()
+            if not line.startswith("LOCATION ") and "transient_lastDdlTime" not in line
+        ][1:],
+    }
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "(g bigint, s struct<a: int>, c char(3)) partitioned by (ds string) stored as orc"
+        " tblproperties ('of_the_source' = 'x')",
+        "(g bigint, v varchar(5), ds string) using parquet partitioned by (ds)"
+        " clustered by (g) into 4 buckets tblproperties ('of_the_source' = 'y')",
+        "(g bigint) stored as textfile",
+    ],
+)
+def test_a_table_made_like_another_is_the_statement_s_table(spark, tmp_path, source):
+    """The catalog's `create_table_like` makes the entry `create table ... like ... location ...
+    tblproperties (...)` makes, field for field (its name and location aside)."""
+    spark.sql("drop database if exists m_like cascade")
+    spark.sql("create database m_like")
+    spark.sql(f"create table m_like.src {source}")
+    wanted = {"side": "staging", "n": "1"}
+    spark.sql(
+        f"create table m_like.by_sql like m_like.src location '{tmp_path / 'sql'}'"
+        " tblproperties ('side' = 'staging', 'n' = '1')"
+    )
+    metastore.create_table_like(spark, "m_like", "by_call", "src", str(tmp_path / "call"), wanted)
+
+    by_sql, by_call = like_entry(spark, "by_sql"), like_entry(spark, "by_call")
+    assert by_call == by_sql
+    assert by_call["table_type"] == "EXTERNAL" and by_call["properties"].items() >= wanted.items()
+    assert "of_the_source" not in by_call["properties"]
+    location = spark.sql("describe table extended m_like.by_call").where("col_name = 'Location'").first()
+    assert location.data_type.rstrip("/").endswith(str(tmp_path / "call"))
+    # as the statement without `if not exists`, an existing table is an error, not a second table
+    with pytest.raises(Exception, match="already exists"):
+        metastore.create_table_like(spark, "m_like", "by_call", "src", str(tmp_path / "other"), wanted)
+    metastore.create_table_like(
+        spark, "m_like", "by_call", "src", str(tmp_path / "other"), {}, if_not_exists=True
+    )
+    assert like_entry(spark, "by_call") == by_call
+    spark.sql("drop database m_like cascade")

@@ -346,6 +346,32 @@ def test_the_default_backup_partitions_are_added_in_one_call():
     )
 
 
+def test_the_default_side_tables_are_made_as_catalog_calls_with_their_properties():
+    """The engine makes the staging table and the backup as one catalog call each only while its
+    `create table ... like` is the package's own, with the properties the statement gives: an
+    override of purge_staging_table_sql runs as it renders, and the backup's call is kept."""
+    from python_hooks.purge.statements import TableStatements
+
+    plan = _plan()
+    events = TableStatements.of(render("purge_render_statements", plan)["db.events"], "db.events")
+    assert events.create_staging_properties["lakehouse.side_table"] == "staging"
+    assert events.create_backup_properties["lakehouse.side_table"] == "backup"
+    for key, value in events.create_staging_properties.items():
+        assert f"'{key}' = '{value}'" in events.create_staging  # the statement's own properties
+
+    render.registry["lakehouse__purge_staging_table_sql"] = lambda db, staging, t, loc, props: (
+        f"create table z like {t} location '{loc}'"
+    )
+    try:
+        overridden = render("purge_render_statements", plan)
+    finally:
+        del render.registry["lakehouse__purge_staging_table_sql"]
+    made = TableStatements.of(overridden["db.events"], "db.events")
+    assert made.create_staging_properties is None
+    assert made.create_staging == "create table z like events location 'file:/w/db.db/events/1700000000000'"
+    assert made.create_backup_properties == events.create_backup_properties
+
+
 def test_the_engine_takes_exactly_the_keys_the_render_macro_returns():
     from python_hooks.purge.statements import TableStatements
 
