@@ -110,7 +110,9 @@ def files_holding_the_id(spark: Any) -> list[str]:
             for value in json_values(json.loads(warehouse_fs.read_bytes(spark, path)))
         ):
             found.append(path)
-        elif not name.endswith(".json") and str(GUEST) in warehouse_fs.read_bytes(spark, path).decode("utf-8"):
+        elif not name.endswith(".json") and str(GUEST) in warehouse_fs.read_bytes(spark, path).decode(
+            "utf-8"
+        ):
             found.append(path)
     return found
 
