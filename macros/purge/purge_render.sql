@@ -102,6 +102,11 @@
     The node's script (target/run/): every statement in the order the engine runs it, per table;
     alternatives (one partition at a time, or a file-level rewrite) are commented as such.
 -#}
+{#- `sql` with its id range masked: no file of target/ holds an id (python_hooks/purge/scanning.py `as_logged`). -#}
+{% macro purge_masked_bounds(sql) -%}
+    {{ return(modules.re.sub('(?i)\\bbetween\\s+-?[0-9]+\\s+and\\s+-?[0-9]+', 'between <smallest listed id> and <largest listed id>', sql)) }}
+{%- endmacro %}
+
 {% macro purge_script(plan, statements, delta_statements={}) -%}
     {%- set lines = ['-- purge run ' ~ plan.config.run_ts ~ (' (dry run: none of this ran)' if plan.config.dry_run else '')
         ~ ': ' ~ (plan.tables | length + plan.delta | length) ~ ' onboarded table(s), ' ~ plan.rewriting | length ~ ' with partitions to rewrite'
@@ -133,7 +138,7 @@
         {%- if table.table_format == 'iceberg' -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ' (Apache Iceberg): ' ~ table.todo | length ~ ' partition(s) holding listed ids;'
             ~ ' the rewrites run when those partitions have delete files') -%}
-        {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
+        {%- if table.todo -%}{%- do lines.append(compliance.purge_masked_bounds(sql.delete) ~ ';') -%}{%- endif -%}
         {%- do lines.append(sql.rewrite_data ~ ';') -%}
         {%- do lines.append(sql.rewrite_deletes ~ ';') -%}
         {%- if table.todo -%}{%- do lines.append(sql.rewrite_manifests ~ ';') -%}{%- endif -%}

@@ -8,7 +8,8 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
 1. the scan: per identity partition, the rows holding a listed id (the Hive tables' scan, read
    through Iceberg, whose file statistics skip the files the listed ids' range rules out);
 2. the delete: a MERGE with the id table (`when matched then delete`), a join, never a list of
-   ids.  A copy-on-write table rewrites the files that held them; a merge-on-read one writes
+   ids, over the touched partitions and the listed ids' range (Iceberg's file statistics skip
+   the files outside it; the log shows it masked).  A copy-on-write table rewrites the files that held them; a merge-on-read one writes
    position delete files, and the rows stay in the data files' bytes;
 3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
    delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
@@ -38,6 +39,7 @@ from python_hooks.catalog.literals import string_literal
 from python_hooks.catalog.tables import DESCRIPTOR
 from python_hooks.errors import first_line
 from python_hooks.purge.plan import DEFAULT_PARTITION, PurgeConfig, TablePlan
+from python_hooks.purge.scanning import as_logged
 from python_hooks.purge.units import result_row
 
 # how every purge_log reason of an Iceberg table begins: purge_verification reads the table
@@ -196,5 +198,6 @@ def _rewrite(spark: Any, table: TablePlan, statements: dict[str, Any]) -> bool:
 
 
 def _run(spark: Any, table: TablePlan, step: str, sql: str) -> None:
-    console.debug(f"purge step {step} ({table.name}, Iceberg):\n{sql}")
+    # the delete's id range is two listed ids: the log shows it masked, as the scans'
+    console.debug(f"purge step {step} ({table.name}, Iceberg):\n{as_logged(sql)}")
     spark.sql(sql).collect()

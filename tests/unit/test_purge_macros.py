@@ -372,6 +372,42 @@ def test_the_default_side_tables_are_made_as_catalog_calls_with_their_properties
     assert made.create_backup_properties == events.create_backup_properties
 
 
+def _formats_plan():
+    """A plan of one Delta Lake and one Iceberg table, each with one partition holding ids."""
+    from dataclasses import replace
+
+    from python_hooks.purge.plan import Identifier, PartitionRewrite, TablePlan
+
+    plan = _plan()
+    tables = []
+    for table_format, catalog in (("delta", None), ("iceberg", "iceberg")):
+        table = TablePlan(
+            "db", table_format, f"file:/w/db.db/{table_format}", "", ["ds"], ["string"], ["guestid"], None, False,
+            identifier=Identifier("guestid", ["guestid"], "bigint"), table_format=table_format, scan="table",
+            catalog=catalog,
+        )  # fmt: skip
+        table.todo = [PartitionRewrite([("ds", "a")], "file:/w/x/ds=a", rows_purged=2)]
+        tables.append(table)
+    return replace(plan, delta=tables)
+
+
+def test_the_iceberg_delete_carries_the_id_range_and_the_delta_one_does_not():
+    """Iceberg's file statistics skip files by the listed ids' range; Delta's log would keep it as
+    the MERGE's predicate, so its MERGE has none.  The node's script shows the range masked."""
+    plan = _formats_plan()
+    rendered = render("purge_render_delta", plan)
+    iceberg, delta = squash(rendered["db.iceberg"]["delete"]), squash(rendered["db.delta"]["delete"])
+    assert iceberg.startswith("merge into `iceberg`.`db`.`iceberg` as a")
+    assert (
+        "on a.`guestid` = b.`guestid` and a.`guestid` between 1001 and 1003 and ((a.`ds` = 'a'))" in iceberg
+    )
+    assert "between" not in delta and "1001" not in delta
+    script = render("purge_script", plan, render("purge_render_statements", plan), rendered)
+    assert "merge into `iceberg`.`db`.`iceberg`" in script
+    assert "between <smallest listed id> and <largest listed id>" in script
+    assert "1001" not in script and "1003" not in script
+
+
 def test_the_engine_takes_exactly_the_keys_the_render_macro_returns():
     from python_hooks.purge.statements import TableStatements
 
