@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,7 +148,7 @@ class TestIcebergPurge:
         assert remaining_ids(spark, ice("events")) == 2
 
     def test_one_command_purges_hive_and_iceberg_tables_and_no_live_file_keeps_an_id(
-        self, project, spark, lake
+        self, project, spark, lake, logs_dir
     ):
         _, log = purge(DB)
         assert remaining_ids(spark, ice("events")) == 0 and remaining_ids(spark, f"{DB}.hive") == 0
@@ -186,6 +187,13 @@ class TestIcebergPurge:
         ).collect()[0][0]
         assert old == 2
         assert f"purge: {DB}.events (Iceberg): 2 row(s) deleted; Apache Iceberg: snapshot" in log
+        # the MERGE that ran, as dbt's debug log shows it: the id range masked, no listed id
+        records = re.split(r"\n(?=\S*\d\d:\d\d:\d\d\.\d+ \[)", (Path(logs_dir) / "dbt.log").read_text())
+        merges = [r for r in records if f"purge step delete ({DB}.events, Iceberg)" in r]
+        assert merges, "no delete step of the Iceberg table in dbt's log"
+        merge = merges[-1]
+        assert "between <smallest listed id> and <largest listed id>" in merge, merge
+        assert not re.search(rf"(?<![0-9])(?:{'|'.join(str(i) for i in PURGED_IDS)})(?![0-9])", merge), merge
 
     def test_a_run_stopped_between_its_delete_and_its_rewrite_is_finished_by_the_next(
         self, project, spark, lake
