@@ -102,7 +102,7 @@
     The node's script (target/run/): every statement in the order the engine runs it, per table;
     alternatives (one partition at a time, or a file-level rewrite) are commented as such.
 -#}
-{#- `sql` with its id range masked: no file of target/ holds an id (python_hooks/purge/scanning.py `as_logged`). -#}
+{#- `sql` with every id range masked: no file of target/ holds an id (as python_hooks/purge/scanning.py `as_logged` masks the log's; this render calls no Python). -#}
 {% macro purge_masked_bounds(sql) -%}
     {{ return(modules.re.sub('(?i)\\bbetween\\s+-?[0-9]+\\s+and\\s+-?[0-9]+', 'between <smallest listed id> and <largest listed id>', sql)) }}
 {%- endmacro %}
@@ -138,7 +138,7 @@
         {%- if table.table_format == 'iceberg' -%}
         {%- do lines.append('\n-- ' ~ table.name ~ ' (Apache Iceberg): ' ~ table.todo | length ~ ' partition(s) holding listed ids;'
             ~ ' the rewrites run when those partitions have delete files') -%}
-        {%- if table.todo -%}{%- do lines.append(compliance.purge_masked_bounds(sql.delete) ~ ';') -%}{%- endif -%}
+        {%- if table.todo -%}{%- do lines.append(sql.delete ~ ';') -%}{%- endif -%}
         {%- do lines.append(sql.rewrite_data ~ ';') -%}
         {%- do lines.append(sql.rewrite_deletes ~ ';') -%}
         {%- if table.todo -%}{%- do lines.append(sql.rewrite_manifests ~ ';') -%}{%- endif -%}
@@ -148,5 +148,6 @@
         {%- if table.deletion_vectors -%}{%- do lines.append(sql.reorg ~ ';') -%}{%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {{ return(lines | join('\n')) }}
+    {#- any statement's id range (an Iceberg delete's) masked, as the log shows the statements -#}
+    {{ return(compliance.purge_masked_bounds(lines | join('\n'))) }}
 {%- endmacro %}
