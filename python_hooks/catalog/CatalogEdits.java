@@ -40,16 +40,13 @@ public class CatalogEdits {
     // The table `create table <target> like <source> location '...' tblproperties (...)` makes
     // (Spark's CreateTableLikeCommand): an external table of the source's schema, storage format
     // (at `storage`'s location), provider, partition columns and buckets, with only the given
-    // properties, every other field as a new CatalogTable has it.  `nothing` is Scala's None,
-    // `noFeatures` an empty Seq, `noProperties` an empty Map.
+    // properties, every other field as a new CatalogTable has it.
     public CatalogTable likeAt(
             CatalogTable source,
             TableIdentifier target,
             CatalogStorageFormat storage,
-            scala.collection.immutable.Map properties,
-            scala.Option nothing,
-            scala.collection.Seq noFeatures,
-            scala.collection.immutable.Map noProperties) {
+            scala.collection.immutable.Map properties) {
+        scala.Option nothing = scala.None$.MODULE$;
         return source.copy(
             target,
             CatalogTableType.EXTERNAL(),
@@ -66,10 +63,10 @@ public class CatalogEdits {
             nothing,
             nothing,
             nothing,
-            noFeatures,
+            scala.collection.immutable.Nil$.MODULE$,
             source.tracksPartitionsInCatalog(),
             true,
-            noProperties,
+            scala.collection.immutable.Map$.MODULE$.empty(),
             nothing);
     }
 }

@@ -637,7 +637,6 @@ def create_table_like(
     at `location`, with `properties` only (CatalogEdits.java `likeAt`), without the statement's
     analysis and its reads of both tables: a few metastore calls instead of a dozen or two.
     Raises as the statement does when the table exists and `if_not_exists` is False."""
-    jvm = jvm_view(spark)
     catalog = session_catalog(spark)
     source = catalog.getTableRawMetadata(identifier(spark, database, like))
     made = compiled(spark, EDITS, "lakehouse.CatalogEdits").likeAt(
@@ -645,9 +644,6 @@ def create_table_like(
         identifier(spark, database, table),
         storage_at(spark, source.storage(), location),
         scala_map(spark, [(str(k), str(v)) for k, v in properties.items()]),
-        jvm.scala.Option.apply(None),
-        scala_seq(spark, []),
-        scala_map(spark, []),
     )
     catalog.createTable(made, if_not_exists, True)
 

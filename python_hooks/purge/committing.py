@@ -40,23 +40,32 @@ def write_intent(run: TableRun) -> None:
 
 
 def create_staging(run: TableRun) -> None:
-    table = run.table
+    sql, table = run.sql, run.table
     create_side_table(
-        run, "create staging", run.sql.create_staging, run.sql.create_staging_properties,
-        (table.staging, table.staging_location, False),
-    )  # fmt: skip
+        run,
+        "create staging",
+        sql.create_staging,
+        sql.create_staging_properties,
+        table.staging,
+        table.staging_location,
+    )
 
 
 def create_side_table(
-    run: TableRun, step: str, statement: str, properties: dict[str, str] | None, made: tuple[str, str, bool]
+    run: TableRun,
+    step: str,
+    statement: str,
+    properties: dict[str, str] | None,
+    name: str,
+    location: str,
+    if_not_exists: bool = False,
 ) -> None:
-    """The staging table or the backup: its rendered `create table ... like` when a project's macro
-    made it (`properties` None), else what the package's own statement does, as one `createTable`
-    of the catalog (metastore.create_table_like).  `made` is (name, location, if not exists)."""
+    """The staging table or the backup `name` at `location`: its rendered `create table ... like`
+    when a project's macro made it (`properties` None), else what the package's own statement
+    does, as one `createTable` of the catalog (metastore.create_table_like)."""
     if properties is None:
         run.execute(statement, step)
         return
-    name, location, if_not_exists = made
     console.debug(f"purge step {step} ({run.table.name}): one catalog call for\n{statement}")
     metastore.create_table_like(
         run.spark, run.table.database, name, run.table.table, location, properties, if_not_exists
@@ -70,11 +79,16 @@ def start_backup(run: TableRun) -> None:
 
 def make_backup(run: TableRun) -> None:
     """The backup table, then every partition's backup (pointing at its live directory)."""
-    table = run.table
+    sql, table = run.sql, run.table
     create_side_table(
-        run, "create backup", run.sql.create_backup, run.sql.create_backup_properties,
-        (table.backup, table.backup_location, True),
-    )  # fmt: skip
+        run,
+        "create backup",
+        sql.create_backup,
+        sql.create_backup_properties,
+        table.backup,
+        table.backup_location,
+        if_not_exists=True,
+    )
     if run.table.partitioned and run.sql.add_backup_partitions:
         try:
             add_backup_partitions_together(run)

@@ -9,8 +9,9 @@ would cut it off them.  The table is reached through Iceberg's catalog (`iceberg
    through Iceberg, whose file statistics skip the files the listed ids' range rules out);
 2. the delete: a MERGE with the id table (`when matched then delete`), a join, never a list of
    ids, over the touched partitions and the listed ids' range (Iceberg's file statistics skip
-   the files outside it; the log shows it masked).  A copy-on-write table rewrites the files that held them; a merge-on-read one writes
-   position delete files, and the rows stay in the data files' bytes;
+   the files outside it; the log shows it masked).  A copy-on-write table rewrites the files
+   that held them; a merge-on-read one writes position delete files, and the rows stay in the
+   data files' bytes;
 3. when the touched partitions then have delete files: `rewrite_data_files` over them with a
    delete-file threshold of 1 (every data file a delete file applies to is rewritten without the
    deleted rows, and, when there are equality delete files, those left dangling dropped), then
