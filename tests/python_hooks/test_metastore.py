@@ -183,8 +183,8 @@ def like_entry(spark, table: str) -> dict:
         "ddl": [
             line
             for line in spark.sql(f"show create table m_like.{table}").first()[0].splitlines()
-            if not line.startswith("LOCATION ") and "transient_lastDdlTime" not in line
-        ][1:],
+            if not line.startswith(("CREATE TABLE ", "LOCATION ")) and "transient_lastDdlTime" not in line
+        ],
     }
 
 

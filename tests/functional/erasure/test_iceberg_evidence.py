@@ -105,14 +105,13 @@ def files_holding_the_id(spark: Any) -> list[str]:
                 for record in fastavro.reader(io.BytesIO(warehouse_fs.read_bytes(spark, path)))
             ):
                 found.append(path)
-        elif name.endswith(".json") and any(
-            value in (GUEST, str(GUEST)) or (isinstance(value, str) and value.endswith(f"={GUEST}"))
-            for value in json_values(json.loads(warehouse_fs.read_bytes(spark, path)))
-        ):
-            found.append(path)
-        elif not name.endswith(".json") and str(GUEST) in warehouse_fs.read_bytes(spark, path).decode(
-            "utf-8"
-        ):
+        elif name.endswith(".json"):
+            if any(
+                value in (GUEST, str(GUEST)) or (isinstance(value, str) and value.endswith(f"={GUEST}"))
+                for value in json_values(json.loads(warehouse_fs.read_bytes(spark, path)))
+            ):
+                found.append(path)
+        elif str(GUEST) in warehouse_fs.read_bytes(spark, path).decode("utf-8"):
             found.append(path)
     return found
 
